@@ -1,0 +1,268 @@
+package domain
+
+import (
+	"fmt"
+	"math/bits"
+	"time"
+)
+
+// Apply folds event e into s. It is pure and total: it reads nothing but s
+// and e, never fails and never panics. Events come from Decide (or a log
+// written from it), so they fit; an event that does not (wrong version, a
+// move from an empty pile, no deal yet) changes nothing but sets s.Fault to
+// the first such problem, which replay and audit report.
+//
+// Turn bookkeeping: an event whose Data.Move is higher than s.Moves starts
+// a new command; if it is undoable and the rules allow undo, a Turn is
+// pushed with the counters as they were (R2.5). Later events of the same
+// command (automatic flips, autocomplete, the win) join that turn.
+func (s *State) Apply(e Event) {
+	if e.Type == EventGameDealt {
+		if s.Version != 0 || e.Version != 1 {
+			s.fault(e, "a deal must be the first event")
+			return
+		}
+		s.applyDeal(e)
+		return
+	}
+	if s.Version == 0 {
+		s.fault(e, "no deal before this event")
+		return
+	}
+	if e.Version != s.Version+1 {
+		s.fault(e, fmt.Sprintf("version follows %d", s.Version))
+		return
+	}
+	if s.Status.Ended() {
+		s.fault(e, "event after the end of the game")
+		return
+	}
+	if e.Data.Move < s.Moves || (e.Data.Move == s.Moves && !e.Data.Auto) || e.Data.Move > s.Moves+1 {
+		s.fault(e, "move number out of sequence")
+		return
+	}
+	s.Version = e.Version
+	s.LastAt = e.OccurredAt
+	if e.Data.Move > s.Moves {
+		s.Moves = e.Data.Move
+		if s.StartedAt.IsZero() {
+			s.StartedAt = e.OccurredAt // R5.2: clock starts at the first move
+		}
+		if e.Type.undoable() && s.Rules.Undo {
+			s.Turns = append(s.Turns, Turn{Version: e.Version, Move: e.Data.Move, OpStart: len(s.Ops),
+				Recycles: s.Recycles, Score: s.Score})
+		}
+	}
+	d := e.Data
+	switch e.Type {
+	case EventStockDrawn:
+		if d.Count < 1 || d.Count > len(s.Stock) || d.Count > s.Rules.Draw {
+			s.fault(e, "draw count")
+			return
+		}
+		s.drawN(d.Count)
+		s.record(Op{Kind: OpDraw, Count: d.Count})
+	case EventStockRecycled:
+		if len(s.Stock) != 0 || len(s.Waste) == 0 || d.Count != len(s.Waste) {
+			s.fault(e, "recycle needs an empty stock and the whole waste")
+			return
+		}
+		s.recycle()
+		s.Recycles++
+		s.Score.Points += recyclePoints(s.Rules, s.Recycles)
+		s.record(Op{Kind: OpRecycle, Count: d.Count})
+	case EventCardsMoved:
+		moved, ok := s.moveCards(d.From, d.To, d.Count)
+		if !ok {
+			s.fault(e, "move does not fit the piles")
+			return
+		}
+		s.scoreMove(d.From, d.To, moved)
+		s.record(Op{Kind: OpMove, From: d.From, To: d.To, Count: d.Count})
+	case EventCardFlipped:
+		i := d.Pile.Index
+		if d.Pile.Kind != Tableau || i < 0 || i >= len(s.Tableau) ||
+			s.Tableau[i].Down == 0 || s.Tableau[i].Down != len(s.Tableau[i].Cards) {
+			s.fault(e, "no face-down top card there")
+			return
+		}
+		s.Tableau[i].Down--
+		c := s.Tableau[i].Cards[s.Tableau[i].Down]
+		s.Score.Flipped |= cardBit(c)
+		s.Score.Points += standardFlipPoints
+		s.record(Op{Kind: OpFlip, From: d.Pile})
+	case EventMoveUndone:
+		n := len(s.Turns)
+		if n == 0 || s.Turns[n-1].Version != d.Undone {
+			s.fault(e, "nothing to undo at that version")
+			return
+		}
+		s.undoTurn()
+	case EventGameWon:
+		if s.onFoundations() != s.Rules.Cards() {
+			s.fault(e, "win with cards outside the foundations")
+			return
+		}
+		s.end(StatusWon, e.OccurredAt)
+	case EventGameResigned:
+		s.end(StatusLost, e.OccurredAt)
+	case EventGameExpired:
+		dl, ok := s.Deadline()
+		if !ok || d.Deadline == nil || !d.Deadline.Equal(dl) || e.OccurredAt.Before(dl) {
+			s.fault(e, "expiry before the deadline")
+			return
+		}
+		s.end(StatusExpired, dl)
+	default:
+		s.fault(e, "unknown event type")
+	}
+}
+
+func (s *State) fault(e Event, why string) {
+	if s.Fault == "" {
+		s.Fault = fmt.Sprintf("version %d (%s): %s", e.Version, e.Type, why)
+	}
+}
+
+func (s *State) end(st Status, at time.Time) {
+	s.Status = st
+	s.EndedAt = at
+	s.Turns, s.Ops = nil, nil // a finished game cannot be undone (R2.5)
+}
+
+// applyDeal starts the game from the first event (R6.2).
+func (s *State) applyDeal(e Event) {
+	d := e.Data
+	if d.Rules == nil || d.Deal == nil {
+		s.fault(e, "deal without rules or cards")
+		return
+	}
+	r := *d.Rules
+	if r.Decks < 1 || r.Decks > 3 || r.Piles < 1 || r.Foundations < 1 || r.Draw < 1 {
+		s.fault(e, "deal with impossible rules")
+		return
+	}
+	if err := d.Deal.Validate(r); err != nil {
+		s.fault(e, err.Error())
+		return
+	}
+	p := d.Deal
+	*s = State{Rules: r, Version: 1, Status: StatusInProgress, Commitment: d.Commitment,
+		CreatedAt: e.OccurredAt, LastAt: e.OccurredAt, Recycles: p.Recycles}
+	s.Stock = reversed(p.Stock)
+	s.Waste = append([]Card{}, p.Waste...)
+	s.Foundations = make([][]Card, r.Foundations)
+	for i, f := range p.Foundations {
+		s.Foundations[i] = append([]Card{}, f...)
+	}
+	s.Tableau = make([]TableauPile, r.Piles)
+	for i, t := range p.Tableau {
+		cards := make([]Card, 0, len(t.Down)+len(t.Up))
+		cards = append(append(cards, t.Down...), t.Up...)
+		s.Tableau[i] = TableauPile{Cards: cards, Down: len(t.Down)}
+	}
+	if r.TimeLimitS > 0 {
+		s.StartedAt = e.OccurredAt // R5.2: a limited clock starts at creation
+	}
+}
+
+// record puts op on the undo record of the current turn.
+func (s *State) record(op Op) {
+	if len(s.Turns) > 0 && s.Turns[len(s.Turns)-1].Move == s.Moves {
+		s.Ops = append(s.Ops, op)
+	}
+}
+
+// drawN turns n cards from the stock top onto the waste, one at a time, so
+// the last one turned is the waste's top (R2.1).
+func (s *State) drawN(n int) {
+	for ; n > 0; n-- {
+		c := s.Stock[len(s.Stock)-1]
+		s.Stock = s.Stock[:len(s.Stock)-1]
+		s.Waste = append(s.Waste, c)
+	}
+}
+
+// recycle turns the waste over as the new stock (R2.1): the card drawn
+// first comes first again.
+func (s *State) recycle() {
+	for i := len(s.Waste) - 1; i >= 0; i-- {
+		s.Stock = append(s.Stock, s.Waste[i])
+	}
+	s.Waste = s.Waste[:0]
+}
+
+// pile returns a pointer to the card list of a waste, foundation or tableau
+// pile, and for a tableau pile its face-down count; nil if p names none.
+func (s *State) pile(p PileRef) (*[]Card, int) {
+	switch p.Kind {
+	case Waste:
+		return &s.Waste, 0
+	case Foundation:
+		if p.Index >= 0 && p.Index < len(s.Foundations) {
+			return &s.Foundations[p.Index], 0
+		}
+	case Tableau:
+		if p.Index >= 0 && p.Index < len(s.Tableau) {
+			return &s.Tableau[p.Index].Cards, s.Tableau[p.Index].Down
+		}
+	}
+	return nil, 0
+}
+
+// moveCards moves the top n face-up cards from one pile to another,
+// keeping their order, and returns them. It checks only that the cards
+// exist and are face up, not the building rules (Decide did): Apply must
+// also undo moves, which go against those rules.
+func (s *State) moveCards(from, to PileRef, n int) ([]Card, bool) {
+	src, down := s.pile(from)
+	dst, _ := s.pile(to)
+	if src == nil || dst == nil || src == dst || n < 1 || n > len(*src)-down {
+		return nil, false
+	}
+	if to.Kind == Tableau && len(*dst) > 0 && len(*dst) == s.Tableau[to.Index].Down {
+		return nil, false // R1.5: nothing is placed on a face-down card
+	}
+	k := len(*src) - n
+	moved := (*src)[k:]
+	*dst = append(*dst, moved...)
+	*src = (*src)[:k]
+	return (*dst)[len(*dst)-n:], true
+}
+
+// undoTurn reverts the newest turn on the undo record (R2.5).
+func (s *State) undoTurn() {
+	t := s.Turns[len(s.Turns)-1]
+	for i := len(s.Ops) - 1; i >= t.OpStart; i-- {
+		op := s.Ops[i]
+		switch op.Kind {
+		case OpDraw:
+			for n := op.Count; n > 0; n-- {
+				c := s.Waste[len(s.Waste)-1]
+				s.Waste = s.Waste[:len(s.Waste)-1]
+				s.Stock = append(s.Stock, c)
+			}
+		case OpRecycle:
+			for j := len(s.Stock) - 1; j >= 0; j-- {
+				s.Waste = append(s.Waste, s.Stock[j])
+			}
+			s.Stock = s.Stock[:0]
+		case OpMove:
+			src, _ := s.pile(op.To)
+			dst, _ := s.pile(op.From)
+			k := len(*src) - op.Count
+			*dst = append(*dst, (*src)[k:]...)
+			*src = (*src)[:k]
+		case OpFlip:
+			s.Tableau[op.From.Index].Down++
+		}
+	}
+	s.Ops = s.Ops[:t.OpStart]
+	s.Turns = s.Turns[:len(s.Turns)-1]
+	s.Recycles = t.Recycles
+	s.Score = t.Score
+}
+
+func cardBit(c Card) uint64 { return 1 << (uint(c) & 63) }
+
+func popcount(x uint64) int { return bits.OnesCount64(x) }

@@ -1,0 +1,238 @@
+package domain
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// ErrStaleVersion: the client's If-Match version is not the stream's
+// version (API.md "Optimistic concurrency"). Nothing was written.
+var ErrStaleVersion = errors.New("stale version")
+
+// ErrBadVersion: a states/{version} request names no version of the game.
+var ErrBadVersion = errors.New("no such version")
+
+// Games is the application service: it loads a game from the Store, asks
+// the rules, and appends what they decide. Now and Random are the only
+// sources of time and randomness (R5.1, R6.1); both must be set.
+type Games struct {
+	Store  Store
+	Now    func() time.Time // the server clock; event times are Millis(Now())
+	Random io.Reader        // secret seeds, salts and ids; crypto/rand.Reader in production
+	// Retries is how often Play re-decides after losing a race when the
+	// client sent no If-Match (default 3).
+	Retries int
+}
+
+// NewGames returns a service on store with the real clock and crypto/rand.
+func NewGames(store Store) *Games {
+	return &Games{Store: store, Now: time.Now, Random: rand.Reader, Retries: 3}
+}
+
+// NewGame asks for a game. Exactly one of Seed and Layout may be set; both
+// make the game unranked (API.md). Without either the server picks a secret
+// random seed.
+type NewGame struct {
+	Owner     string
+	Variant   string
+	Options   Options
+	Seed      *uint64
+	Layout    *Position // tableau and stock only (R6.5); waste and foundations empty
+	DuelID    string
+	DailyDate string
+}
+
+// Create deals a new game and stores it. Errors: *UnknownVariantError,
+// *OptionError, *LayoutError, or the store's.
+func (g *Games) Create(ctx context.Context, req NewGame) (*Game, *State, error) {
+	v, err := LookupVariant(req.Variant)
+	if err != nil {
+		return nil, nil, err
+	}
+	rules, ranked, err := v.Resolve(req.Options)
+	if err != nil {
+		return nil, nil, err
+	}
+	if req.Seed != nil && req.Layout != nil {
+		return nil, nil, &LayoutError{Where: "layout", Reason: "bad_syntax", Detail: "give seed or layout, not both"}
+	}
+	salt := make([]byte, 32)
+	idb := make([]byte, 16)
+	var seedb [8]byte
+	for _, b := range [][]byte{salt, idb, seedb[:]} {
+		if _, err := io.ReadFull(g.Random, b); err != nil {
+			return nil, nil, fmt.Errorf("domain: random source: %w", err)
+		}
+	}
+	game := &Game{ID: hex.EncodeToString(idb), Variant: v.ID, Rules: rules, Options: req.Options,
+		Owner: req.Owner, Salt: salt, DuelID: req.DuelID, DailyDate: req.DailyDate,
+		CreatedAt: Millis(g.Now())}
+	var deal Position
+	switch {
+	case req.Layout != nil:
+		deal = Position{Tableau: req.Layout.Tableau, Stock: req.Layout.Stock,
+			Foundations: make([][]Card, rules.Foundations)}
+		if len(req.Layout.Waste) > 0 || len(req.Layout.Foundations) > 0 || req.Layout.Recycles != 0 {
+			return nil, nil, &LayoutError{Where: "layout", Reason: "bad_syntax",
+				Detail: "a layout gives tableau and stock only; waste and foundations start empty"}
+		}
+		if err := deal.Validate(rules); err != nil {
+			return nil, nil, err
+		}
+		ranked = false
+	case req.Seed != nil:
+		game.Seed, game.HasSeed = *req.Seed, true
+		deal = Deal(rules, game.Seed)
+		ranked = false
+	default:
+		game.Seed, game.HasSeed = binary.BigEndian.Uint64(seedb[:]), true
+		deal = Deal(rules, game.Seed)
+	}
+	game.Ranked = ranked
+	game.Commitment = Commitment(deal, salt)
+	first := DealtEvent(rules, deal, game.Commitment, game.CreatedAt)
+	s := &State{}
+	s.Apply(first)
+	if s.Fault != "" {
+		return nil, nil, &LayoutError{Where: "layout", Reason: "bad_syntax", Detail: s.Fault}
+	}
+	game.Project(s)
+	if err := g.Store.Create(ctx, game, first, s); err != nil {
+		return nil, nil, err
+	}
+	return game, s, nil
+}
+
+// DealtEvent is the first event of a game (R6.2): the rules and the full
+// deal. The position is copied.
+func DealtEvent(r Rules, deal Position, commitment string, at time.Time) Event {
+	d := Position{Tableau: make([]PileLayout, len(deal.Tableau)), Stock: append([]Card{}, deal.Stock...),
+		Waste: append([]Card(nil), deal.Waste...), Recycles: deal.Recycles}
+	for i, t := range deal.Tableau {
+		d.Tableau[i] = PileLayout{Down: append([]Card{}, t.Down...), Up: append([]Card{}, t.Up...)}
+	}
+	for _, f := range deal.Foundations {
+		d.Foundations = append(d.Foundations, append([]Card(nil), f...))
+	}
+	rr := r
+	return Event{Version: 1, Type: EventGameDealt, OccurredAt: Millis(at),
+		Data: EventData{V: PayloadVersion, Rules: &rr, Deal: &d, Commitment: commitment}}
+}
+
+// Visible reports whether caller may read game g now: its owner always;
+// anyone once it has ended (R6.4), except a duel's game while the duel
+// runs (checked by the duel code, not here).
+func Visible(g *Game, caller string) bool {
+	return g.Owner == caller || g.Status.Ended()
+}
+
+// Get loads a game for caller. A game past its deadline is expired on read
+// (R5.3): the expiry is appended before the state is returned. ErrNotFound
+// if it does not exist or caller may not see it.
+func (g *Games) Get(ctx context.Context, caller, id string) (*Game, *State, error) {
+	game, s, err := g.Store.Load(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !Visible(game, caller) {
+		return nil, nil, ErrNotFound
+	}
+	if ev := Expire(s, g.Now()); ev != nil {
+		if err := g.Store.Append(ctx, id, s.Version, ev, applied(s, ev)); err != nil && !errors.Is(err, ErrConflict) {
+			return nil, nil, err
+		}
+		return g.Get(ctx, caller, id) // reread: ours or a racing writer's expiry
+	}
+	return game, s, nil
+}
+
+func applied(s *State, evs []Event) *State {
+	for _, e := range evs {
+		s.Apply(e)
+	}
+	return s
+}
+
+// Play decides move m in game id for caller and appends its events. expected
+// is the client's If-Match version, or -1 for none. It returns the game, the
+// new state and the events appended. Errors: ErrNotFound (no such game, or
+// not the caller's), ErrStaleVersion, *MoveError (matching ErrGameOver or
+// ErrTimeExpired where so), ErrConflict after repeated lost races, or the
+// store's.
+func (g *Games) Play(ctx context.Context, caller, id string, m Move, expected int) (*Game, *State, []Event, error) {
+	retries := g.Retries
+	if retries <= 0 {
+		retries = 3
+	}
+	for attempt := 0; ; attempt++ {
+		game, s, err := g.Store.Load(ctx, id)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if game.Owner != caller {
+			return nil, nil, nil, ErrNotFound
+		}
+		if expected >= 0 && s.Version != expected {
+			return game, s, nil, ErrStaleVersion
+		}
+		now := g.Now()
+		if ev := Expire(s, now); ev != nil {
+			err := g.Store.Append(ctx, id, s.Version, ev, applied(s, ev))
+			if err == nil {
+				game.Project(s)
+				return game, s, nil, &MoveError{Move: m, Reason: ReasonTimeExpired, Detail: "the time limit has run out (R5.3)"}
+			}
+			if !errors.Is(err, ErrConflict) || attempt >= retries {
+				return nil, nil, nil, err
+			}
+			continue
+		}
+		evs, err := Decide(s, m, now)
+		if err != nil {
+			return game, s, nil, err
+		}
+		after := applied(s, evs)
+		err = g.Store.Append(ctx, id, after.Version-len(evs), evs, after)
+		if err == nil {
+			game.Project(after)
+			return game, after, evs, nil
+		}
+		if !errors.Is(err, ErrConflict) || expected >= 0 || attempt >= retries {
+			return nil, nil, nil, err
+		}
+	}
+}
+
+// StateAt replays game id up to version (1 = the deal) for caller. Errors:
+// ErrNotFound, ErrBadVersion for a version outside 1..current.
+func (g *Games) StateAt(ctx context.Context, caller, id string, version int) (*Game, *State, error) {
+	game, s, err := g.Get(ctx, caller, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if version < 1 || version > s.Version {
+		return nil, nil, ErrBadVersion
+	}
+	recs, err := g.Store.Events(ctx, id, 0, version)
+	if err != nil {
+		return nil, nil, err
+	}
+	at := &State{}
+	for _, r := range recs {
+		e, err := DecodeEvent(r.Version, r.Type, r.OccurredAt, r.Payload)
+		if err != nil {
+			return nil, nil, err
+		}
+		at.Apply(e)
+	}
+	if at.Fault != "" || at.Version != version {
+		return nil, nil, fmt.Errorf("domain: replay of %s to version %d failed: %s", id, version, at.Fault)
+	}
+	return game, at, nil
+}

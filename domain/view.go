@@ -1,0 +1,92 @@
+package domain
+
+import "time"
+
+// View is what a client may see of a state (R6.4): while the game is in
+// progress, face-down cards and the stock only as counts; once it has
+// ended, everything. Card lists are bottom first; Stock is drawn-first
+// first.
+type View struct {
+	Rules       Rules
+	Status      Status
+	Version     int
+	Moves       int
+	Score       *int       // nil for scoring none (R4.1)
+	StartedAt   *time.Time // nil until the clock starts (R5.2)
+	ElapsedMS   int64
+	Deadline    *time.Time // nil without a time limit or before the start
+	StockCount  int
+	Stock       []Card // only once ended
+	PassesUsed  int    // Recycles+1
+	PassLimit   int    // 0 = unlimited
+	Waste       []Card
+	Foundations [][]Card
+	Tableau     []PileView
+	CanUndo     bool
+	Commitment  string
+	Revealed    bool // true when hidden cards are included (the game has ended)
+}
+
+// PileView is one tableau pile as a client sees it.
+type PileView struct {
+	FaceDown      int    // number of face-down cards
+	FaceDownCards []Card // only once ended; bottom first
+	Cards         []Card // face-up cards, bottom first
+}
+
+// NewView returns the view of s at instant now (for elapsed time and
+// standard scoring). It copies every card list.
+func NewView(s *State, now time.Time) View {
+	v := View{Rules: s.Rules, Status: s.Status, Version: s.Version, Moves: s.Moves,
+		ElapsedMS: s.Elapsed(now).Milliseconds(), StockCount: len(s.Stock),
+		PassesUsed: s.Recycles + 1, PassLimit: s.Rules.Passes, CanUndo: s.CanUndo(),
+		Commitment: s.Commitment, Revealed: s.Status.Ended()}
+	if sc, ok := s.ScoreAt(now); ok {
+		v.Score = &sc
+	}
+	if !s.StartedAt.IsZero() {
+		t := s.StartedAt
+		v.StartedAt = &t
+	}
+	if d, ok := s.Deadline(); ok {
+		v.Deadline = &d
+	}
+	v.Waste = append([]Card{}, s.Waste...)
+	v.Foundations = make([][]Card, len(s.Foundations))
+	for i, f := range s.Foundations {
+		v.Foundations[i] = append([]Card{}, f...)
+	}
+	v.Tableau = make([]PileView, len(s.Tableau))
+	for i, t := range s.Tableau {
+		v.Tableau[i] = PileView{FaceDown: t.Down, Cards: append([]Card{}, t.Cards[t.Down:]...)}
+		if v.Revealed {
+			v.Tableau[i].FaceDownCards = append([]Card{}, t.Cards[:t.Down]...)
+		}
+	}
+	if v.Revealed {
+		v.Stock = reversed(s.Stock)
+	}
+	return v
+}
+
+// RedactEvent returns e as a client may see it while the game is in
+// progress (R6.4): a game_dealt event loses its face-down cards and stock,
+// which are replaced by counts in Data.Hidden. Other events carry only
+// face-up cards and are returned unchanged. The result shares no memory
+// with e's deal.
+func RedactEvent(e Event) Event {
+	if e.Type != EventGameDealt || e.Data.Deal == nil {
+		return e
+	}
+	d := e.Data.Deal
+	red := Position{Tableau: make([]PileLayout, len(d.Tableau)), Stock: []Card{},
+		Waste: d.Waste, Foundations: d.Foundations, Recycles: d.Recycles}
+	h := &Hidden{FaceDown: make([]int, len(d.Tableau)), Stock: len(d.Stock)}
+	for i, t := range d.Tableau {
+		red.Tableau[i] = PileLayout{Down: []Card{}, Up: append([]Card{}, t.Up...)}
+		h.FaceDown[i] = len(t.Down)
+	}
+	e.Data.Deal = &red
+	e.Data.Hidden = h
+	return e
+}
