@@ -83,3 +83,21 @@ type Store interface {
 	// next page ("" at the end).
 	List(ctx context.Context, f GameFilter) ([]Game, string, error)
 }
+
+// Player is someone who plays: an id, a display name and the SHA-256 of the
+// bearer token (API.md "Auth"); the token itself is never stored.
+type Player struct {
+	ID        string    // opaque, 1..64 characters
+	Name      string    // 1..64 characters
+	TokenHash []byte    // SHA-256 of the token, 32 bytes
+	CreatedAt time.Time // UTC, ms
+}
+
+// PlayerStore keeps players.
+type PlayerStore interface {
+	// CreatePlayer stores p; ErrConflict if the id or token hash exists.
+	CreatePlayer(ctx context.Context, p *Player) error
+	// PlayerByTokenHash finds the player whose token hashes to hash;
+	// ErrNotFound if none.
+	PlayerByTokenHash(ctx context.Context, hash []byte) (*Player, error)
+}
