@@ -1,0 +1,216 @@
+package domain
+
+import (
+	"errors"
+	"encoding/json"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+// newTestGame deals variant id with seed at t0 and returns the state and
+// its first event.
+func newTestGame(t testing.TB, id string, seed uint64, o Options) (*State, []Event) {
+	t.Helper()
+	v, err := LookupVariant(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := v.Resolve(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := DealtEvent(r, Deal(r, seed), "sha256:test", t0)
+	s := &State{}
+	s.Apply(first)
+	if s.Fault != "" {
+		t.Fatal(s.Fault)
+	}
+	return s, []Event{first}
+}
+
+// cardCount counts every card in s, face up or down.
+func cardCount(s *State) map[Card]int {
+	m := map[Card]int{}
+	for _, c := range s.Stock {
+		m[c]++
+	}
+	for _, c := range s.Waste {
+		m[c]++
+	}
+	for _, f := range s.Foundations {
+		for _, c := range f {
+			m[c]++
+		}
+	}
+	for _, p := range s.Tableau {
+		for _, c := range p.Cards {
+			m[c]++
+		}
+	}
+	return m
+}
+
+func mustJSON(t testing.TB, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// checkPiles asserts the pile invariants of R1: face-up tableau tails are
+// runs (R1.6), foundations ascend in one suit from the ace (R1.4), at most 13.
+func checkPiles(t testing.TB, s *State) {
+	t.Helper()
+	for i, p := range s.Tableau {
+		if p.Down < 0 || p.Down > len(p.Cards) {
+			t.Fatalf("tableau/%d: down %d of %d", i, p.Down, len(p.Cards))
+		}
+		if !isRun(p.faceUp()) {
+			t.Fatalf("R1.6: tableau/%d face-up cards %v are not a run", i, p.faceUp())
+		}
+	}
+	for i, f := range s.Foundations {
+		if len(f) > 13 {
+			t.Fatalf("R1.4: foundation/%d holds %d cards", i, len(f))
+		}
+		for k, c := range f {
+			prev := NoCard
+			if k > 0 {
+				prev = f[k-1]
+			}
+			if !fitsOnFoundation(c, prev) {
+				t.Fatalf("R1.4: foundation/%d = %v", i, f)
+			}
+		}
+	}
+}
+
+// randomMove returns a random move, legal or not, for probing Decide.
+func randomMove(rng *rand.Rand) Move {
+	types := []MoveType{MoveDraw, MoveCards, MoveTakeBack, MoveFlip, MoveUndo, MoveAutocomplete, "bogus"}
+	piles := []PileRef{StockPile, WastePile, FoundationRef(AnyFoundation), {}}
+	for i := 0; i < 13; i++ {
+		piles = append(piles, TableauRef(i), FoundationRef(i))
+	}
+	pick := func() PileRef { return piles[rng.IntN(len(piles))] }
+	return Move{Type: types[rng.IntN(len(types))], From: pick(), To: pick(), Pile: pick(), Count: rng.IntN(15) - 1}
+}
+
+// playRandom plays n random legal moves (undo favoured now and then) and
+// checks the invariants after each; it returns the state and the log.
+func playRandom(t testing.TB, id string, seed uint64, n int, o Options) (*State, []Event) {
+	t.Helper()
+	s, log := newTestGame(t, id, seed, o)
+	rng := rand.New(rand.NewPCG(seed, 7))
+	want := cardCount(s)
+	now := t0
+	for i := 0; i < n && s.Status == StatusInProgress; i++ {
+		now = now.Add(time.Duration(rng.IntN(3000)) * time.Millisecond)
+		if ev := Expire(s, now); ev != nil {
+			// R5.3: past the deadline every command is refused and the expiry is appended once.
+			if _, err := Decide(s, Move{Type: MoveDraw}, now); !errors.Is(err, ErrTimeExpired) {
+				t.Fatalf("R5.3: command after the deadline: err = %v", err)
+			}
+			s.Apply(ev[0])
+			log = append(log, ev...)
+			if s.Status != StatusExpired || Expire(s, now) != nil {
+				t.Fatalf("R5.3: expiry not recorded once: %s", s.Status)
+			}
+			break
+		}
+		legal := LegalMoves(s)
+		// Probe: a random move is accepted exactly when it is legal.
+		probe := randomMove(rng)
+		_, perr := Decide(s, probe, now)
+		if (perr == nil) != contains(legal, normalize(s, probe)) {
+			t.Fatalf("%s: Decide(%v) err=%v but membership in LegalMoves=%v", id, probe, perr, perr != nil)
+		}
+		var m Move
+		switch {
+		case s.CanUndo() && rng.IntN(6) == 0:
+			m = Move{Type: MoveUndo}
+		default:
+			cand := legal[:0:0]
+			for _, x := range legal {
+				if x.Type != MoveResign {
+					cand = append(cand, x)
+				}
+			}
+			if len(cand) == 0 {
+				m = Move{Type: MoveResign}
+			} else {
+				m = cand[rng.IntN(len(cand))]
+			}
+		}
+		before := s.Clone()
+		evs, err := Decide(s, m, now)
+		if err != nil {
+			t.Fatalf("%s: legal move %v refused: %v", id, m, err)
+		}
+		if mustJSON(t, before) != mustJSON(t, s) {
+			t.Fatalf("Decide changed its input state")
+		}
+		for _, e := range evs {
+			s.Apply(e)
+		}
+		log = append(log, evs...)
+		if s.Fault != "" {
+			t.Fatalf("%s: fault after %v: %s", id, m, s.Fault)
+		}
+		if got := cardCount(s); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: card multiset changed after %v", id, m)
+		}
+		checkPiles(t, s)
+		if m.Type != MoveUndo && s.CanUndo() {
+			// R2.5: undo gives back exactly the state before the turn (but the move count and time).
+			u := s.Clone()
+			uevs, err := Decide(u, Move{Type: MoveUndo}, now)
+			if err != nil {
+				t.Fatalf("undo refused: %v", err)
+			}
+			for _, e := range uevs {
+				u.Apply(e)
+			}
+			if !samePlay(before, u) {
+				t.Fatalf("%s: R2.5 undo of %v did not restore the state:\nbefore %s\nafter  %s", id, m, before.Position(), u.Position())
+			}
+		}
+	}
+	return s, log
+}
+
+// samePlay compares two states ignoring what undo must not restore
+// (version, move count, times: R2.5 "undo is itself a move", "time keeps running").
+func samePlay(a, b *State) bool {
+	x, y := *a, *b
+	for _, p := range []*State{&x, &y} {
+		p.Version, p.Moves, p.LastAt, p.StartedAt = 0, 0, time.Time{}, time.Time{}
+	}
+	return reflect.DeepEqual(x.Position(), y.Position()) && x.Score == y.Score && x.Recycles == y.Recycles &&
+		len(x.Turns) == len(y.Turns) && x.Status == y.Status
+}
+
+func TestPropertyRandomPlayAllVariants(t *testing.T) {
+	for _, v := range Variants() {
+		for _, o := range []Options{{}, {Undo: ptr(true)}} {
+			for seed := uint64(1); seed <= 12; seed++ {
+				s, log := playRandom(t, v.ID, seed, 400, o)
+				r, bad := Replay(log)
+				if bad != 0 {
+					t.Fatalf("%s seed %d: replay fault at %d: %s", v.ID, seed, bad, r.Fault)
+				}
+				if mustJSON(t, r) != mustJSON(t, s) {
+					t.Fatalf("%s seed %d: replayed state differs from live state", v.ID, seed)
+				}
+			}
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
