@@ -1,8 +1,8 @@
 package domain
 
 import (
-	"errors"
 	"encoding/json"
+	"errors"
 	"math/rand/v2"
 	"reflect"
 	"testing"
