@@ -56,14 +56,14 @@ func (s *State) Apply(e Event) {
 	d := e.Data
 	switch e.Type {
 	case EventStockDrawn:
-		if d.Count < 1 || d.Count > len(s.Stock) || d.Count > s.Rules.Draw {
-			s.fault(e, "draw count")
+		if d.Count < 1 || d.Count != min(s.Rules.Draw, len(s.Stock)) || !s.stockTopIs(d.Cards) {
+			s.fault(e, "draw does not match the stock (R2.1)")
 			return
 		}
 		s.drawN(d.Count)
 		s.record(Op{Kind: OpDraw, Count: d.Count})
 	case EventStockRecycled:
-		if len(s.Stock) != 0 || len(s.Waste) == 0 || d.Count != len(s.Waste) {
+		if len(s.Stock) != 0 || len(s.Waste) == 0 || d.Count != len(s.Waste) || !s.canRecycle() {
 			s.fault(e, "recycle needs an empty stock and the whole waste")
 			return
 		}
@@ -72,18 +72,20 @@ func (s *State) Apply(e Event) {
 		s.Score.Points += recyclePoints(s.Rules, s.Recycles)
 		s.record(Op{Kind: OpRecycle, Count: d.Count})
 	case EventCardsMoved:
-		moved, ok := s.moveCards(d.From, d.To, d.Count)
-		if !ok {
-			s.fault(e, "move does not fit the piles")
+		if !s.moveFits(d) {
+			s.fault(e, "move breaks the building rules (R1.4-R1.6, R2.2, R2.3)")
 			return
 		}
+		moved, _ := s.moveCards(d.From, d.To, d.Count)
 		s.scoreMove(d.From, d.To, moved)
 		s.record(Op{Kind: OpMove, From: d.From, To: d.To, Count: d.Count})
 	case EventCardFlipped:
 		i := d.Pile.Index
 		if d.Pile.Kind != Tableau || i < 0 || i >= len(s.Tableau) ||
-			s.Tableau[i].Down == 0 || s.Tableau[i].Down != len(s.Tableau[i].Cards) {
-			s.fault(e, "no face-down top card there")
+			s.Tableau[i].Down == 0 || s.Tableau[i].Down != len(s.Tableau[i].Cards) ||
+			d.Auto != (s.Rules.Flip == FlipAuto) ||
+			(d.Card != nil && *d.Card != s.Tableau[i].Cards[s.Tableau[i].Down-1]) {
+			s.fault(e, "no face-down top card to flip that way there (R2.4)")
 			return
 		}
 		s.Tableau[i].Down--
@@ -93,7 +95,7 @@ func (s *State) Apply(e Event) {
 		s.record(Op{Kind: OpFlip, From: d.Pile})
 	case EventMoveUndone:
 		n := len(s.Turns)
-		if n == 0 || s.Turns[n-1].Version != d.Undone {
+		if !s.Rules.Undo || n == 0 || s.Turns[n-1].Version != d.Undone {
 			s.fault(e, "nothing to undo at that version")
 			return
 		}
@@ -266,3 +268,88 @@ func (s *State) undoTurn() {
 func cardBit(c Card) uint64 { return 1 << (uint(c) & 63) }
 
 func popcount(x uint64) int { return bits.OnesCount64(x) }
+
+// stockTopIs reports whether cards (in draw order) are the next cards of
+// the stock; an empty list (a payload without cards) matches anything.
+func (s *State) stockTopIs(cards []Card) bool {
+	if len(cards) == 0 {
+		return true
+	}
+	if len(cards) > len(s.Stock) {
+		return false
+	}
+	for i, c := range cards {
+		if s.Stock[len(s.Stock)-1-i] != c {
+			return false
+		}
+	}
+	return true
+}
+
+// moveFits checks a cards_moved payload against the building rules, so a
+// log that breaks them (forged with a recomputed hash chain) faults on
+// replay: the source holds Count face-up cards forming a run (R1.6), runs
+// move only where the variant allows (R3), foundations take single cards
+// that fit (R1.4), tableau piles take what R1.5 allows, foundation cards
+// leave only by take-back where allowed (R2.3), and Cards, when given, are
+// the cards moved.
+func (s *State) moveFits(d EventData) bool {
+	n := d.Count
+	if n < 1 || d.From == d.To {
+		return false
+	}
+	var moving []Card
+	switch d.From.Kind {
+	case Waste:
+		if n != 1 || len(s.Waste) == 0 {
+			return false
+		}
+		moving = s.Waste[len(s.Waste)-1:]
+	case Foundation:
+		if !s.Rules.TakeBack || n != 1 || d.To.Kind != Tableau || d.From.Index < 0 || d.From.Index >= len(s.Foundations) {
+			return false
+		}
+		f := s.Foundations[d.From.Index]
+		if len(f) == 0 {
+			return false
+		}
+		moving = f[len(f)-1:]
+	case Tableau:
+		if d.From.Index < 0 || d.From.Index >= len(s.Tableau) {
+			return false
+		}
+		up := s.Tableau[d.From.Index].faceUp()
+		if len(up) < n || runLength(up) < n || (n > 1 && !s.Rules.Sequences) {
+			return false
+		}
+		moving = up[len(up)-n:]
+	default:
+		return false
+	}
+	if len(d.Cards) > 0 && !equalCards(d.Cards, moving) {
+		return false
+	}
+	switch d.To.Kind {
+	case Foundation:
+		c, ok := s.topCard(d.To)
+		if !ok {
+			c = NoCard
+		}
+		return n == 1 && d.To.Index >= 0 && d.To.Index < len(s.Foundations) && fitsOnFoundation(moving[0], c)
+	case Tableau:
+		return d.To.Index >= 0 && d.To.Index < len(s.Tableau) && s.takes(d.To.Index, moving[0])
+	}
+	return false
+}
+
+func equalCards(a, b []Card) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
