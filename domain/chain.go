@@ -71,8 +71,9 @@ func Record(gameID string, prevHash []byte, events []Event) ([]RecordedEvent, er
 	return out, nil
 }
 
-// VerifyChain checks a whole stream, versions 1..n in order: each version
-// one more than the last, each PrevHash equal to the previous Hash (genesis
+// VerifyChain checks a whole stream, versions 1..n in order: each record
+// of game gameID (a record with an empty GameID is taken as of this game),
+// each version one more than the last, each PrevHash equal to the previous Hash (genesis
 // for the first), each Hash recomputed from the stored bytes. It returns 0
 // if all is well, else the first version found broken (for a gap or a
 // reordering, the position's expected version).
@@ -80,7 +81,7 @@ func VerifyChain(gameID string, events []RecordedEvent) int {
 	prev := GenesisHash
 	for i, r := range events {
 		want := i + 1
-		if r.Version != want || !bytes.Equal(r.PrevHash, prev) {
+		if r.Version != want || !bytes.Equal(r.PrevHash, prev) || (r.GameID != "" && r.GameID != gameID) {
 			return want
 		}
 		h := EventHash(prev, gameID, r.Version, r.Type, r.OccurredAt, r.Payload)
