@@ -65,6 +65,7 @@ type MoveError struct {
 	Detail string
 }
 
+// Error is "illegal move: <reason>[: <detail>]".
 func (e *MoveError) Error() string {
 	if e.Detail != "" {
 		return "illegal move: " + string(e.Reason) + ": " + e.Detail
@@ -91,6 +92,7 @@ type OptionError struct {
 	Detail string
 }
 
+// Error is "invalid option <name>: <detail>".
 func (e *OptionError) Error() string { return "invalid option " + e.Option + ": " + e.Detail }
 
 // LayoutError is an invalid explicit layout or position text (R6.5). Where
@@ -102,6 +104,7 @@ type LayoutError struct {
 	Detail string
 }
 
+// Error is "invalid layout: <reason>[ at <where>][: <detail>]".
 func (e *LayoutError) Error() string {
 	s := "invalid layout: " + e.Reason
 	if e.Where != "" {
@@ -116,6 +119,7 @@ func (e *LayoutError) Error() string {
 // UnknownVariantError is a variant id that is not in the table of R3.
 type UnknownVariantError struct{ ID string }
 
+// Error is "unknown variant <id>" with the id quoted and shortened.
 func (e *UnknownVariantError) Error() string {
 	return fmt.Sprintf("unknown variant %s", quoteShort(e.ID))
 }
