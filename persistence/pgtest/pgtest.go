@@ -1,0 +1,324 @@
+// Package pgtest gives each test a fresh, empty PostgreSQL database.
+//
+// The server is, in order of preference:
+//
+//  1. the one TEST_DATABASE_URL names (a postgres:// URL of a role that may
+//     CREATE DATABASE); if it is set but unreachable the test fails, it
+//     does not fall back;
+//  2. postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable, if it
+//     answers (the development machines and CI run one with trust auth);
+//  3. a throwaway cluster that pgtest starts once per test binary from the
+//     local PostgreSQL binaries (/usr/lib/postgresql/*/bin, else $PATH):
+//     initdb into a temporary directory, then the postgres server on a
+//     free loopback port, as the postgres user when running as root. The
+//     server is tied to the test binary (it gets SIGINT when the binary
+//     exits); directories left by earlier binaries are removed.
+//
+// If none is possible the test fails with a message saying how to get one.
+// Tests never skip for want of a database.
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+)
+
+// DefaultURL is the server tried when TEST_DATABASE_URL is not set.
+const DefaultURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+
+// EnvURL names the environment variable that selects the server.
+const EnvURL = "TEST_DATABASE_URL"
+
+// server is the PostgreSQL server the test binary uses: its URL and an
+// administrative connection to it, or why there is none.
+type server struct {
+	url   string
+	admin *sql.DB
+	err   error
+}
+
+var (
+	once sync.Once
+	srv  server
+)
+
+// DSN returns the postgres:// URL of a new, empty database created for t
+// on the server described in the package comment, with a random name
+// (solitaire_test_<hex>). The database is dropped, with any connections
+// still open to it, when t and its subtests finish. DSN calls t.Fatal if
+// no server can be had.
+func DSN(t testing.TB) string {
+	t.Helper()
+	once.Do(func() { srv = findServer() })
+	if srv.err != nil {
+		t.Fatal(srv.err)
+	}
+	name := "solitaire_test_" + randomHex(8)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := srv.admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("pgtest: create database %s on %s: %v", name, redact(srv.url), err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := srv.admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("pgtest: drop database %s: %v", name, err)
+		}
+	})
+	u, err := withDatabase(srv.url, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func findServer() server {
+	if u := os.Getenv(EnvURL); u != "" {
+		db, err := connect(u)
+		if err != nil {
+			return server{err: fmt.Errorf("pgtest: %s=%s does not answer: %v", EnvURL, redact(u), err)}
+		}
+		return server{url: u, admin: db}
+	}
+	db, errDefault := connect(DefaultURL)
+	if errDefault == nil {
+		return server{url: DefaultURL, admin: db}
+	}
+	u, errCluster := startCluster()
+	if errCluster == nil {
+		db, errCluster = connect(u)
+		if errCluster == nil {
+			return server{url: u, admin: db}
+		}
+	}
+	return server{err: fmt.Errorf("pgtest: no PostgreSQL server for the tests: %s is not set, %s does not answer (%v), "+
+		"and no throwaway cluster could be started (%v). Set %s to the postgres:// URL of a server "+
+		"where the role may CREATE DATABASE, or install PostgreSQL (Debian: apt-get install postgresql) "+
+		"so that initdb and postgres are under /usr/lib/postgresql/*/bin or on $PATH",
+		EnvURL, DefaultURL, errDefault, errCluster, EnvURL)}
+}
+
+// connect opens and pings a pool on u, giving up after a few seconds.
+func connect(u string) (*sql.DB, error) {
+	db, err := sql.Open("pgx", u)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	db.SetMaxOpenConns(4)
+	return db, nil
+}
+
+// withDatabase returns URL u with its database (path) replaced by name.
+func withDatabase(u, name string) (string, error) {
+	p, err := url.Parse(u)
+	if err != nil || (p.Scheme != "postgres" && p.Scheme != "postgresql") {
+		return "", fmt.Errorf("pgtest: %s must be a postgres:// URL", EnvURL)
+	}
+	p.Path = "/" + name
+	p.RawPath = ""
+	return p.String(), nil
+}
+
+// redact hides a password in u for messages.
+func redact(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return p.Redacted()
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// clusterPrefix starts the names of throwaway cluster directories in
+// os.TempDir().
+const clusterPrefix = "solitaire-pgtest-"
+
+// startCluster initialises and starts a PostgreSQL server in a new
+// temporary directory and returns its URL. The server is fast and not
+// durable (fsync off): it lives only as long as the test binary.
+func startCluster() (string, error) {
+	bin, err := findBinaries()
+	if err != nil {
+		return "", err
+	}
+	sweepClusters()
+	dir, err := os.MkdirTemp("", clusterPrefix)
+	if err != nil {
+		return "", err
+	}
+	// Marks the directory as this process's; sweepClusters removes it once
+	// this process is gone.
+	if err := os.WriteFile(filepath.Join(dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		return "", err
+	}
+	var cred *syscall.Credential
+	if os.Geteuid() == 0 {
+		// initdb and postgres refuse to run as root.
+		pu, err := user.Lookup("postgres")
+		if err != nil {
+			return "", fmt.Errorf("running as root and no postgres user to run the server as: %v", err)
+		}
+		uid, _ := strconv.Atoi(pu.Uid)
+		gid, _ := strconv.Atoi(pu.Gid)
+		if err := os.Chown(dir, uid, gid); err != nil {
+			return "", err
+		}
+		cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+	}
+	data := filepath.Join(dir, "data")
+	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "-A", "trust",
+		"-E", "UTF8", "--no-sync", "--no-instructions")
+	initdb.Dir = dir
+	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	if out, err := initdb.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("initdb: %v: %s", err, lastLines(out))
+	}
+	port, err := freePort()
+	if err != nil {
+		return "", err
+	}
+	logPath := filepath.Join(dir, "server.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-p", strconv.Itoa(port), "-k", dir,
+		"-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
+		"-c", "full_page_writes=off", "-c", "max_connections=200")
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	// Pdeathsig is sent when the thread that started the child exits, so
+	// the child is started from a goroutine that keeps its thread locked
+	// for as long as the server runs.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGINT}
+	started := make(chan error, 1)
+	exited := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		cmd.Wait()
+		logFile.Close()
+		close(exited)
+	}()
+	if err := <-started; err != nil {
+		return "", fmt.Errorf("start postgres: %v", err)
+	}
+	u := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		db, err := connect(u)
+		if err == nil {
+			db.Close()
+			return u, nil
+		}
+		select {
+		case <-exited:
+			out, _ := os.ReadFile(logPath)
+			return "", fmt.Errorf("postgres exited: %s", lastLines(out))
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			return "", fmt.Errorf("postgres did not answer within a minute: %v", err)
+		}
+	}
+}
+
+// findBinaries returns the directory holding initdb and postgres: the
+// newest /usr/lib/postgresql/<major>/bin, else the one of initdb on $PATH.
+func findBinaries() (string, error) {
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Slice(dirs, func(i, j int) bool { return major(dirs[i]) > major(dirs[j]) })
+	for _, d := range dirs {
+		if isExec(filepath.Join(d, "initdb")) && isExec(filepath.Join(d, "postgres")) {
+			return d, nil
+		}
+	}
+	if p, err := exec.LookPath("initdb"); err == nil {
+		d := filepath.Dir(p)
+		if isExec(filepath.Join(d, "postgres")) {
+			return d, nil
+		}
+	}
+	return "", errors.New("no initdb and postgres under /usr/lib/postgresql/*/bin or on $PATH")
+}
+
+func major(binDir string) int {
+	n, _ := strconv.Atoi(filepath.Base(filepath.Dir(binDir)))
+	return n
+}
+
+func isExec(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
+}
+
+// sweepClusters removes the directories of throwaway clusters whose test
+// binary has exited.
+func sweepClusters() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), clusterPrefix+"*"))
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(d, "owner.pid"))
+		if err != nil {
+			continue // being created, or not ours
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || syscall.Kill(pid, 0) == syscall.ESRCH {
+			os.RemoveAll(d)
+		}
+	}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// lastLines returns the end of a command's output for an error message.
+func lastLines(out []byte) string {
+	s := strings.TrimSpace(string(out))
+	if len(s) > 2000 {
+		s = "…" + s[len(s)-2000:]
+	}
+	return s
+}
