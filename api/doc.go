@@ -1,0 +1,43 @@
+// Package api is the HTTP layer of the solitaire server: the routes of
+// API.md on a gin engine, JSON in and out, errors as RFC 9457 problem
+// documents, bearer-token auth, If-Match and Idempotency-Key, request ids,
+// access logs and Prometheus metrics.
+//
+// The package depends on the domain (the rules, domain.Games) and on small
+// interfaces it declares itself (IdempotencyStore, a readiness func), never
+// on a database; cmd/solitaire-server wires persistence into it.
+//
+// The swag annotations on the handlers are the source of the OpenAPI
+// description: `go generate ./docs` turns them into docs/swagger.json
+// (Swagger 2.0), converts that to openapi.yaml (OpenAPI 3.0) and
+// regenerates the Go client in api/client.
+//
+// Status codes (the one mapping is problemFor in problem.go):
+//
+//   - 400 the request could not be read: malformed JSON, a wrong JSON type,
+//     an unknown field, trailing data, a bad query, path or header value.
+//   - 401 no or an unknown bearer token (with WWW-Authenticate).
+//   - 404 no such game, or not the caller's while it is in progress; also
+//     unknown routes and states/{version} beyond the log.
+//   - 405 a known path with another method (with Allow).
+//   - 409 a move on a game that has ended (reason game_over, time_expired),
+//     or a write that lost a race (code conflict).
+//   - 412 If-Match names a version that is not the game's.
+//   - 413 a body over the limit (64 KiB by default).
+//   - 415 a body that is not application/json.
+//   - 422 the request was read but the rules refuse it: an illegal move
+//     (reason says why), an unknown variant, an option or layout the variant
+//     does not accept, a reused Idempotency-Key.
+//   - 500 anything else; the body says nothing but the request id.
+//
+// @title                      Solitaire server API
+// @version                    1.0
+// @description                Play, replay and read Klondike-family solitaire games over HTTP.
+// @description                Errors are application/problem+json (RFC 9457) with a stable `code` and, for a rejected move, a stable `reason`.
+// @description                Hidden information (face-down cards, stock order, seed) never leaves the server while a game is in progress.
+// @BasePath                   /
+// @securityDefinitions.apikey BearerAuth
+// @in                         header
+// @name                       Authorization
+// @description                A token from POST /v1/players, sent as `Authorization: Bearer <token>`.
+package api

@@ -1,0 +1,135 @@
+package api
+
+import (
+	"github.com/openpatience/solitaire/domain"
+)
+
+// Event is one entry of a game's log: its 1-based version, its type, the
+// server's time and the payload (domain.EventData). While the game is in
+// progress a game_dealt event is redacted (RULES R6.4): its deal lists no
+// face-down or stock card and data.hidden gives their counts.
+type Event struct {
+	Version    int       `json:"version" minimum:"1"`
+	Type       string    `json:"type" enums:"game_dealt,stock_drawn,stock_recycled,cards_moved,card_flipped,move_undone,game_won,game_resigned,game_expired"`
+	OccurredAt string    `json:"occurred_at" format:"date-time"`
+	Data       EventData `json:"data"`
+} // @name Event
+
+// EventData is an event's payload, the JSON of domain.EventData: each event
+// type uses the fields named in its description and omits the rest. Cards
+// are R1.1 codes, piles are API pile names.
+type EventData struct {
+	V          int         `json:"v" minimum:"1"`                                                            // payload version
+	Move       int         `json:"move" minimum:"0"`                                                         // number of the command that caused it; 0 for the deal
+	Auto       bool        `json:"auto,omitempty"`                                                           // done by the server (auto flip, autocomplete, win)
+	Rules      *EventRules `json:"rules,omitempty"`                                                          // game_dealt
+	Deal       *Deal       `json:"deal,omitempty"`                                                           // game_dealt
+	Commitment string      `json:"commitment,omitempty"`                                                     // game_dealt
+	Hidden     *Hidden     `json:"hidden,omitempty"`                                                         // game_dealt while redacted
+	From       string      `json:"from,omitempty" example:"tableau/3"`                                       // cards_moved
+	To         string      `json:"to,omitempty" example:"foundation/0"`                                      // cards_moved
+	Pile       string      `json:"pile,omitempty" example:"tableau/2"`                                       // card_flipped
+	Count      int         `json:"count,omitempty" minimum:"1"`                                              // stock_drawn, stock_recycled, cards_moved
+	Cards      []string    `json:"cards,omitempty"`                                                          // stock_drawn (draw order), cards_moved (bottom first)
+	Card       string      `json:"card,omitempty" example:"KH"`                                              // card_flipped
+	Undone     int         `json:"undone,omitempty" minimum:"1"`                                             // move_undone: first version of the undone turn
+	Deadline   string      `json:"deadline,omitempty" format:"date-time" example:"2026-11-29T20:32:08.123Z"` // game_expired
+} // @name EventData
+
+// EventRules are the rules a game is played with, as recorded in its first
+// event (RULES R3, R6.2). passes and time_limit_s are 0 for no limit.
+type EventRules struct {
+	Variant      string `json:"variant"`
+	Decks        int    `json:"decks"`
+	Piles        int    `json:"piles"`
+	Foundations  int    `json:"foundations"`
+	Draw         int    `json:"draw"`
+	Passes       int    `json:"passes"`
+	Sequences    bool   `json:"sequences"`
+	TakeBack     bool   `json:"take_back"`
+	Flip         string `json:"flip"`
+	Autocomplete string `json:"autocomplete"`
+	Scoring      string `json:"scoring"`
+	TimeLimitS   int    `json:"time_limit_s"`
+	Undo         bool   `json:"undo"`
+} // @name EventRules
+
+// Deal is the position a game started from (RULES R6.2): tableau piles
+// (face-down then face-up cards, each bottom first) and the stock (the
+// card drawn first, first). Redacted while the game is in progress.
+type Deal struct {
+	Tableau     []LayoutPile `json:"tableau"`
+	Stock       []string     `json:"stock"`
+	Waste       []string     `json:"waste,omitempty"`
+	Foundations [][]string   `json:"foundations,omitempty"`
+	Recycles    int          `json:"recycles,omitempty"`
+} // @name Deal
+
+// Hidden gives the counts of the cards a redacted deal leaves out: face-down
+// cards per tableau pile and the stock.
+type Hidden struct {
+	FaceDown []int `json:"face_down"`
+	Stock    int   `json:"stock"`
+} // @name Hidden
+
+// EventPage is a page of a game's log, oldest first. next_after is the
+// `after` of the next page, null on the last one.
+type EventPage struct {
+	Events    []Event `json:"events"`
+	NextAfter *int    `json:"next_after" extensions:"x-nullable"`
+} // @name EventPage
+
+func codes(cs []domain.Card) []string {
+	if len(cs) == 0 {
+		return []string{}
+	}
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.String()
+	}
+	return out
+}
+
+// newEvent renders e, redacted when redact is set (RULES R6.4).
+func newEvent(e domain.Event, redact bool) Event {
+	if redact {
+		e = domain.RedactEvent(e)
+	}
+	d := e.Data
+	out := EventData{V: d.V, Move: d.Move, Auto: d.Auto, Commitment: d.Commitment,
+		From: d.From.String(), To: d.To.String(), Pile: d.Pile.String(), Count: d.Count, Undone: d.Undone}
+	if len(d.Cards) > 0 {
+		out.Cards = codes(d.Cards)
+	}
+	if d.Card != nil {
+		out.Card = d.Card.String()
+	}
+	if d.Deadline != nil {
+		out.Deadline = domain.FormatTime(*d.Deadline)
+	}
+	if r := d.Rules; r != nil {
+		out.Rules = &EventRules{Variant: r.Variant, Decks: r.Decks, Piles: r.Piles, Foundations: r.Foundations,
+			Draw: r.Draw, Passes: r.Passes, Sequences: r.Sequences, TakeBack: r.TakeBack, Flip: string(r.Flip),
+			Autocomplete: string(r.Autocomplete), Scoring: string(r.Scoring), TimeLimitS: r.TimeLimitS, Undo: r.Undo}
+	}
+	if p := d.Deal; p != nil {
+		deal := &Deal{Tableau: make([]LayoutPile, len(p.Tableau)), Stock: codes(p.Stock), Recycles: p.Recycles}
+		for i, t := range p.Tableau {
+			deal.Tableau[i] = LayoutPile{FaceDown: codes(t.Down), FaceUp: codes(t.Up)}
+		}
+		if len(p.Waste) > 0 {
+			deal.Waste = codes(p.Waste)
+		}
+		if len(p.Foundations) > 0 {
+			deal.Foundations = make([][]string, len(p.Foundations))
+			for i, f := range p.Foundations {
+				deal.Foundations[i] = codes(f)
+			}
+		}
+		out.Deal = deal
+	}
+	if h := d.Hidden; h != nil {
+		out.Hidden = &Hidden{FaceDown: append([]int{}, h.FaceDown...), Stock: h.Stock}
+	}
+	return Event{Version: e.Version, Type: string(e.Type), OccurredAt: domain.FormatTime(e.OccurredAt), Data: out}
+}

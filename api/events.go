@@ -1,0 +1,122 @@
+package api
+
+import (
+	"encoding/json"
+	"math"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/openpatience/solitaire/domain"
+)
+
+// ndjsonBatch is how many events one store read fetches while streaming.
+const ndjsonBatch = 500
+
+// events serves a game's log: a JSON page, or with Accept:
+// application/x-ndjson every event after `after` streamed one per line.
+//
+//	@Summary		Read a game's events
+//	@Description	The game's log, oldest first: a page of `limit` events after version `after`.
+//	@Description	With `Accept: application/x-ndjson` the whole log after `after` is streamed instead, one Event per line (the schema of that media type is one line).
+//	@Description	While the game is in progress its game_dealt event is redacted (RULES R6.4).
+//	@Tags			games
+//	@Produce		json
+//	@Produce		application/x-ndjson
+//	@Security		BearerAuth
+//	@Param			id		path		string	true	"game id"
+//	@Param			after	query		int		false	"only events with a higher version"	minimum(0)	default(0)
+//	@Param			limit	query		int		false	"page size (JSON only)"	minimum(1)	maximum(500)	default(50)
+//	@Success		200		{object}	EventPage
+//	@Failure		400		{object}	Problem	"bad parameter"
+//	@Failure		401		{object}	Problem	"no or unknown token"
+//	@Failure		404		{object}	Problem	"no such game, or not yours"
+//	@Failure		500		{object}	Problem
+//	@ID		listEvents
+//	@Router			/v1/games/{id}/events [get]
+func (s *server) events(c *gin.Context) reply {
+	id, err := gameID(c)
+	if err != nil {
+		return s.fail(c, err)
+	}
+	after, err := intQuery(c, "after", 0, 0, math.MaxInt32)
+	if err != nil {
+		return s.fail(c, err)
+	}
+	limit, err := intQuery(c, "limit", defaultLimit, 1, maxLimit)
+	if err != nil {
+		return s.fail(c, err)
+	}
+	ctx := c.Request.Context()
+	_, st, err := s.cfg.Games.Get(ctx, playerOf(c).ID, id)
+	if err != nil {
+		return s.fail(c, err)
+	}
+	// Redaction follows the state read before the events: if the game
+	// ends in between, the page is redacted needlessly, never the other way.
+	redact := !st.Status.Ended()
+	if c.NegotiateFormat(mimeJSON, mimeNDJSON) == mimeNDJSON {
+		s.streamEvents(c, id, after, redact)
+		return reply{} // written
+
+	}
+	recs, err := s.cfg.Games.Store.Events(ctx, id, after, limit+1)
+	if err != nil {
+		return s.fail(c, err)
+	}
+	page := EventPage{Events: []Event{}}
+	if len(recs) > limit {
+		recs = recs[:limit]
+		next := recs[len(recs)-1].Version
+		page.NextAfter = &next
+	}
+	for _, r := range recs {
+		e, err := domain.DecodeEvent(r.Version, r.Type, r.OccurredAt, r.Payload)
+		if err != nil {
+			return s.fail(c, err)
+		}
+		page.Events = append(page.Events, newEvent(e, redact))
+	}
+	return s.jsonReply(http.StatusOK, page)
+}
+
+// streamEvents writes every event after `after` as NDJSON, reading the
+// store in batches. Once the first line is out the status is sent, so a
+// later failure can only end the stream early (and is logged).
+func (s *server) streamEvents(c *gin.Context, id string, after int, redact bool) {
+	ctx := c.Request.Context()
+	w := c.Writer
+	started := false
+	for {
+		recs, err := s.cfg.Games.Store.Events(ctx, id, after, ndjsonBatch)
+		if err != nil {
+			if !started {
+				s.write(c, s.fail(c, err))
+				return
+			}
+			s.log.ErrorContext(ctx, "events stream cut short", "request_id", requestIDOf(c), "err", err)
+			return
+		}
+		if !started {
+			w.Header().Set("Content-Type", mimeNDJSON)
+			w.WriteHeader(http.StatusOK)
+			started = true
+		}
+		enc := json.NewEncoder(w)
+		for _, r := range recs {
+			e, err := domain.DecodeEvent(r.Version, r.Type, r.OccurredAt, r.Payload)
+			if err != nil {
+				s.log.ErrorContext(ctx, "events stream cut short", "request_id", requestIDOf(c), "err", err)
+				return
+			}
+			if err := enc.Encode(newEvent(e, redact)); err != nil {
+				return // the client went away
+			}
+			after = r.Version
+		}
+		w.Flush()
+		if len(recs) < ndjsonBatch {
+			return
+		}
+	}
+}

@@ -1,0 +1,180 @@
+package api
+
+import (
+	"time"
+
+	"github.com/openpatience/solitaire/domain"
+)
+
+// Card is one playing card (RULES R1.1): its two-character code, rank 1..13
+// (A=1, J=11, Q=12, K=13) and suit.
+type Card struct {
+	Code string `json:"code" example:"TD" minLength:"2" maxLength:"2"`
+	Rank int    `json:"rank" example:"10" minimum:"1" maximum:"13"`
+	Suit string `json:"suit" example:"diamonds" enums:"clubs,diamonds,hearts,spades"`
+} // @name Card
+
+// CardList is a pile of face-up cards, bottom first.
+type CardList struct {
+	Cards []Card `json:"cards"`
+} // @name CardList
+
+// Stock is the stock pile: its size, and once the game has ended its cards,
+// the card drawn first, first (API.md "A Game").
+type Stock struct {
+	Count int    `json:"count" minimum:"0"`
+	Cards []Card `json:"cards,omitzero" validate:"optional"` // validate:"optional" marks it optional for swag
+} // @name Stock
+
+// Passes counts trips through the stock (RULES R3): used is 1 + recycles
+// made; limit is null where passes are unlimited.
+type Passes struct {
+	Used  int  `json:"used" minimum:"1"`
+	Limit *int `json:"limit" minimum:"1" extensions:"x-nullable"`
+} // @name Passes
+
+// TableauPile is one tableau pile: the number of face-down cards, the
+// face-up cards bottom first, and once the game has ended the face-down
+// cards too, bottom first.
+type TableauPile struct {
+	FaceDown      int    `json:"face_down" minimum:"0"`
+	Cards         []Card `json:"cards"`
+	FaceDownCards []Card `json:"face_down_cards,omitzero" validate:"optional"`
+} // @name TableauPile
+
+// GameOptions are the rules a game is played with (RULES R3): the
+// variant's defaults with the options given at creation applied. passes
+// and time_limit_s are null where there is no limit.
+type GameOptions struct {
+	Draw         int    `json:"draw" enums:"1,3"`
+	Passes       *int   `json:"passes" minimum:"1" extensions:"x-nullable"`
+	Scoring      string `json:"scoring" enums:"none,klassik,standard,vegas"`
+	TakeBack     bool   `json:"take_back"`
+	Flip         string `json:"flip" enums:"auto,player"`
+	Autocomplete string `json:"autocomplete" enums:"offered,automatic"`
+	TimeLimitS   *int   `json:"time_limit_s" minimum:"10" maximum:"86400" extensions:"x-nullable"`
+	Undo         bool   `json:"undo"`
+} // @name GameOptions
+
+// Game is a game as a client sees it (API.md "A Game"). While the game is
+// in progress face-down cards and the stock appear only as counts (RULES
+// R6.4). Times are RFC 3339 UTC with milliseconds.
+type Game struct {
+	ID          string        `json:"id"`
+	Variant     string        `json:"variant" example:"klondike"`
+	Options     GameOptions   `json:"options"`
+	Status      string        `json:"status" enums:"in_progress,won,lost,expired"`
+	Version     int           `json:"version" minimum:"1"`
+	Moves       int           `json:"moves" minimum:"0"`
+	Score       *int          `json:"score" extensions:"x-nullable"`
+	StartedAt   *string       `json:"started_at" format:"date-time" extensions:"x-nullable"`
+	ElapsedMS   int64         `json:"elapsed_ms" minimum:"0"`
+	Deadline    *string       `json:"deadline" format:"date-time" extensions:"x-nullable"`
+	Stock       Stock         `json:"stock"`
+	Passes      Passes        `json:"passes"`
+	Waste       CardList      `json:"waste"`
+	Foundations []CardList    `json:"foundations"`
+	Tableau     []TableauPile `json:"tableau"`
+	CanUndo     bool          `json:"can_undo"`
+	Commitment  string        `json:"commitment" example:"sha256:0f1e…"`
+	Ranked      bool          `json:"ranked"`
+	CreatedAt   string        `json:"created_at" format:"date-time"`
+} // @name Game
+
+// GameSummary is a game in a listing: its record without the piles.
+type GameSummary struct {
+	ID         string      `json:"id"`
+	Variant    string      `json:"variant"`
+	Options    GameOptions `json:"options"`
+	Status     string      `json:"status" enums:"in_progress,won,lost,expired"`
+	Version    int         `json:"version" minimum:"1"`
+	Moves      int         `json:"moves" minimum:"0"`
+	Score      *int        `json:"score" extensions:"x-nullable"`
+	ElapsedMS  int64       `json:"elapsed_ms" minimum:"0"`
+	Ranked     bool        `json:"ranked"`
+	CreatedAt  string      `json:"created_at" format:"date-time"`
+	UpdatedAt  string      `json:"updated_at" format:"date-time"`
+	FinishedAt *string     `json:"finished_at" format:"date-time" extensions:"x-nullable"`
+} // @name GameSummary
+
+// GameList is one page of the caller's games, newest first. next_cursor is
+// null on the last page.
+type GameList struct {
+	Games      []GameSummary `json:"games"`
+	NextCursor *string       `json:"next_cursor" extensions:"x-nullable"`
+} // @name GameList
+
+func newCard(c domain.Card) Card {
+	return Card{Code: c.String(), Rank: c.Rank(), Suit: c.Suit().String()}
+}
+
+func newCards(cs []domain.Card) []Card {
+	out := make([]Card, len(cs))
+	for i, c := range cs {
+		out[i] = newCard(c)
+	}
+	return out
+}
+
+func timePtr(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := domain.FormatTime(*t)
+	return &s
+}
+
+func positive(n int) *int {
+	if n <= 0 {
+		return nil
+	}
+	return &n
+}
+
+func newGameOptions(r domain.Rules) GameOptions {
+	return GameOptions{Draw: r.Draw, Passes: positive(r.Passes), Scoring: string(r.Scoring),
+		TakeBack: r.TakeBack, Flip: string(r.Flip), Autocomplete: string(r.Autocomplete),
+		TimeLimitS: positive(r.TimeLimitS), Undo: r.Undo}
+}
+
+// newGame renders state s of game g as seen at instant now. reveal lists
+// the face-down cards and the stock even where s itself is a state from
+// before the end: a replayed state of a game that has since ended (API.md
+// "every view of it (current, states/{version}, events) also lists them").
+func newGame(g *domain.Game, s *domain.State, now time.Time, reveal bool) Game {
+	v := domain.NewView(s, now)
+	out := Game{ID: g.ID, Variant: g.Variant, Options: newGameOptions(v.Rules), Status: string(v.Status),
+		Version: v.Version, Moves: v.Moves, Score: v.Score, StartedAt: timePtr(v.StartedAt),
+		ElapsedMS: v.ElapsedMS, Deadline: timePtr(v.Deadline),
+		Stock:   Stock{Count: v.StockCount},
+		Passes:  Passes{Used: v.PassesUsed, Limit: positive(v.PassLimit)},
+		Waste:   CardList{Cards: newCards(v.Waste)},
+		CanUndo: v.CanUndo, Commitment: v.Commitment, Ranked: g.Ranked,
+		CreatedAt: domain.FormatTime(g.CreatedAt)}
+	out.Foundations = make([]CardList, len(v.Foundations))
+	for i, f := range v.Foundations {
+		out.Foundations[i] = CardList{Cards: newCards(f)}
+	}
+	out.Tableau = make([]TableauPile, len(v.Tableau))
+	for i, p := range v.Tableau {
+		out.Tableau[i] = TableauPile{FaceDown: p.FaceDown, Cards: newCards(p.Cards)}
+	}
+	if !reveal && !v.Revealed {
+		return out
+	}
+	// NewView reveals only a state that has itself ended; a replayed state
+	// of an ended game is revealed from its position.
+	pos := s.Position()
+	out.Stock.Cards = newCards(pos.Stock)
+	for i, p := range pos.Tableau {
+		out.Tableau[i].FaceDownCards = newCards(p.Down)
+	}
+	return out
+}
+
+func newGameSummary(g *domain.Game) GameSummary {
+	return GameSummary{ID: g.ID, Variant: g.Variant, Options: newGameOptions(g.Rules), Status: string(g.Status),
+		Version: g.Version, Moves: g.Moves, Score: g.Score, ElapsedMS: g.ElapsedMS, Ranked: g.Ranked,
+		CreatedAt: domain.FormatTime(g.CreatedAt), UpdatedAt: domain.FormatTime(g.UpdatedAt),
+		FinishedAt: timePtr(g.FinishedAt)}
+}

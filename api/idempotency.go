@@ -1,0 +1,204 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/openpatience/solitaire/domain"
+)
+
+// IdempotencyKeyHeader names the retry key of a POST (API.md "Retries").
+const IdempotencyKeyHeader = "Idempotency-Key"
+
+// maxIdempotencyKey is the longest key accepted, in bytes.
+const maxIdempotencyKey = 255
+
+// IdempotencyTTL is how long a kept response is replayed (API.md: at least
+// 24 h).
+const IdempotencyTTL = 24 * time.Hour
+
+// IdempotencyRecord is a kept response: the first answer to a request that
+// carried Key, by Owner (a player id). Fingerprint is the SHA-256 of the
+// request's method, path and body; Body is opaque to the store.
+type IdempotencyRecord struct {
+	Owner       string
+	Key         string
+	Fingerprint []byte
+	Status      int
+	Body        []byte
+	CreatedAt   time.Time
+	ExpiresAt   time.Time
+}
+
+// IdempotencyStore keeps responses by (owner, key).
+type IdempotencyStore interface {
+	// GetIdempotency returns the record of (owner, key) that has not
+	// expired at now, or domain.ErrNotFound.
+	GetIdempotency(ctx context.Context, owner, key string, now time.Time) (*IdempotencyRecord, error)
+	// PutIdempotency stores r; domain.ErrConflict if (owner, key) exists.
+	PutIdempotency(ctx context.Context, r IdempotencyRecord) error
+}
+
+// kept is what a record's Body holds: the reply, headers included, so a
+// replay is the same response byte for byte.
+type kept struct {
+	ContentType string            `json:"content_type"`
+	Header      map[string]string `json:"header,omitempty"`
+	Body        []byte            `json:"body"` // exact bytes (base64 in JSON)
+}
+
+// replayedHeaders are the reply headers a replay repeats.
+var replayedHeaders = []string{"ETag", "Location"}
+
+// fingerprint identifies a request for Idempotency-Key: SHA-256 of the
+// method, the path and the body, separated by newlines.
+func fingerprint(method, path string, body []byte) []byte {
+	h := sha256.New()
+	h.Write([]byte(method + "\n" + path + "\n"))
+	h.Write(body)
+	return h.Sum(nil)
+}
+
+// keepable reports whether a reply is final for its request and so is
+// kept: successes, and refusals that depend only on the body or on a game
+// that has ended. Not kept: server errors, lost races (409 conflict) and
+// 412, which depends on If-Match, a header outside the fingerprint; a retry
+// of those runs again.
+func keepable(r reply) bool {
+	switch {
+	case r.status >= 200 && r.status < 300:
+		return true
+	case r.status == http.StatusBadRequest, r.status == http.StatusUnprocessableEntity:
+		return r.code != CodeIdempotencyKeyReused
+	case r.status == http.StatusConflict:
+		return r.code == CodeIllegalMove
+	}
+	return false
+}
+
+// idempotent runs a POST handler under API.md "Retries": with an
+// Idempotency-Key, the first keepable reply is stored and a retry with the
+// same key and request gets it again without running the handler (so
+// nothing is appended twice); the same key with another request gets 422
+// idempotency_key_reused. Requests with the same key are serialized in
+// this process; across processes the store's unique key decides which
+// reply is kept.
+func (s *server) idempotent(h func(c *gin.Context, body []byte) reply) gin.HandlerFunc {
+	return s.handle(func(c *gin.Context) reply {
+		body, err := s.readBody(c)
+		if err != nil {
+			return s.fail(c, err)
+		}
+		keys, sent := c.Request.Header[http.CanonicalHeaderKey(IdempotencyKeyHeader)]
+		if !sent {
+			return h(c, body)
+		}
+		if len(keys) != 1 || keys[0] == "" || len(keys[0]) > maxIdempotencyKey {
+			return s.fail(c, badParam(IdempotencyKeyHeader, "Idempotency-Key must be one value of 1..255 characters"))
+		}
+		key, owner := keys[0], playerOf(c).ID
+		fp := fingerprint(c.Request.Method, c.Request.URL.Path, body)
+		unlock := s.locks.lock(owner + "\x00" + key)
+		defer unlock()
+
+		ctx := c.Request.Context()
+		rec, err := s.cfg.Idempotency.GetIdempotency(ctx, owner, key, s.now())
+		switch {
+		case err == nil:
+			if !bytes.Equal(rec.Fingerprint, fp) {
+				return s.fail(c, &requestError{status: http.StatusUnprocessableEntity, code: CodeIdempotencyKeyReused,
+					param: IdempotencyKeyHeader, detail: "this Idempotency-Key was used with another request"})
+			}
+			return s.replay(c, rec)
+		case !errors.Is(err, domain.ErrNotFound):
+			return s.fail(c, err)
+		}
+
+		r := h(c, body)
+		if !keepable(r) {
+			return r
+		}
+		k := kept{ContentType: r.contentType, Body: r.body}
+		for _, name := range replayedHeaders {
+			if v := r.header.Get(name); v != "" {
+				if k.Header == nil {
+					k.Header = map[string]string{}
+				}
+				k.Header[name] = v
+			}
+		}
+		stored, err := json.Marshal(k)
+		if err == nil {
+			now := domain.Millis(s.now())
+			err = s.cfg.Idempotency.PutIdempotency(ctx, IdempotencyRecord{Owner: owner, Key: key, Fingerprint: fp,
+				Status: r.status, Body: stored, CreatedAt: now, ExpiresAt: now.Add(IdempotencyTTL)})
+		}
+		if err != nil && !errors.Is(err, domain.ErrConflict) {
+			// The move is made; only a retry's replay is lost. Answer it.
+			s.log.ErrorContext(ctx, "keeping idempotent response", "request_id", requestIDOf(c), "err", err)
+		}
+		return r
+	})
+}
+
+// replay answers with a kept reply.
+func (s *server) replay(c *gin.Context, rec *IdempotencyRecord) reply {
+	var k kept
+	if err := json.Unmarshal(rec.Body, &k); err != nil {
+		return s.fail(c, err)
+	}
+	r := reply{status: rec.Status, contentType: k.ContentType, body: k.Body}
+	for name, v := range k.Header {
+		r = r.with(name, v)
+	}
+	if k.ContentType == mimeProblem {
+		var p Problem
+		if json.Unmarshal(k.Body, &p) == nil {
+			r.code = p.Code
+		}
+	}
+	return r.with("Idempotent-Replayed", "true")
+}
+
+// keyLocks serializes requests that share an idempotency key.
+type keyLocks struct {
+	mu sync.Mutex
+	m  map[string]*keyLock
+}
+
+type keyLock struct {
+	mu   sync.Mutex
+	refs int
+}
+
+// lock takes the lock of key and returns its release.
+func (l *keyLocks) lock(key string) (unlock func()) {
+	l.mu.Lock()
+	if l.m == nil {
+		l.m = map[string]*keyLock{}
+	}
+	k := l.m[key]
+	if k == nil {
+		k = &keyLock{}
+		l.m[key] = k
+	}
+	k.refs++
+	l.mu.Unlock()
+	k.mu.Lock()
+	return func() {
+		k.mu.Unlock()
+		l.mu.Lock()
+		if k.refs--; k.refs == 0 {
+			delete(l.m, key)
+		}
+		l.mu.Unlock()
+	}
+}

@@ -1,0 +1,132 @@
+package api
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/openpatience/solitaire/domain"
+)
+
+// NewPlayer asks for a player: a display name of 1..64 characters, no
+// control characters.
+type NewPlayer struct {
+	Name string `json:"name" minLength:"1" maxLength:"64" example:"Ada"`
+} // @name NewPlayer
+
+// PlayerCreated is a new player and its bearer token. The token is shown
+// only here, once: the server keeps only its SHA-256.
+type PlayerCreated struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Token string `json:"token" example:"3q2-7wAAAAC…"`
+} // @name PlayerCreated
+
+// tokenBytes is the size of a bearer token before base64url: 32 random
+// bytes, 43 characters.
+const tokenBytes = 32
+
+// hashToken is what the store keeps of a token (API.md "Auth").
+func hashToken(token string) []byte {
+	h := sha256.Sum256([]byte(token))
+	return h[:]
+}
+
+func validName(name string) bool {
+	n := utf8.RuneCountInString(name)
+	if n < 1 || n > 64 || strings.TrimSpace(name) == "" {
+		return false
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			return false
+		}
+	}
+	return true
+}
+
+// createPlayer registers a player and returns its token.
+//
+//	@Summary		Create a player
+//	@Description	Registers a player and returns its bearer token, once. Needs no auth.
+//	@Tags			players
+//	@Accept			json
+//	@Produce		json
+//	@Param			player	body		NewPlayer	true	"the player"
+//	@Success		201		{object}	PlayerCreated
+//	@Failure		400		{object}	Problem	"malformed body"
+//	@Failure		413		{object}	Problem	"body too large"
+//	@Failure		415		{object}	Problem	"body not JSON"
+//	@Failure		422		{object}	Problem	"invalid name"
+//	@Failure		500		{object}	Problem
+//	@ID		createPlayer
+//	@Router			/v1/players [post]
+func (s *server) createPlayer(c *gin.Context) reply {
+	body, err := s.readBody(c)
+	if err != nil {
+		return s.fail(c, err)
+	}
+	var req NewPlayer
+	if err := decodeStrict(body, &req); err != nil {
+		return s.fail(c, err)
+	}
+	if !validName(req.Name) {
+		return s.fail(c, badField("name", "name must be 1..64 characters, not blank, without control characters"))
+	}
+	var raw [tokenBytes + 16]byte
+	if _, err := io.ReadFull(s.cfg.Random, raw[:]); err != nil {
+		return s.fail(c, err)
+	}
+	token := base64.RawURLEncoding.EncodeToString(raw[:tokenBytes])
+	p := &domain.Player{ID: hex.EncodeToString(raw[tokenBytes:]), Name: req.Name, TokenHash: hashToken(token),
+		CreatedAt: domain.Millis(s.now())}
+	if err := s.cfg.Players.CreatePlayer(c.Request.Context(), p); err != nil {
+		return s.fail(c, err)
+	}
+	return s.jsonReply(http.StatusCreated, PlayerCreated{ID: p.ID, Name: p.Name, Token: token})
+}
+
+// auth requires a valid bearer token (API.md "Auth") and keeps the player
+// in the context. Missing or unknown tokens get 401 with WWW-Authenticate
+// (RFC 6750 §3).
+func (s *server) auth(c *gin.Context) {
+	const challenge = `Bearer realm="solitaire"`
+	scheme, token, ok := strings.Cut(c.GetHeader("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		r := s.fail(c, &requestError{status: http.StatusUnauthorized, code: CodeUnauthorized,
+			param: "Authorization", detail: "send Authorization: Bearer <token>; POST /v1/players gives a token"})
+		s.write(c, r.with("WWW-Authenticate", challenge))
+		c.Abort()
+		return
+	}
+	p, err := s.cfg.Players.PlayerByTokenHash(c.Request.Context(), hashToken(strings.TrimSpace(token)))
+	if errors.Is(err, domain.ErrNotFound) {
+		r := s.fail(c, &requestError{status: http.StatusUnauthorized, code: CodeUnauthorized,
+			param: "Authorization", detail: "the bearer token is not valid"})
+		s.write(c, r.with("WWW-Authenticate", challenge+`, error="invalid_token"`))
+		c.Abort()
+		return
+	}
+	if err != nil {
+		s.write(c, s.fail(c, err))
+		c.Abort()
+		return
+	}
+	c.Set(ctxPlayer, p)
+	c.Next()
+}
+
+// playerOf is the authenticated player, nil before auth.
+func playerOf(c *gin.Context) *domain.Player {
+	p, _ := c.Get(ctxPlayer)
+	pl, _ := p.(*domain.Player)
+	return pl
+}

@@ -1,0 +1,173 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/openpatience/solitaire/domain"
+)
+
+// Problem is an error response, RFC 9457 "Problem Details for HTTP APIs",
+// served as application/problem+json. code is a stable machine word (see
+// the constants Code*); reason, for a rejected move or layout, is the
+// domain's stable word (e.g. card_does_not_fit, only_king_on_empty,
+// game_over); param names the request part at fault; request_id is the
+// X-Request-Id of the request, to quote when reporting a problem. detail
+// never contains hidden information or server internals.
+type Problem struct {
+	Type      string `json:"type" example:"tag:openpatience.github.io,2026:problem/illegal_move"`
+	Title     string `json:"title" example:"Illegal move"`
+	Status    int    `json:"status" example:"422"`
+	Detail    string `json:"detail" example:"a 7 of spades does not go on a 9 of hearts"`
+	Code      string `json:"code" example:"illegal_move"`
+	Reason    string `json:"reason,omitempty" example:"card_does_not_fit"`
+	Param     string `json:"param,omitempty" example:"from"`
+	RequestID string `json:"request_id,omitempty"`
+} // @name Problem
+
+// The stable problem codes (Problem.code). Clients switch on these: never
+// rename one.
+const (
+	CodeInvalidBody          = "invalid_body"           // 400: malformed JSON, wrong type, unknown field, trailing data
+	CodeInvalidParameter     = "invalid_parameter"      // 400: bad query, path or header value
+	CodeUnauthorized         = "unauthorized"           // 401: no or unknown bearer token
+	CodeNotFound             = "not_found"              // 404: no such game (or not visible to the caller), or route
+	CodeVersionNotFound      = "version_not_found"      // 404: states/{version} outside 1..current
+	CodeMethodNotAllowed     = "method_not_allowed"     // 405
+	CodeIllegalMove          = "illegal_move"           // 422 (409 for reasons game_over, time_expired), with reason
+	CodeConflict             = "conflict"               // 409: another write got there first; retry
+	CodeStaleVersion         = "stale_version"          // 412: If-Match is not the game's version
+	CodeBodyTooLarge         = "body_too_large"         // 413
+	CodeUnsupportedMedia     = "unsupported_media_type" // 415: body not application/json
+	CodeUnknownVariant       = "unknown_variant"        // 422
+	CodeInvalidOption        = "invalid_option"         // 422: with param options.<name>
+	CodeInvalidLayout        = "invalid_layout"         // 422: with reason (bad_card, pile_count, card_count, not_a_run, face_down_top, bad_syntax)
+	CodeInvalidField         = "invalid_field"          // 422: a field's value is refused, with param
+	CodeIdempotencyKeyReused = "idempotency_key_reused" // 422: same Idempotency-Key, different request
+	CodeNotReady             = "not_ready"              // 503: the database does not answer
+	CodeInternal             = "internal"               // 500
+)
+
+var titles = map[string]string{
+	CodeInvalidBody:          "Invalid request body",
+	CodeInvalidParameter:     "Invalid parameter",
+	CodeUnauthorized:         "Unauthorized",
+	CodeNotFound:             "Not found",
+	CodeVersionNotFound:      "No such version",
+	CodeMethodNotAllowed:     "Method not allowed",
+	CodeIllegalMove:          "Illegal move",
+	CodeConflict:             "Conflict",
+	CodeStaleVersion:         "Stale version",
+	CodeBodyTooLarge:         "Request body too large",
+	CodeUnsupportedMedia:     "Unsupported media type",
+	CodeUnknownVariant:       "Unknown variant",
+	CodeInvalidOption:        "Invalid option",
+	CodeInvalidLayout:        "Invalid layout",
+	CodeInvalidField:         "Invalid field",
+	CodeIdempotencyKeyReused: "Idempotency key reused",
+	CodeNotReady:             "Not ready",
+	CodeInternal:             "Internal server error",
+}
+
+// problemTypeBase prefixes a code to form the problem's type URI (a tag
+// URI, RFC 4151: stable and unique, not meant to be fetched).
+const problemTypeBase = "tag:openpatience.github.io,2026:problem/"
+
+// newProblem is the problem of a code with a status and a detail.
+func newProblem(status int, code, detail string) Problem {
+	return Problem{Type: problemTypeBase + code, Title: titles[code], Status: status, Detail: detail, Code: code}
+}
+
+// requestError is a problem the api itself finds in a request (bad JSON,
+// bad parameter, body too large, ...). Its text is written for the client.
+type requestError struct {
+	status int
+	code   string
+	param  string
+	detail string
+}
+
+func (e *requestError) Error() string { return e.detail }
+
+func badBody(detail string) error {
+	return &requestError{status: http.StatusBadRequest, code: CodeInvalidBody, detail: detail}
+}
+
+func badParam(param, detail string) error {
+	return &requestError{status: http.StatusBadRequest, code: CodeInvalidParameter, param: param, detail: detail}
+}
+
+func badField(param, detail string) error {
+	return &requestError{status: http.StatusUnprocessableEntity, code: CodeInvalidField, param: param, detail: detail}
+}
+
+// problemFor is the one place that maps errors to responses (STYLE.md
+// "Errors"). The bool is false for an unexpected error: the problem is a
+// generic 500 and the caller logs err. badCursor is the store's error for a
+// listing cursor it did not make (nil if none).
+func problemFor(err error, badCursor error) (Problem, bool) {
+	var (
+		reqErr     *requestError
+		moveErr    *domain.MoveError
+		optErr     *domain.OptionError
+		layoutErr  *domain.LayoutError
+		variantErr *domain.UnknownVariantError
+		maxBytes   *http.MaxBytesError
+	)
+	switch {
+	case errors.As(err, &reqErr):
+		p := newProblem(reqErr.status, reqErr.code, reqErr.detail)
+		p.Param = reqErr.param
+		return p, true
+	case errors.As(err, &maxBytes):
+		return newProblem(http.StatusRequestEntityTooLarge, CodeBodyTooLarge,
+			"the request body is larger than the limit of "+strconv.FormatInt(maxBytes.Limit, 10)+" bytes"), true
+	case errors.As(err, &moveErr):
+		// A move on a game that has ended conflicts with the game's state
+		// rather than with the rules: 409. Every other rejection is 422.
+		status := http.StatusUnprocessableEntity
+		if errors.Is(err, domain.ErrGameOver) || errors.Is(err, domain.ErrTimeExpired) {
+			status = http.StatusConflict
+		}
+		detail := moveErr.Detail
+		if detail == "" {
+			detail = "the move is not legal now"
+		}
+		p := newProblem(status, CodeIllegalMove, detail)
+		p.Reason = string(moveErr.Reason)
+		return p, true
+	case errors.As(err, &variantErr):
+		p := newProblem(http.StatusUnprocessableEntity, CodeUnknownVariant,
+			"no such variant; GET /v1/variants lists them")
+		p.Param = "variant"
+		return p, true
+	case errors.As(err, &optErr):
+		p := newProblem(http.StatusUnprocessableEntity, CodeInvalidOption, optErr.Error())
+		p.Param = "options." + optErr.Option
+		return p, true
+	case errors.As(err, &layoutErr):
+		p := newProblem(http.StatusUnprocessableEntity, CodeInvalidLayout, layoutErr.Error())
+		p.Reason = layoutErr.Reason
+		p.Param = "layout"
+		return p, true
+	case errors.Is(err, domain.ErrStaleVersion):
+		p := newProblem(http.StatusPreconditionFailed, CodeStaleVersion,
+			"If-Match does not name the game's current version; nothing was changed")
+		p.Param = "If-Match"
+		return p, true
+	case errors.Is(err, domain.ErrBadVersion):
+		return newProblem(http.StatusNotFound, CodeVersionNotFound, "the game has no such version"), true
+	case errors.Is(err, domain.ErrNotFound):
+		return newProblem(http.StatusNotFound, CodeNotFound, "no such game"), true
+	case errors.Is(err, domain.ErrConflict):
+		return newProblem(http.StatusConflict, CodeConflict,
+			"another request changed the game at the same time; nothing was changed, try again"), true
+	case badCursor != nil && errors.Is(err, badCursor):
+		p := newProblem(http.StatusBadRequest, CodeInvalidParameter, "cursor is not one this server made")
+		p.Param = "cursor"
+		return p, true
+	}
+	return newProblem(http.StatusInternalServerError, CodeInternal,
+		"an internal error occurred; quote the request id when reporting it"), false
+}

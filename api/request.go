@@ -1,0 +1,175 @@
+package api
+
+import (
+	"github.com/openpatience/solitaire/domain"
+)
+
+// CreateGameRequest asks for a new game (API.md POST /v1/games). variant is
+// an id of GET /v1/variants. seed (0..2^64-1) or layout, not both, make the
+// game unranked; without either the server deals from a secret seed.
+// duel_id is reserved for same-deal duels.
+type CreateGameRequest struct {
+	Variant string         `json:"variant" example:"klondike" minLength:"1" maxLength:"64"`
+	Options *CreateOptions `json:"options,omitempty"`
+	Seed    *uint64        `json:"seed,omitempty" minimum:"0" example:"42"`
+	Layout  *Layout        `json:"layout,omitempty"`
+	DuelID  *string        `json:"duel_id,omitempty"`
+} // @name CreateGameRequest
+
+// CreateOptions are the options a client may set at creation (RULES R3
+// "Options a client may set"); an absent one keeps the variant's default.
+// Any change other than draw makes the game unranked. time_limit_s is 0
+// (none) or 10..86400.
+type CreateOptions struct {
+	Draw         *int    `json:"draw,omitempty" enums:"1,3"`
+	Scoring      *string `json:"scoring,omitempty" enums:"none,klassik,standard,vegas"`
+	TakeBack     *bool   `json:"take_back,omitempty"`
+	Flip         *string `json:"flip,omitempty" enums:"auto,player"`
+	Autocomplete *string `json:"autocomplete,omitempty" enums:"offered,automatic"`
+	TimeLimitS   *int    `json:"time_limit_s,omitempty" minimum:"0" maximum:"86400"`
+	Undo         *bool   `json:"undo,omitempty"`
+} // @name CreateOptions
+
+// Layout is a custom deal (RULES R6.5, API.md "A custom layout"): one pile
+// per tableau pile of the variant, cards bottom first, and the stock with
+// the card drawn first, first. Waste and foundations start empty. Cards are
+// R1.1 codes; every card must appear as often as the variant has decks.
+type Layout struct {
+	Tableau []LayoutPile `json:"tableau"`
+	Stock   []string     `json:"stock"`
+} // @name Layout
+
+// LayoutPile is one tableau pile of a layout or a deal: face-down cards,
+// then face-up cards (a run, R1.6), each bottom first.
+type LayoutPile struct {
+	FaceDown []string `json:"face_down" example:"AS"`
+	FaceUp   []string `json:"face_up" example:"7D"`
+} // @name LayoutPile
+
+// MoveRequest is one command (API.md "A move request"). type is one of the
+// seven of RULES R2. move and take-back use from, to and count (default
+// 1, at most 13); flip uses pile. Piles: stock, waste, foundation/<i>,
+// tableau/<i> (0-based), and foundation alone for "whichever foundation
+// takes it".
+type MoveRequest struct {
+	Type  string  `json:"type" enums:"draw,move,take-back,flip,undo,autocomplete,resign"`
+	From  *string `json:"from,omitempty" example:"tableau/3" pattern:"^(stock|waste|foundation(/(0|[1-9][0-9]?))?|tableau/(0|[1-9][0-9]?))$"`
+	To    *string `json:"to,omitempty" example:"foundation" pattern:"^(stock|waste|foundation(/(0|[1-9][0-9]?))?|tableau/(0|[1-9][0-9]?))$"`
+	Count *int    `json:"count,omitempty" minimum:"1" maximum:"13"`
+	Pile  *string `json:"pile,omitempty" example:"tableau/2" pattern:"^(stock|waste|foundation(/(0|[1-9][0-9]?))?|tableau/(0|[1-9][0-9]?))$"`
+} // @name MoveRequest
+
+// MoveResult answers an accepted move: the game after it and the events it
+// appended, in order.
+type MoveResult struct {
+	Game   Game    `json:"game"`
+	Events []Event `json:"events"`
+} // @name MoveResult
+
+// LegalMoves lists every move the game accepts at version, in the shape of
+// a move request (domain.LegalMoves). It is empty once the game has ended.
+type LegalMoves struct {
+	Version int           `json:"version" minimum:"1"`
+	Moves   []MoveRequest `json:"moves"`
+} // @name LegalMoves
+
+// newMoveRequest renders a domain move in request shape.
+func newMoveRequest(m domain.Move) MoveRequest {
+	out := MoveRequest{Type: string(m.Type)}
+	str := func(p domain.PileRef) *string {
+		if p.IsZero() {
+			return nil
+		}
+		s := p.String()
+		return &s
+	}
+	out.From, out.To, out.Pile = str(m.From), str(m.To), str(m.Pile)
+	if m.Count != 0 {
+		n := m.Count
+		out.Count = &n
+	}
+	return out
+}
+
+// move turns the request into a domain move. Pile names are parsed here
+// (errors: *domain.MoveError with reason bad_pile); an explicit count below
+// 1 is refused with reason bad_count, since the domain reads 0 as "1".
+// Whether the move is legal is the domain's call.
+func (r MoveRequest) move() (domain.Move, error) {
+	m := domain.Move{Type: domain.MoveType(r.Type)}
+	for _, f := range []struct {
+		s   *string
+		dst *domain.PileRef
+	}{{r.From, &m.From}, {r.To, &m.To}, {r.Pile, &m.Pile}} {
+		if f.s == nil {
+			continue
+		}
+		p, err := domain.ParsePileRef(*f.s)
+		if err != nil {
+			return domain.Move{}, err
+		}
+		*f.dst = p
+	}
+	if r.Count != nil {
+		if *r.Count < 1 {
+			return domain.Move{}, &domain.MoveError{Move: m, Reason: domain.ReasonBadCount,
+				Detail: "count must be at least 1"}
+		}
+		m.Count = *r.Count
+	}
+	return m, nil
+}
+
+// options turns the request's options into domain options; the domain
+// validates them against the variant.
+func (o *CreateOptions) options() domain.Options {
+	if o == nil {
+		return domain.Options{}
+	}
+	out := domain.Options{Draw: o.Draw, TakeBack: o.TakeBack, TimeLimitS: o.TimeLimitS, Undo: o.Undo}
+	if o.Scoring != nil {
+		v := domain.Scoring(*o.Scoring)
+		out.Scoring = &v
+	}
+	if o.Flip != nil {
+		v := domain.FlipMode(*o.Flip)
+		out.Flip = &v
+	}
+	if o.Autocomplete != nil {
+		v := domain.AutocompleteMode(*o.Autocomplete)
+		out.Autocomplete = &v
+	}
+	return out
+}
+
+// position parses the layout's card codes (errors: *domain.LayoutError);
+// the domain validates the position against the variant.
+func (l *Layout) position() (*domain.Position, error) {
+	parse := func(where string, in []string) ([]domain.Card, error) {
+		out := make([]domain.Card, len(in))
+		for i, s := range in {
+			c, err := domain.ParseCard(s)
+			if err != nil {
+				return nil, &domain.LayoutError{Where: where, Reason: "bad_card",
+					Detail: "not a card code (R1.1: rank A23456789TJQK then suit CDHS, e.g. TD)"}
+			}
+			out[i] = c
+		}
+		return out, nil
+	}
+	p := &domain.Position{Tableau: make([]domain.PileLayout, len(l.Tableau))}
+	var err error
+	for i, t := range l.Tableau {
+		where := domain.TableauRef(i).String()
+		if p.Tableau[i].Down, err = parse(where, t.FaceDown); err != nil {
+			return nil, err
+		}
+		if p.Tableau[i].Up, err = parse(where, t.FaceUp); err != nil {
+			return nil, err
+		}
+	}
+	if p.Stock, err = parse("stock", l.Stock); err != nil {
+		return nil, err
+	}
+	return p, nil
+}

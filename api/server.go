@@ -1,0 +1,223 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/openpatience/solitaire/domain"
+)
+
+// DefaultMaxBodyBytes is the default limit of a request body: 64 KiB, far
+// above the largest layout (three decks) or move.
+const DefaultMaxBodyBytes = 64 << 10
+
+// Config is what New needs to serve the API.
+type Config struct {
+	// Games is the application service (required). Its Now is the server
+	// clock for every response.
+	Games *domain.Games
+	// Players keeps players and their token hashes (required).
+	Players domain.PlayerStore
+	// Idempotency keeps the responses of requests sent with an
+	// Idempotency-Key (required).
+	Idempotency IdempotencyStore
+	// Ready reports whether the server can serve (the database answers);
+	// GET /readyz calls it. nil means always ready.
+	Ready func(context.Context) error
+	// BadCursor is the error the store's List returns for a cursor it did
+	// not make; it is answered 400. nil if the store has none.
+	BadCursor error
+	// Spec is openapi.yaml, served byte for byte at /openapi.yaml and as
+	// JSON at /openapi.json (required).
+	Spec []byte
+	// Metrics is where the HTTP metrics are registered and what /metrics
+	// serves. nil means a new registry of the API's metrics only.
+	Metrics *prometheus.Registry
+	// Logger receives access logs and errors; nil discards them.
+	Logger *slog.Logger
+	// MaxBodyBytes limits request bodies (default DefaultMaxBodyBytes);
+	// larger ones get 413.
+	MaxBodyBytes int64
+	// Random is the source of tokens, ids and request ids (default
+	// crypto/rand.Reader).
+	Random io.Reader
+}
+
+// server holds the configured dependencies of the handlers.
+type server struct {
+	cfg      Config
+	log      *slog.Logger
+	metrics  *metrics
+	specJSON []byte
+	locks    keyLocks
+
+	metricsHandler http.Handler
+}
+
+// New returns the HTTP handler of the API (a gin engine) with every route
+// of API.md that exists so far. Errors: a required Config field missing, a
+// spec that does not parse, metrics that are already registered.
+func New(cfg Config) (http.Handler, error) {
+	if cfg.Games == nil || cfg.Players == nil || cfg.Idempotency == nil || len(cfg.Spec) == 0 {
+		return nil, errors.New("api: Config needs Games, Players, Idempotency and Spec")
+	}
+	if cfg.Games.Now == nil {
+		return nil, errors.New("api: Config.Games.Now is nil")
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.Random == nil {
+		cfg.Random = rand.Reader
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = prometheus.NewRegistry()
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	specJSON, err := specToJSON(cfg.Spec)
+	if err != nil {
+		return nil, err
+	}
+	m, err := newMetrics(cfg.Metrics)
+	if err != nil {
+		return nil, err
+	}
+	s := &server{cfg: cfg, log: log, metrics: m, specJSON: specJSON,
+		metricsHandler: promhttp.HandlerFor(cfg.Metrics, promhttp.HandlerOpts{})}
+	return s.routes(), nil
+}
+
+func (s *server) routes() *gin.Engine {
+	r := gin.New()
+	r.HandleMethodNotAllowed = true
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
+	_ = r.SetTrustedProxies(nil) // ClientIP is the peer's address; nil never fails
+	r.Use(s.requestID, s.accessLog, s.observe, s.recover, s.limitBody)
+	r.NoRoute(s.handle(func(c *gin.Context) reply {
+		return s.fail(c, &requestError{status: http.StatusNotFound, code: CodeNotFound, detail: "no such route"})
+	}))
+	r.NoMethod(s.handle(func(c *gin.Context) reply {
+		return s.fail(c, &requestError{status: http.StatusMethodNotAllowed, code: CodeMethodNotAllowed,
+			detail: "the route does not take this method; Allow lists the ones it takes"})
+	}))
+
+	r.GET("/healthz", s.handle(s.healthz))
+	r.GET("/readyz", s.handle(s.readyz))
+	r.GET("/metrics", s.serveMetrics)
+	r.GET("/openapi.yaml", s.handle(s.specYAML))
+	r.GET("/openapi.json", s.handle(s.specJSONHandler))
+	r.GET("/docs", s.handle(s.docsPage))
+
+	v1 := r.Group("/v1")
+	v1.POST("/players", s.handle(s.createPlayer))
+	v1.GET("/variants", s.handle(s.listVariants))
+
+	games := v1.Group("/games", s.auth)
+	games.POST("", s.idempotent(s.createGame))
+	games.GET("", s.handle(s.listGames))
+	games.GET("/:id", s.handle(s.getGame))
+	games.GET("/:id/legal-moves", s.handle(s.legalMoves))
+	games.POST("/:id/moves", s.idempotent(s.postMove))
+	games.GET("/:id/events", s.handle(s.events))
+	games.GET("/:id/states/:version", s.handle(s.stateAt))
+	// Later issues slot in here: /:id/audit, /:id/stream, /v1/duels,
+	// /v1/daily/:variant/games, /v1/players/me/stats, /v1/leaderboards.
+	return r
+}
+
+// now is the server clock.
+func (s *server) now() time.Time { return s.cfg.Games.Now() }
+
+// reply is a complete response: handlers build one, write sends it, and
+// the idempotency layer can keep and replay it byte for byte.
+type reply struct {
+	status      int
+	contentType string
+	header      http.Header // extra headers (ETag, Location, ...)
+	body        []byte
+	code        string // the problem code of an error reply, "" otherwise
+}
+
+const (
+	mimeJSON    = "application/json"
+	mimeProblem = "application/problem+json"
+	mimeNDJSON  = "application/x-ndjson"
+	mimeYAML    = "application/yaml"
+	mimeHTML    = "text/html; charset=utf-8"
+)
+
+// jsonReply encodes v as the body of a status response.
+func (s *server) jsonReply(status int, v any) reply {
+	b, err := json.Marshal(v)
+	if err != nil { // only for a bug: every type here marshals
+		s.log.Error("api: encode response", "err", err)
+		return s.problemReply(newProblem(http.StatusInternalServerError, CodeInternal, "an internal error occurred"))
+	}
+	return reply{status: status, contentType: mimeJSON, body: append(b, '\n')}
+}
+
+// with adds a header to r.
+func (r reply) with(key, value string) reply {
+	if r.header == nil {
+		r.header = http.Header{}
+	}
+	r.header.Set(key, value)
+	return r
+}
+
+func (s *server) problemReply(p Problem) reply {
+	b, _ := json.Marshal(p) // a Problem always marshals
+	return reply{status: p.Status, contentType: mimeProblem, body: append(b, '\n'), code: p.Code}
+}
+
+// fail answers err as a problem (problemFor). An unexpected error is
+// logged with the request id and answered with a generic 500.
+func (s *server) fail(c *gin.Context, err error) reply {
+	p, known := problemFor(err, s.cfg.BadCursor)
+	if !known {
+		s.log.ErrorContext(c.Request.Context(), "request failed", "request_id", requestIDOf(c),
+			"method", c.Request.Method, "route", c.FullPath(), "err", err)
+	}
+	p.RequestID = requestIDOf(c)
+	return s.problemReply(p)
+}
+
+// write sends r. A reply with status 0 was already written (a stream).
+func (s *server) write(c *gin.Context, r reply) {
+	if r.status == 0 {
+		return
+	}
+	h := c.Writer.Header()
+	for k, v := range r.header {
+		h[k] = v
+	}
+	if r.contentType != "" {
+		h.Set("Content-Type", r.contentType)
+	}
+	if r.code != "" {
+		c.Set(ctxProblemCode, r.code)
+	}
+	c.Writer.WriteHeader(r.status)
+	if c.Request.Method != http.MethodHead {
+		_, _ = c.Writer.Write(r.body)
+	}
+}
+
+// handle adapts a handler that returns a reply.
+func (s *server) handle(h func(*gin.Context) reply) gin.HandlerFunc {
+	return func(c *gin.Context) { s.write(c, h(c)) }
+}

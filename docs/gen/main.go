@@ -1,0 +1,194 @@
+// Command gen converts swag's Swagger 2.0 output into the OpenAPI 3.0
+// description served by the API:
+//
+//	go run ./docs/gen -in docs/swagger.json -out openapi.yaml
+//
+// It is run by `go generate ./docs`. The conversion is kin-openapi's
+// openapi2conv.ToV3, followed by three fixes for what Swagger 2.0 cannot
+// say (each deterministic, none hand-edited):
+//
+//  1. The BearerAuth scheme becomes an HTTP bearer scheme (Swagger 2.0 only
+//     knows an API key in the Authorization header).
+//  2. A response whose schema is Problem is served as
+//     application/problem+json (RFC 9457) only, and no other response lists
+//     that media type (Swagger 2.0 has one produces list per operation).
+//  3. An application/x-ndjson response carries one item per line: its
+//     schema becomes the item schema of the page's one array property.
+//
+// The result is validated and written as YAML with sorted keys (the top
+// level in the usual order), so the same input always gives the same
+// bytes.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi2"
+	"github.com/getkin/kin-openapi/openapi2conv"
+	"github.com/getkin/kin-openapi/openapi3"
+	"go.yaml.in/yaml/v4"
+)
+
+const (
+	problemRef  = "#/components/schemas/Problem"
+	mimeJSON    = "application/json"
+	mimeProblem = "application/problem+json"
+	mimeNDJSON  = "application/x-ndjson"
+)
+
+func main() {
+	in := flag.String("in", "swagger.json", "swag's Swagger 2.0 JSON")
+	out := flag.String("out", "../openapi.yaml", "the OpenAPI 3.0 YAML to write")
+	flag.Parse()
+	src, err := os.ReadFile(*in)
+	if err != nil {
+		fail(err)
+	}
+	b, err := Convert(src)
+	if err != nil {
+		fail(err)
+	}
+	if err := os.WriteFile(*out, b, 0o644); err != nil {
+		fail(err)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "gen:", err)
+	os.Exit(1)
+}
+
+// Convert turns a Swagger 2.0 document (JSON) into the OpenAPI 3.0 YAML of
+// the API, applying the fixes of the package comment.
+func Convert(swagger []byte) ([]byte, error) {
+	var doc2 openapi2.T
+	if err := json.Unmarshal(swagger, &doc2); err != nil {
+		return nil, fmt.Errorf("read swagger: %w", err)
+	}
+	doc, err := openapi2conv.ToV3(&doc2)
+	if err != nil {
+		return nil, fmt.Errorf("convert: %w", err)
+	}
+	if err := bearer(doc); err != nil {
+		return nil, err
+	}
+	for _, path := range doc.Paths.InMatchingOrder() {
+		for _, op := range doc.Paths.Value(path).Operations() {
+			for _, r := range op.Responses.Map() {
+				if r.Value == nil {
+					continue
+				}
+				problems(r.Value)
+				if err := ndjson(doc, r.Value); err != nil {
+					return nil, fmt.Errorf("%s: %w", path, err)
+				}
+			}
+		}
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		return nil, fmt.Errorf("the converted spec is invalid: %w", err)
+	}
+	return encode(doc)
+}
+
+// topLevel is the order of the document's top-level keys in the YAML;
+// nested keys are sorted.
+var topLevel = []string{"openapi", "info", "servers", "tags", "security", "paths", "components"}
+
+// encode writes doc as YAML, two-space indented, top-level keys in the
+// order of topLevel (then any other, sorted).
+func encode(doc *openapi3.T) ([]byte, error) {
+	var n yaml.Node
+	if err := n.Encode(doc); err != nil {
+		return nil, err
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("encode: the document is not a mapping")
+	}
+	rank := func(key string) int {
+		for i, k := range topLevel {
+			if k == key {
+				return i
+			}
+		}
+		return len(topLevel)
+	}
+	pairs := make([][2]*yaml.Node, 0, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		pairs = append(pairs, [2]*yaml.Node{n.Content[i], n.Content[i+1]})
+	}
+	sort.SliceStable(pairs, func(i, j int) bool { return rank(pairs[i][0].Value) < rank(pairs[j][0].Value) })
+	n.Content = n.Content[:0]
+	for _, p := range pairs {
+		n.Content = append(n.Content, p[0], p[1])
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&n); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// bearer is fix 1.
+func bearer(doc *openapi3.T) error {
+	ref := doc.Components.SecuritySchemes["BearerAuth"]
+	if ref == nil || ref.Value == nil {
+		return fmt.Errorf("no BearerAuth security scheme")
+	}
+	ref.Value = &openapi3.SecurityScheme{Type: "http", Scheme: "bearer", Description: ref.Value.Description}
+	return nil
+}
+
+// problems is fix 2.
+func problems(r *openapi3.Response) {
+	var problem *openapi3.MediaType
+	for _, mt := range r.Content {
+		if mt.Schema != nil && mt.Schema.Ref == problemRef {
+			problem = mt
+		}
+	}
+	if problem != nil {
+		r.Content = openapi3.Content{mimeProblem: problem}
+		return
+	}
+	delete(r.Content, mimeProblem)
+}
+
+// ndjson is fix 3.
+func ndjson(doc *openapi3.T, r *openapi3.Response) error {
+	mt := r.Content[mimeNDJSON]
+	if mt == nil || mt.Schema == nil {
+		return nil
+	}
+	name := strings.TrimPrefix(mt.Schema.Ref, "#/components/schemas/")
+	page := doc.Components.Schemas[name]
+	if page == nil || page.Value == nil {
+		return fmt.Errorf("%s response: schema %q is not a component", mimeNDJSON, mt.Schema.Ref)
+	}
+	var items *openapi3.SchemaRef
+	for _, p := range page.Value.Properties {
+		if p.Value != nil && p.Value.Type.Is("array") {
+			if items != nil {
+				return fmt.Errorf("%s response: %s has more than one array", mimeNDJSON, name)
+			}
+			items = p.Value.Items
+		}
+	}
+	if items == nil {
+		return fmt.Errorf("%s response: %s has no array", mimeNDJSON, name)
+	}
+	r.Content[mimeNDJSON] = openapi3.NewMediaType().WithSchemaRef(items)
+	return nil
+}
