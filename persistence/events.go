@@ -1,0 +1,333 @@
+package persistence
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"gorm.io/gorm"
+
+	"github.com/openpatience/solitaire/domain"
+)
+
+// insertBatch bounds the rows of one INSERT (7 parameters each), well
+// under both dialects' parameter limits.
+const insertBatch = 500
+
+// Append adds events, versions expected+1, expected+2, ..., to stream
+// gameID in one transaction: the conditional update of games.version
+// (and the projection, from after, as domain.Game.Project computes it)
+// decides; then the events are inserted, chained from the stream head's
+// hash (domain.Record); then, if the new version crosses a multiple of
+// Config.SnapshotEvery, a snapshot of after is written. Errors:
+// domain.ErrNotFound for an unknown game; domain.ErrConflict if the
+// stream's version is not expected (another writer appended first), with
+// nothing written; "persistence: append: ..." for events or a state that
+// do not fit expected (empty, versions out of sequence, after.Version not
+// the last event's, an event that would not decode) and for database
+// failures. Either every event is stored or none is.
+func (s *Store) Append(ctx context.Context, gameID string, expected int, events []domain.Event, after *domain.State) error {
+	if len(events) == 0 {
+		return errors.New("persistence: append: no events")
+	}
+	for i, e := range events {
+		if want := expected + 1 + i; e.Version != want {
+			return fmt.Errorf("persistence: append: event %d has version %d, want %d", i, e.Version, want)
+		}
+	}
+	last := expected + len(events)
+	if after == nil || after.Version != last {
+		return fmt.Errorf("persistence: append: state after is not at version %d", last)
+	}
+	var p domain.Game
+	p.Project(after)
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Exec(`UPDATE games SET version = ?, status = ?, moves = ?, score = ?, elapsed_ms = ?,
+			finished_at = ?, updated_at = ? WHERE id = ? AND version = ?`,
+			p.Version, string(p.Status), p.Moves, nullInt(p.Score), p.ElapsedMS,
+			nullTime(p.FinishedAt), millis(p.UpdatedAt), gameID, expected)
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return s.missingOrConflict(tx, gameID)
+		}
+		var head []byte
+		err := tx.Raw(`SELECT hash FROM events WHERE game_id = ? AND version = ?`, gameID, expected).Row().Scan(&head)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("game %s has no event %d, its head", gameID, expected)
+		}
+		if err != nil {
+			return err
+		}
+		recs, err := record(gameID, head, events)
+		if err != nil {
+			return err
+		}
+		if err := insertEvents(tx, recs); err != nil {
+			return err
+		}
+		if s.snapshotDue(expected, last) {
+			return s.writeSnapshot(tx, gameID, recs[len(recs)-1].Hash, after)
+		}
+		return nil
+	})
+	return wrap("append", err)
+}
+
+// missingOrConflict tells why a conditional update matched no row.
+func (s *Store) missingOrConflict(tx *gorm.DB, gameID string) error {
+	var n int64
+	if err := tx.Raw(`SELECT COUNT(*) FROM games WHERE id = ?`, gameID).Row().Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return domain.ErrNotFound
+	}
+	return domain.ErrConflict
+}
+
+// record chains events from prev (domain.Record) and checks that each
+// would decode again, so the log never holds an event Load cannot read.
+func record(gameID string, prev []byte, events []domain.Event) ([]domain.RecordedEvent, error) {
+	recs, err := domain.Record(gameID, prev, events)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		if _, err := domain.DecodeEvent(r.Version, r.Type, r.OccurredAt, r.Payload); err != nil {
+			return nil, err
+		}
+	}
+	return recs, nil
+}
+
+func insertEvents(tx *gorm.DB, recs []domain.RecordedEvent) error {
+	for len(recs) > 0 {
+		n := min(len(recs), insertBatch)
+		var q strings.Builder
+		q.WriteString(`INSERT INTO events (game_id, version, type, payload, occurred_at, prev_hash, hash) VALUES `)
+		args := make([]any, 0, 7*n)
+		for i, r := range recs[:n] {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteString("(?, ?, ?, ?, ?, ?, ?)")
+			args = append(args, r.GameID, r.Version, string(r.Type), nonNil(r.Payload), millis(r.OccurredAt),
+				r.PrevHash, r.Hash)
+		}
+		if err := tx.Exec(q.String(), args...).Error; err != nil {
+			return err
+		}
+		recs = recs[n:]
+	}
+	return nil
+}
+
+// snapshotFormat identifies the encoding of snapshots.state: the JSON of
+// domain.State. Bump it when a change to domain.State (or to Apply) makes
+// old snapshots differ from a fresh replay; Load then ignores the old ones
+// and replays, and new snapshots replace them as games go on.
+const snapshotFormat = 1
+
+// snapshotDue reports whether a stream going from version old to version
+// new crosses a multiple of the snapshot interval.
+func (s *Store) snapshotDue(old, new int) bool {
+	return s.snapshotEvery > 0 && new/s.snapshotEvery > old/s.snapshotEvery
+}
+
+// writeSnapshot stores st (at st.Version, whose event has hash head). A
+// state that does not encode is logged and skipped: snapshots only save
+// time, and Load replays without one.
+func (s *Store) writeSnapshot(tx *gorm.DB, gameID string, head []byte, st *domain.State) error {
+	data, err := json.Marshal(st)
+	if err != nil {
+		s.log.Warn("persistence: snapshot skipped", "game", gameID, "version", st.Version, "err", err)
+		return nil
+	}
+	return tx.Exec(`INSERT INTO snapshots (game_id, version, format, event_hash, state, created_at)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (game_id, version) DO NOTHING`,
+		gameID, st.Version, snapshotFormat, head, data, millis(st.LastAt)).Error
+}
+
+// Load returns game id's record and its current state: the newest usable
+// snapshot at or below the record's version, with the events after it
+// applied (State.Apply), or a replay of the whole log when there is no
+// usable snapshot (none, another format, undecodable, or taken from an
+// event whose hash is no longer the stored one). The result equals
+// domain.Replay of the stored events. A state whose replay found a fault
+// (State.Fault) is returned as is. Errors: domain.ErrNotFound;
+// "persistence: load: ..." for a log that does not decode or ends before
+// the record's version, and for database failures.
+func (s *Store) Load(ctx context.Context, id string) (*domain.Game, *domain.State, error) {
+	db := s.db.WithContext(ctx)
+	g, err := scanGame(db.Raw(`SELECT `+gameColumns+` FROM games WHERE id = ?`, id).Row())
+	if err != nil {
+		return nil, nil, wrap("load", err)
+	}
+	// Events are immutable and committed with the record that counts them,
+	// so versions up to g.Version are all there, whatever commits meanwhile.
+	st, err := s.fromSnapshot(db, id, g.Version)
+	if err != nil {
+		return nil, nil, wrap("load", err)
+	}
+	if st == nil {
+		recs, err := readEvents(db, id, 0, g.Version, 0)
+		if err != nil {
+			return nil, nil, wrap("load", err)
+		}
+		st = &domain.State{}
+		if err := applyRecorded(st, recs); err != nil {
+			return nil, nil, wrap("load", err)
+		}
+	}
+	if st.Version != g.Version && st.Fault == "" {
+		return nil, nil, fmt.Errorf("persistence: load: game %s: log ends at version %d, record says %d",
+			id, st.Version, g.Version)
+	}
+	return g, st, nil
+}
+
+// fromSnapshot rebuilds the state at version upTo from the newest usable
+// snapshot and the events after it; nil (and no error) if there is no
+// usable snapshot.
+func (s *Store) fromSnapshot(db *gorm.DB, id string, upTo int) (*domain.State, error) {
+	var (
+		version       int
+		format        int
+		head, encoded []byte
+	)
+	err := db.Raw(`SELECT version, format, event_hash, state FROM snapshots
+		WHERE game_id = ? AND version <= ? ORDER BY version DESC LIMIT 1`, id, upTo).Row().
+		Scan(&version, &format, &head, &encoded)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if format != snapshotFormat {
+		return nil, nil
+	}
+	st := &domain.State{}
+	if err := json.Unmarshal(encoded, st); err != nil || st.Version != version || st.Fault != "" {
+		s.log.Warn("persistence: snapshot unusable, replaying", "game", id, "version", version, "err", err)
+		return nil, nil
+	}
+	// The snapshot's own event comes first, to check it is the one the
+	// snapshot was taken after.
+	recs, err := readEvents(db, id, version-1, upTo, 0)
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 || recs[0].Version != version || !bytes.Equal(recs[0].Hash, head) {
+		s.log.Warn("persistence: snapshot does not match the log, replaying", "game", id, "version", version)
+		return nil, nil
+	}
+	if err := applyRecorded(st, recs[1:]); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// applyRecorded decodes recs and applies them to st in order.
+func applyRecorded(st *domain.State, recs []domain.RecordedEvent) error {
+	for _, r := range recs {
+		e, err := domain.DecodeEvent(r.Version, r.Type, r.OccurredAt, r.Payload)
+		if err != nil {
+			return err
+		}
+		st.Apply(e)
+	}
+	return nil
+}
+
+// Events returns up to limit recorded events of game gameID with version >
+// after, in version order (limit < 1: all of them). Errors:
+// domain.ErrNotFound for an unknown game.
+func (s *Store) Events(ctx context.Context, gameID string, after, limit int) ([]domain.RecordedEvent, error) {
+	db := s.db.WithContext(ctx)
+	recs, err := readEvents(db, gameID, max(after, 0), 0, limit)
+	if err != nil {
+		return nil, wrap("events", err)
+	}
+	if len(recs) == 0 {
+		if _, err := s.gameVersion(db, gameID); err != nil {
+			return nil, wrap("events", err)
+		}
+	}
+	return recs, nil
+}
+
+// VerifyChain checks game gameID's stored log with domain.VerifyChain
+// (versions 1..n in order, each linked to the previous hash, each hash
+// recomputed from the stored bytes) and against the record's version (a
+// missing or extra tail event counts as broken). It returns 0 if all is
+// well, else the first broken version. Errors: domain.ErrNotFound.
+func (s *Store) VerifyChain(ctx context.Context, gameID string) (int, error) {
+	db := s.db.WithContext(ctx)
+	version, err := s.gameVersion(db, gameID)
+	if err != nil {
+		return 0, wrap("verify chain", err)
+	}
+	recs, err := readEvents(db, gameID, 0, 0, 0)
+	if err != nil {
+		return 0, wrap("verify chain", err)
+	}
+	if bad := domain.VerifyChain(gameID, recs); bad != 0 {
+		return bad, nil
+	}
+	if len(recs) != version {
+		return min(len(recs), version) + 1, nil
+	}
+	return 0, nil
+}
+
+func (s *Store) gameVersion(db *gorm.DB, id string) (int, error) {
+	var v int
+	err := db.Raw(`SELECT version FROM games WHERE id = ?`, id).Row().Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, domain.ErrNotFound
+	}
+	return v, err
+}
+
+// readEvents reads the events of a game with after < version <= upTo (no
+// upper bound for upTo 0), at most limit of them (no bound for limit 0),
+// in version order.
+func readEvents(db *gorm.DB, id string, after, upTo, limit int) ([]domain.RecordedEvent, error) {
+	q := `SELECT position, version, type, payload, occurred_at, prev_hash, hash FROM events
+		WHERE game_id = ? AND version > ?`
+	args := []any{id, after}
+	if upTo > 0 {
+		q += ` AND version <= ?`
+		args = append(args, upTo)
+	}
+	q += ` ORDER BY version`
+	if limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, limit)
+	}
+	rows, err := db.Raw(q, args...).Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []domain.RecordedEvent
+	for rows.Next() {
+		r := domain.RecordedEvent{GameID: id}
+		var typ string
+		var at int64
+		if err := rows.Scan(&r.Position, &r.Version, &typ, &r.Payload, &at, &r.PrevHash, &r.Hash); err != nil {
+			return nil, err
+		}
+		r.Type = domain.EventType(typ)
+		r.OccurredAt = fromMillis(at)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

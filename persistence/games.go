@@ -1,0 +1,250 @@
+package persistence
+
+import (
+	"context"
+	"database/sql"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/openpatience/solitaire/domain"
+)
+
+// List limits (domain.GameFilter: Limit 1..500; API.md: default 50).
+const (
+	DefaultListLimit = 50
+	MaxListLimit     = 500
+)
+
+const gameColumns = `id, variant, rules, options, owner, ranked, seed, has_seed, salt, commitment,
+	duel_id, daily_date, created_at, status, version, moves, score, elapsed_ms, finished_at, updated_at`
+
+// Create stores a new stream: the game record g with the projection of s
+// (which must be the state after first), and first, its game_dealt event
+// at version 1, chained from domain.GenesisHash. g is not modified.
+// Errors: domain.ErrConflict if the id exists, or if g is a daily game
+// (DailyDate set) and its owner already has one for that variant and day;
+// "persistence: create: ..." for arguments that do not fit (first not a
+// version-1 game_dealt, s not at version 1, an id of 0 or more than 64
+// characters) and for database failures.
+func (s *Store) Create(ctx context.Context, g *domain.Game, first domain.Event, st *domain.State) error {
+	switch {
+	case g == nil || st == nil:
+		return errors.New("persistence: create: nil game or state")
+	case g.ID == "" || len(g.ID) > 64:
+		return fmt.Errorf("persistence: create: id of %d bytes, want 1..64", len(g.ID))
+	case first.Version != 1 || first.Type != domain.EventGameDealt:
+		return fmt.Errorf("persistence: create: first event is %s at version %d, want game_dealt at 1",
+			first.Type, first.Version)
+	case st.Version != 1:
+		return fmt.Errorf("persistence: create: state at version %d, want 1", st.Version)
+	}
+	rec := *g
+	rec.Project(st)
+	recs, err := record(g.ID, domain.GenesisHash, []domain.Event{first})
+	if err != nil {
+		return fmt.Errorf("persistence: create: %w", err)
+	}
+	rules, err := json.Marshal(rec.Rules)
+	if err != nil {
+		return fmt.Errorf("persistence: create: rules: %w", err)
+	}
+	options, err := json.Marshal(rec.Options)
+	if err != nil {
+		return fmt.Errorf("persistence: create: options: %w", err)
+	}
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		err := tx.Exec(`INSERT INTO games (`+gameColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			rec.ID, rec.Variant, string(rules), string(options), rec.Owner, rec.Ranked,
+			strconv.FormatUint(rec.Seed, 10), rec.HasSeed, nonNil(rec.Salt), rec.Commitment,
+			rec.DuelID, rec.DailyDate, millis(rec.CreatedAt),
+			string(rec.Status), rec.Version, rec.Moves, nullInt(rec.Score), rec.ElapsedMS,
+			nullTime(rec.FinishedAt), millis(rec.UpdatedAt)).Error
+		if err != nil {
+			return err
+		}
+		if err := insertEvents(tx, recs); err != nil {
+			return err
+		}
+		if s.snapshotDue(0, 1) {
+			return s.writeSnapshot(tx, g.ID, recs[0].Hash, st)
+		}
+		return nil
+	})
+	return wrap("create", err)
+}
+
+// Game returns the record of game id with the projection of its latest
+// state, without loading events. Errors: domain.ErrNotFound.
+func (s *Store) Game(ctx context.Context, id string) (*domain.Game, error) {
+	g, err := scanGame(s.db.WithContext(ctx).Raw(`SELECT `+gameColumns+` FROM games WHERE id = ?`, id).Row())
+	if err != nil {
+		return nil, wrap("game", err)
+	}
+	return g, nil
+}
+
+// List returns the games matching f, newest first (created_at, then id,
+// descending), at most f.Limit of them (below 1 means DefaultListLimit,
+// above MaxListLimit means MaxListLimit), and the cursor of the next page,
+// "" when there is none. Zero fields of f do not filter. Pages are keyset
+// pages: a game created between two calls never shifts a later page.
+// Errors: ErrBadCursor for a cursor List did not make.
+func (s *Store) List(ctx context.Context, f domain.GameFilter) ([]domain.Game, string, error) {
+	limit := f.Limit
+	switch {
+	case limit < 1:
+		limit = DefaultListLimit
+	case limit > MaxListLimit:
+		limit = MaxListLimit
+	}
+	var where []string
+	var args []any
+	if f.Owner != "" {
+		where, args = append(where, "owner = ?"), append(args, f.Owner)
+	}
+	if f.Status != "" {
+		where, args = append(where, "status = ?"), append(args, string(f.Status))
+	}
+	if f.Variant != "" {
+		where, args = append(where, "variant = ?"), append(args, f.Variant)
+	}
+	if f.Cursor != "" {
+		c, err := decodeCursor(f.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		where, args = append(where, "(created_at < ? OR (created_at = ? AND id < ?))"),
+			append(args, c.CreatedAt, c.CreatedAt, c.ID)
+	}
+	q := `SELECT ` + gameColumns + ` FROM games`
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	q += ` ORDER BY created_at DESC, id DESC LIMIT ?`
+	args = append(args, limit+1)
+	rows, err := s.db.WithContext(ctx).Raw(q, args...).Rows()
+	if err != nil {
+		return nil, "", wrap("list", err)
+	}
+	defer rows.Close()
+	var out []domain.Game
+	for rows.Next() {
+		g, err := scanGame(rows)
+		if err != nil {
+			return nil, "", wrap("list", err)
+		}
+		out = append(out, *g)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", wrap("list", err)
+	}
+	next := ""
+	if len(out) > limit {
+		out = out[:limit]
+		last := out[limit-1]
+		next = encodeCursor(cursor{CreatedAt: millis(last.CreatedAt), ID: last.ID})
+	}
+	return out, next, nil
+}
+
+// cursor is the position after the last game of a page. Encoded as
+// base64url JSON; opaque to clients.
+type cursor struct {
+	CreatedAt int64  `json:"t"`
+	ID        string `json:"i"`
+}
+
+func encodeCursor(c cursor) string {
+	b, _ := json.Marshal(c) // cannot fail: an int and a string
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s string) (cursor, error) {
+	var c cursor
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || json.Unmarshal(b, &c) != nil || c.ID == "" {
+		return cursor{}, ErrBadCursor
+	}
+	return c, nil
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+// scanGame reads one row of gameColumns; sql.ErrNoRows becomes
+// domain.ErrNotFound.
+func scanGame(r scanner) (*domain.Game, error) {
+	var (
+		g                            domain.Game
+		rules, options, seed, status string
+		created, updated             int64
+		score, finished              sql.NullInt64
+	)
+	err := r.Scan(&g.ID, &g.Variant, &rules, &options, &g.Owner, &g.Ranked, &seed, &g.HasSeed,
+		&g.Salt, &g.Commitment, &g.DuelID, &g.DailyDate, &created, &status, &g.Version, &g.Moves,
+		&score, &g.ElapsedMS, &finished, &updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, domain.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(rules), &g.Rules); err != nil {
+		return nil, fmt.Errorf("game %s: rules: %w", g.ID, err)
+	}
+	if err := json.Unmarshal([]byte(options), &g.Options); err != nil {
+		return nil, fmt.Errorf("game %s: options: %w", g.ID, err)
+	}
+	if g.Seed, err = strconv.ParseUint(seed, 10, 64); err != nil {
+		return nil, fmt.Errorf("game %s: seed: %w", g.ID, err)
+	}
+	g.Status = domain.Status(status)
+	g.CreatedAt = fromMillis(created)
+	g.UpdatedAt = fromMillis(updated)
+	if score.Valid {
+		v := int(score.Int64)
+		g.Score = &v
+	}
+	if finished.Valid {
+		t := fromMillis(finished.Int64)
+		g.FinishedAt = &t
+	}
+	return &g, nil
+}
+
+// millis is the stored form of a time: milliseconds since the Unix epoch
+// (sub-millisecond parts dropped). Exact for every time the server makes,
+// the zero time included.
+func millis(t time.Time) int64 { return t.UnixMilli() }
+
+// fromMillis reverses millis, in UTC.
+func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+
+func nullInt(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return int64(*p)
+}
+
+func nullTime(p *time.Time) any {
+	if p == nil {
+		return nil
+	}
+	return millis(*p)
+}
+
+// nonNil keeps a nil slice from being stored as NULL in a NOT NULL column.
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}

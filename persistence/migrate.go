@@ -1,0 +1,47 @@
+package persistence
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io/fs"
+	"log/slog"
+
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+
+	"github.com/openpatience/solitaire/migrations"
+)
+
+// migrate applies the pending migrations of the dialect's directory in
+// package migrations with goose. On PostgreSQL an advisory session lock
+// makes servers that start together apply them once.
+func migrate(ctx context.Context, db *sql.DB, dialect string, log *slog.Logger) error {
+	sub, err := fs.Sub(migrations.FS, dialect)
+	if err != nil {
+		return fmt.Errorf("persistence: migrate: %w", err)
+	}
+	opts := []goose.ProviderOption{goose.WithSlog(log), goose.WithDisableGlobalRegistry(true)}
+	gd := goose.DialectSQLite3
+	if dialect == DialectPostgres {
+		gd = goose.DialectPostgres
+		locker, err := lock.NewPostgresSessionLocker()
+		if err != nil {
+			return fmt.Errorf("persistence: migrate: %w", err)
+		}
+		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	p, err := goose.NewProvider(gd, db, sub, opts...)
+	if err != nil {
+		return fmt.Errorf("persistence: migrate: %w", err)
+	}
+	res, err := p.Up(ctx)
+	if err != nil {
+		return fmt.Errorf("persistence: migrate: %w", err)
+	}
+	for _, r := range res {
+		log.Info("persistence: migration applied", "dialect", dialect,
+			"version", r.Source.Version, "file", r.Source.Path, "duration", r.Duration)
+	}
+	return nil
+}

@@ -1,0 +1,198 @@
+package persistence
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/glebarez/sqlite"
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+
+	"github.com/openpatience/solitaire/domain"
+)
+
+// The dialects Store.Dialect reports.
+const (
+	DialectPostgres = "postgres"
+	DialectSQLite   = "sqlite"
+)
+
+// DefaultSQLitePath is the embedded database file used when neither
+// Config.DatabaseURL nor Config.SQLitePath is set (API.md "Running the
+// server": SOLITAIRE_SQLITE_PATH, default solitaire.db).
+const DefaultSQLitePath = "solitaire.db"
+
+// DefaultSnapshotEvery is the default snapshot interval, in events (issue
+// "Event store"). Config.SnapshotEvery 0 disables snapshots, so a caller
+// that wants the default passes DefaultSnapshotEvery (or any negative
+// value).
+const DefaultSnapshotEvery = 100
+
+// Pool settings for PostgreSQL: enough connections for the server's
+// concurrent requests without crowding the server's max_connections (100
+// by default).
+const (
+	postgresMaxConns = 20
+	postgresMaxIdle  = 5 * time.Minute
+)
+
+// Config says which database to use and how.
+type Config struct {
+	// DatabaseURL is a postgres:// (or postgresql://) URL. Empty selects
+	// the embedded SQLite database at SQLitePath.
+	DatabaseURL string
+	// SQLitePath is the SQLite file, created if missing; "" means
+	// DefaultSQLitePath. It may not contain '?'. Ignored with DatabaseURL.
+	SQLitePath string
+	// SnapshotEvery is the snapshot interval in events: Append writes a
+	// snapshot of the state whenever the stream's version crosses a
+	// multiple of it. 0 disables snapshots; a negative value means
+	// DefaultSnapshotEvery (100).
+	SnapshotEvery int
+	// Logger receives warnings (slow queries, skipped snapshots) and debug
+	// traces; nil discards them.
+	Logger *slog.Logger
+}
+
+// Store is the event store on one database. It implements domain.Store and
+// domain.PlayerStore and is safe for concurrent use. Create it with Open
+// and release it with Close.
+type Store struct {
+	db            *gorm.DB
+	sqlDB         *sql.DB
+	dialect       string
+	snapshotEvery int
+	log           *slog.Logger
+}
+
+var (
+	_ domain.Store       = (*Store)(nil)
+	_ domain.PlayerStore = (*Store)(nil)
+)
+
+// Open connects to the database cfg names (PostgreSQL if cfg.DatabaseURL is
+// set, else the SQLite file cfg.SQLitePath, default "solitaire.db"),
+// applies any pending migrations, and returns the store. Errors are
+// wrapped as "persistence: open ...".
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	s, err := connect(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := migrate(ctx, s.sqlDB, s.dialect, s.log); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Migrate connects to the database cfg names, applies the pending
+// migrations of package migrations, and disconnects. Open does the same
+// before returning; Migrate is for a separate `migrate` command.
+func Migrate(ctx context.Context, cfg Config) error {
+	s, err := connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return migrate(ctx, s.sqlDB, s.dialect, s.log)
+}
+
+// Close releases the database connections. The store is unusable after.
+func (s *Store) Close() error {
+	if err := s.sqlDB.Close(); err != nil {
+		return fmt.Errorf("persistence: close: %w", err)
+	}
+	return nil
+}
+
+// Ping reports whether the database answers (readiness, API.md /readyz).
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.sqlDB.PingContext(ctx); err != nil {
+		return fmt.Errorf("persistence: ping: %w", err)
+	}
+	return nil
+}
+
+// Dialect is "postgres" or "sqlite" (DialectPostgres, DialectSQLite).
+func (s *Store) Dialect() string { return s.dialect }
+
+// DB is the underlying connection pool, for tests and maintenance tools
+// (the conformance suite tampers with rows through it). Application code
+// uses the Store's methods. On SQLite the pool has a single connection:
+// do not hold a *sql.Conn or transaction from it while calling the Store.
+func (s *Store) DB() *sql.DB { return s.sqlDB }
+
+func connect(ctx context.Context, cfg Config) (*Store, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	every := cfg.SnapshotEvery
+	if every < 0 {
+		every = DefaultSnapshotEvery
+	}
+	gcfg := &gorm.Config{
+		Logger:                 newGormLogger(log),
+		SkipDefaultTransaction: true,
+		DisableAutomaticPing:   true,
+	}
+	s := &Store{snapshotEvery: every, log: log}
+	var err error
+	if cfg.DatabaseURL != "" {
+		s.dialect = DialectPostgres
+		s.db, err = gorm.Open(postgres.Open(cfg.DatabaseURL), gcfg)
+		if err != nil {
+			return nil, fmt.Errorf("persistence: open postgres: %w", err)
+		}
+	} else {
+		s.dialect = DialectSQLite
+		path := cfg.SQLitePath
+		if path == "" {
+			path = DefaultSQLitePath
+		}
+		if strings.ContainsRune(path, '?') {
+			return nil, fmt.Errorf("persistence: open sqlite: path %q contains '?'", path)
+		}
+		s.db, err = gorm.Open(sqlite.Open(path+sqliteParams), gcfg)
+		if err != nil {
+			return nil, fmt.Errorf("persistence: open sqlite %s: %w", path, err)
+		}
+	}
+	s.sqlDB, err = s.db.DB()
+	if err != nil {
+		return nil, fmt.Errorf("persistence: open %s: %w", s.dialect, err)
+	}
+	if s.dialect == DialectSQLite {
+		// One connection: every transaction, read or write, takes turns, so
+		// concurrent appenders in this process never see SQLITE_BUSY and the
+		// conditional update decides races exactly as on PostgreSQL.
+		s.sqlDB.SetMaxOpenConns(1)
+		s.sqlDB.SetMaxIdleConns(1)
+		s.sqlDB.SetConnMaxLifetime(0)
+		s.sqlDB.SetConnMaxIdleTime(0)
+	} else {
+		s.sqlDB.SetMaxOpenConns(postgresMaxConns)
+		s.sqlDB.SetMaxIdleConns(postgresMaxConns)
+		s.sqlDB.SetConnMaxIdleTime(postgresMaxIdle)
+	}
+	if err := s.sqlDB.PingContext(ctx); err != nil {
+		s.sqlDB.Close()
+		return nil, fmt.Errorf("persistence: open %s: %w", s.dialect, err)
+	}
+	return s, nil
+}
+
+// sqliteParams are the connection settings of the embedded database:
+//   - WAL lets a second process (a migrate command, a backup) read while
+//     the server writes; synchronous FULL makes a committed append durable.
+//   - busy_timeout makes another process's lock a wait, not an error.
+//   - _txlock=immediate takes the write lock at BEGIN, so a transaction
+//     never fails half-way upgrading a read lock.
+//   - foreign_keys: events and snapshots must belong to a game.
+const sqliteParams = "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
+	"&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)&_txlock=immediate"

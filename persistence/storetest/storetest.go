@@ -1,0 +1,1075 @@
+// Package storetest is the conformance suite of the event store: one set
+// of tests that every database behind persistence.Store must pass, run
+// against PostgreSQL and the embedded SQLite alike (persistence's
+// store_test.go calls Run once for each).
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/persistence"
+)
+
+// SnapshotEvery is the snapshot interval the stores given to Run must be
+// opened with (persistence.Config.SnapshotEvery): small, so that the
+// suite's games cross many snapshots.
+const SnapshotEvery = 7
+
+// Run runs the suite. open must return a new store on an empty database
+// each time it is called, opened with Config.SnapshotEvery =
+// SnapshotEvery, and close it when t ends.
+func Run(t *testing.T, open func(t *testing.T) *persistence.Store) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s *persistence.Store)
+	}{
+		{"RoundTrip", testRoundTrip},
+		{"GameRecord", testGameRecord},
+		{"VersionRules", testVersionRules},
+		{"UnknownGame", testUnknownGame},
+		{"BadAppend", testBadAppend},
+		{"Snapshots", testSnapshots},
+		{"RandomGames", testRandomGames},
+		{"Tamper", testTamper},
+		{"Race", testRace},
+		{"Idempotency", testIdempotency},
+		{"Players", testPlayers},
+		{"List", testList},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := open(t)
+			if s == nil {
+				t.Fatal("open returned nil")
+			}
+			tc.fn(t, s)
+		})
+	}
+}
+
+// clock is a settable server clock for domain.Games.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock {
+	return &clock{t: time.Date(2026, 3, 14, 15, 9, 26, 535_000_000, time.UTC)}
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+	return c.t
+}
+
+// fixture is one store under test with a service over it.
+type fixture struct {
+	t     *testing.T
+	ctx   context.Context
+	s     *persistence.Store
+	games *domain.Games
+	clock *clock
+}
+
+func newFixture(t *testing.T, s *persistence.Store) *fixture {
+	c := newClock()
+	g := domain.NewGames(s)
+	g.Now = c.Now
+	return &fixture{t: t, ctx: t.Context(), s: s, games: g, clock: c}
+}
+
+// create makes a game through domain.Games.Create, as the API does.
+func (f *fixture) create(req domain.NewGame) (*domain.Game, *domain.State) {
+	f.t.Helper()
+	if req.Owner == "" {
+		req.Owner = "p1"
+	}
+	if req.Variant == "" {
+		req.Variant = "relaxed"
+	}
+	if req.Seed == nil && req.Layout == nil {
+		seed := uint64(42)
+		req.Seed = &seed
+	}
+	g, st, err := f.games.Create(f.ctx, req)
+	if err != nil {
+		f.t.Fatalf("create %+v: %v", req, err)
+	}
+	return g, st
+}
+
+// drawEvent returns the next turn of a pure draw-and-recycle game: the top
+// stock card drawn, or the waste turned over when the stock is empty. It
+// needs no rules engine beyond Apply, so the store's basic tests do not
+// depend on Decide. Valid for a variant with unlimited passes (relaxed).
+func drawEvent(st *domain.State, version, move int, at time.Time) domain.Event {
+	e := domain.Event{Version: version, OccurredAt: domain.Millis(at),
+		Data: domain.EventData{V: domain.PayloadVersion, Move: move}}
+	if n := len(st.Stock); n > 0 {
+		e.Type = domain.EventStockDrawn
+		e.Data.Count = 1
+		e.Data.Cards = []domain.Card{st.Stock[n-1]}
+	} else {
+		e.Type = domain.EventStockRecycled
+		e.Data.Count = len(st.Waste)
+	}
+	return e
+}
+
+// draws returns n draw turns following st and the state after them; st is
+// not changed.
+func (f *fixture) draws(st *domain.State, n int) ([]domain.Event, *domain.State) {
+	f.t.Helper()
+	after := st.Clone()
+	var evs []domain.Event
+	for range n {
+		e := drawEvent(after, after.Version+1, after.Moves+1, f.clock.Advance(1234*time.Millisecond))
+		after.Apply(e)
+		if after.Fault != "" {
+			f.t.Fatalf("draw event does not apply: %s", after.Fault)
+		}
+		evs = append(evs, e)
+	}
+	return evs, after
+}
+
+// appendDraws appends n draws to game id in batches of 1..3 events and
+// returns the final state.
+func (f *fixture) appendDraws(id string, st *domain.State, n int, rng *rand.Rand) *domain.State {
+	f.t.Helper()
+	for n > 0 {
+		k := min(n, 1+rng.IntN(3))
+		evs, after := f.draws(st, k)
+		if err := f.s.Append(f.ctx, id, st.Version, evs, after); err != nil {
+			f.t.Fatalf("append %d events at version %d: %v", k, st.Version, err)
+		}
+		st, n = after, n-k
+	}
+	return st
+}
+
+// replay rebuilds game id's state from its whole stored log with
+// domain.Replay.
+func (f *fixture) replay(id string) *domain.State {
+	f.t.Helper()
+	recs, err := f.s.Events(f.ctx, id, 0, 0)
+	if err != nil {
+		f.t.Fatalf("events of %s: %v", id, err)
+	}
+	evs := make([]domain.Event, len(recs))
+	for i, r := range recs {
+		if evs[i], err = domain.DecodeEvent(r.Version, r.Type, r.OccurredAt, r.Payload); err != nil {
+			f.t.Fatalf("decode event %d: %v", r.Version, err)
+		}
+	}
+	st, bad := domain.Replay(evs)
+	if bad != 0 {
+		f.t.Fatalf("replay of %s fails at version %d: %s", id, bad, st.Fault)
+	}
+	return st
+}
+
+// sameState fails the test unless the JSON encodings of got and want are
+// equal (the snapshot encoding, so "equal" means "would snapshot alike").
+func sameState(t *testing.T, what string, got, want *domain.State) {
+	t.Helper()
+	g, err := json.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(g, w) {
+		t.Fatalf("%s: states differ\n got: %s\nwant: %s", what, g, w)
+	}
+}
+
+// checkLoad loads game id and compares its state with want and with a full
+// replay, and its record's projection with want.
+func (f *fixture) checkLoad(id string, want *domain.State) *domain.Game {
+	f.t.Helper()
+	g, st, err := f.s.Load(f.ctx, id)
+	if err != nil {
+		f.t.Fatalf("load %s: %v", id, err)
+	}
+	sameState(f.t, "Load vs full replay", st, f.replay(id))
+	if want != nil {
+		sameState(f.t, "Load vs appended state", st, want)
+		var p domain.Game
+		p.Project(want)
+		if g.Version != p.Version || g.Status != p.Status || g.Moves != p.Moves ||
+			g.ElapsedMS != p.ElapsedMS || !g.UpdatedAt.Equal(p.UpdatedAt) ||
+			!reflect.DeepEqual(g.Score, p.Score) || (g.FinishedAt == nil) != (p.FinishedAt == nil) ||
+			(g.FinishedAt != nil && !g.FinishedAt.Equal(*p.FinishedAt)) {
+			f.t.Fatalf("projection of %s = %+v, want that of the state: %+v", id, g, p)
+		}
+	}
+	return g
+}
+
+// exec runs a statement with ? placeholders on the store's database,
+// translating them for PostgreSQL.
+func (f *fixture) exec(q string, args ...any) int64 {
+	f.t.Helper()
+	res, err := f.s.DB().ExecContext(f.ctx, f.placeholders(q), args...)
+	if err != nil {
+		f.t.Fatalf("%s: %v", q, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return n
+}
+
+func (f *fixture) count(q string, args ...any) int {
+	f.t.Helper()
+	var n int
+	if err := f.s.DB().QueryRowContext(f.ctx, f.placeholders(q), args...).Scan(&n); err != nil {
+		f.t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+func (f *fixture) placeholders(q string) string {
+	if f.s.Dialect() != persistence.DialectPostgres {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func testRoundTrip(t *testing.T, s *persistence.Store) {
+	f := newFixture(t, s)
+	rng := rand.New(rand.NewPCG(1, 1))
+	g, st := f.create(domain.NewGame{Variant: "relaxed"})
+
+	recs, err := s.Events(f.ctx, g.ID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 || recs[0].Version != 1 || recs[0].Type != domain.EventGameDealt ||
+		!bytes.Equal(recs[0].PrevHash, domain.GenesisHash) || recs[0].Position <= 0 || recs[0].GameID != g.ID {
+		t.Fatalf("log after create = %+v, want one game_dealt at version 1 from genesis", recs)
+	}
+	f.checkLoad(g.ID, st)
+
+	for range 12 {
+		st = f.appendDraws(g.ID, st, 1+rng.IntN(4), rng)
+		f.checkLoad(g.ID, st)
+	}
+	recs, err = s.Events(f.ctx, g.ID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != st.Version {
+		t.Fatalf("%d events stored, want %d", len(recs), st.Version)
+	}
+	for i, r := range recs {
+		if r.Version != i+1 {
+			t.Fatalf("event %d has version %d", i, r.Version)
+		}
+		if i > 0 && (r.Position <= recs[i-1].Position || !bytes.Equal(r.PrevHash, recs[i-1].Hash)) {
+			t.Fatalf("event %d: position %d after %d, or not chained", r.Version, r.Position, recs[i-1].Position)
+		}
+		e, err := domain.DecodeEvent(r.Version, r.Type, r.OccurredAt, r.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.OccurredAt != domain.Millis(r.OccurredAt) || !e.OccurredAt.Equal(r.OccurredAt) {
+			t.Fatalf("event %d time %v is not whole UTC milliseconds", r.Version, r.OccurredAt)
+		}
+	}
+	page, err := s.Events(f.ctx, g.ID, 5, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page) != 3 || page[0].Version != 6 || page[2].Version != 8 || !reflect.DeepEqual(page, recs[5:8]) {
+		t.Fatalf("Events(after 5, limit 3) = %d events from %v", len(page), page)
+	}
+	if tail, err := s.Events(f.ctx, g.ID, st.Version, 10); err != nil || len(tail) != 0 {
+		t.Fatalf("Events after the head = %v, %v; want none", tail, err)
+	}
+
+	// The game ends: the projection follows.
+	f.clock.Advance(time.Second)
+	_, won, evs, err := f.games.Play(f.ctx, "p1", g.ID, domain.Move{Type: domain.MoveResign}, st.Version)
+	if err != nil {
+		t.Fatalf("resign: %v", err)
+	}
+	if len(evs) == 0 || won.Status != domain.StatusLost {
+		t.Fatalf("resign appended %v, status %s", evs, won.Status)
+	}
+	rec := f.checkLoad(g.ID, won)
+	if rec.FinishedAt == nil || !rec.FinishedAt.Equal(won.EndedAt) || rec.Status != domain.StatusLost {
+		t.Fatalf("record after resign: status %s finished %v", rec.Status, rec.FinishedAt)
+	}
+	if v, err := s.VerifyChain(f.ctx, g.ID); err != nil || v != 0 {
+		t.Fatalf("VerifyChain = %d, %v; want 0", v, err)
+	}
+	if err := s.Ping(f.ctx); err != nil {
+		t.Fatalf("ping: %v", err)
+	}
+}
+
+func testGameRecord(t *testing.T, s *persistence.Store) {
+	f := newFixture(t, s)
+	high := uint64(1)<<63 + 0xDEADBEEF // does not fit a signed BIGINT
+	draw3 := 3
+	scoring := domain.ScoringStandard
+	cases := []domain.NewGame{
+		{Owner: "p1", Variant: "klondike", Seed: &high},
+		{Owner: "p2", Variant: "relaxed", Options: domain.Options{Draw: &draw3}, DuelID: "duel-7"},
+		{Owner: "p3", Variant: "klondike", Options: domain.Options{Scoring: &scoring}, DailyDate: "2026-03-14"},
+		{Owner: "p1", Variant: "tripleharp"}, // secret seed: ranked
+	}
+	// An explicit layout: no seed (R6.5).
+	rules, _, err := mustVariant(t, "klondike").Resolve(domain.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deal := domain.Deal(rules, 7)
+	cases = append(cases, domain.NewGame{Owner: "p4", Variant: "klondike",
+		Layout: &domain.Position{Tableau: deal.Tableau, Stock: deal.Stock}})
+
+	for i, req := range cases {
+		f.clock.Advance(time.Minute)
+		var want *domain.Game
+		var st *domain.State
+		if i == 3 {
+			want, st, err = f.games.Create(f.ctx, req) // no seed given
+			if err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			want, st = f.create(req)
+		}
+		got, err := s.Game(f.ctx, want.ID)
+		if err != nil {
+			t.Fatalf("Game(%s): %v", want.ID, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("case %d: stored record\n got %+v\nwant %+v", i, got, want)
+		}
+		loaded, lst, err := s.Load(f.ctx, want.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(loaded, want) {
+			t.Errorf("case %d: Load's record\n got %+v\nwant %+v", i, loaded, want)
+		}
+		sameState(t, "Load after create", lst, st)
+	}
+	if got, _ := s.Game(f.ctx, mustCreated(t, f, 0)); got == nil || got.Seed != high || !got.HasSeed {
+		t.Errorf("seed above 2^63 did not round-trip: %+v", got)
+	}
+
+	// One daily game per player, variant and day.
+	f.clock.Advance(time.Minute)
+	_, _, err = f.games.Create(f.ctx, cases[2])
+	if !errors.Is(err, domain.ErrConflict) {
+		t.Errorf("second daily game for the same player and day: %v, want ErrConflict", err)
+	}
+	other := cases[2]
+	other.Owner = "p9"
+	if _, _, err := f.games.Create(f.ctx, other); err != nil {
+		t.Errorf("daily game of another player: %v", err)
+	}
+}
+
+// mustCreated returns the id of the index-th game created in f's store,
+// oldest first.
+func mustCreated(t *testing.T, f *fixture, index int) string {
+	t.Helper()
+	games, _, err := f.s.List(f.ctx, domain.GameFilter{Limit: persistence.MaxListLimit})
+	if err != nil || len(games) <= index {
+		t.Fatalf("list: %d games, %v", len(games), err)
+	}
+	return games[len(games)-1-index].ID
+}
+
+func mustVariant(t *testing.T, id string) domain.Variant {
+	t.Helper()
+	v, err := domain.LookupVariant(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func testVersionRules(t *testing.T, s *persistence.Store) {
+	f := newFixture(t, s)
+	rng := rand.New(rand.NewPCG(2, 2))
+	g, st := f.create(domain.NewGame{})
+	st = f.appendDraws(g.ID, st, 5, rng)
+	before, _, err := s.Load(f.ctx, g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := f.count(`SELECT COUNT(*) FROM events WHERE game_id = ?`, g.ID)
+	for _, expected := range []int{0, 1, st.Version - 1, st.Version + 1, st.Version + 10, -1} {
+		// Events numbered from the wrong expected version, and (below)
+		// from the right head but claimed at a wrong expected version.
+		evs, after := f.draws(st, 2)
+		for i := range evs {
+			evs[i].Version = expected + 1 + i
+		}
+		after.Version = expected + len(evs)
+		err := s.Append(f.ctx, g.ID, expected, evs, after)
+		if !errors.Is(err, domain.ErrConflict) {
+			t.Errorf("append at expected %d (head %d): %v, want ErrConflict", expected, st.Version, err)
+		}
+	}
+	if got := f.count(`SELECT COUNT(*) FROM events WHERE game_id = ?`, g.ID); got != n {
+		t.Fatalf("%d events after refused appends, want %d", got, n)
+	}
+	after, _, err := s.Load(f.ctx, g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(after, before) {
+		t.Fatalf("record changed by refused appends:\n%+v\n%+v", after, before)
+	}
+	f.checkLoad(g.ID, st)
+	// The right expected version still works.
+	evs, next := f.draws(st, 1)
+	if err := s.Append(f.ctx, g.ID, st.Version, evs, next); err != nil {
+		t.Fatal(err)
+	}
+	f.checkLoad(g.ID, next)
+
+	// An id that exists cannot be created again.
+	rec, err := s.Game(f.ctx, g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := &domain.State{}
+	deal := domain.DealtEvent(rec.Rules, domain.Deal(rec.Rules, 1), rec.Commitment, f.clock.Now())
+	first.Apply(deal)
+	if err := s.Create(f.ctx, rec, deal, first); !errors.Is(err, domain.ErrConflict) {
+		t.Errorf("create with an existing id: %v, want ErrConflict", err)
+	}
+	if got := f.count(`SELECT COUNT(*) FROM events WHERE game_id = ?`, g.ID); got != next.Version {
+		t.Errorf("%d events after the refused create, want %d", got, next.Version)
+	}
+}
+
+func testUnknownGame(t *testing.T, s *persistence.Store) {
+	f := newFixture(t, s)
+	g, st := f.create(domain.NewGame{})
+	evs, after := f.draws(st, 1)
+	const id = "no-such-game"
+	if err := s.Append(f.ctx, id, st.Version, evs, after); !errors.Is(err, domain.ErrNotFound) {
+		t.Errorf("Append: %v, want ErrNotFound", err)
+	}
+	if _, _, err := s.Load(f.ctx, id); !errors.Is(err, domain.ErrNotFound) {
+		t.Errorf("Load: %v, want ErrNotFound", err)
+	}
+	if _, err := s.Game(f.ctx, id); !errors.Is(err, domain.ErrNotFound) {
+		t.Errorf("Game: %v, want ErrNotFound", err)
+	}
+	if _, err := s.Events(f.ctx, id, 0, 10); !errors.Is(err, domain.ErrNotFound) {
+		t.Errorf("Events: %v, want ErrNotFound", err)
+	}
+	if _, err := s.VerifyChain(f.ctx, id); !errors.Is(err, domain.ErrNotFound) {
+		t.Errorf("VerifyChain: %v, want ErrNotFound", err)
+	}
+	if n := f.count(`SELECT COUNT(*) FROM events WHERE game_id = ?`, id); n != 0 {
+		t.Errorf("%d events stored for an unknown game", n)
+	}
+	f.checkLoad(g.ID, st)
+}
+
+// testBadAppend: arguments that cannot be right are refused with an error
+// that is neither ErrConflict nor ErrNotFound, and nothing is written.
+func testBadAppend(t *testing.T, s *persistence.Store) {
+	f := newFixture(t, s)
+	g, st := f.create(domain.NewGame{})
+	evs, after := f.draws(st, 3)
+	gap := slices.Clone(evs)
+	gap[2].Version++
+	unknown := slices.Clone(evs)
+	unknown[1].Type = "card_teleported"
+	staleAfter := after.Clone()
+	staleAfter.Version--
+	cases := []struct {
+		name  string
+		evs   []domain.Event
+		after *domain.State
+	}{
+		{"no events", nil, st},
+		{"gap in versions", gap, after},
+		{"after at another version", evs, staleAfter},
+		{"nil after", evs, nil},
+		{"unknown event type", unknown, after},
+	}
+	for _, c := range cases {
+		err := s.Append(f.ctx, g.ID, st.Version, c.evs, c.after)
+		if err == nil || errors.Is(err, domain.ErrConflict) || errors.Is(err, domain.ErrNotFound) {
+			t.Errorf("%s: %v, want a plain error", c.name, err)
+		}
+	}
+	f.checkLoad(g.ID, st)
+}
+
+func testSnapshots(t *testing.T, s *persistence.Store) {
+	f := newFixture(t, s)
+	rng := rand.New(rand.NewPCG(3, 3))
+	g, st := f.create(domain.NewGame{Variant: "relaxed"})
+	// Cross several multiples of SnapshotEvery, in batches of 1..3.
+	st = f.appendDraws(g.ID, st, 8*SnapshotEvery+3, rng)
+	f.checkLoad(g.ID, st)
+	n := f.count(`SELECT COUNT(*) FROM snapshots WHERE game_id = ?`, g.ID)
+	if n < 8 || n > st.Version/SnapshotEvery {
+		t.Fatalf("%d snapshots for %d events every %d", n, st.Version, SnapshotEvery)
+	}
+	newest := f.count(`SELECT MAX(version) FROM snapshots WHERE game_id = ?`, g.ID)
+	if newest > st.Version || st.Version-newest > SnapshotEvery+2 {
+		t.Fatalf("newest snapshot at %d, head at %d", newest, st.Version)
+	}
+
+	// Load uses the snapshot: a planted, self-consistent but different
+	// state at the newest snapshot shows through.
+	var orig []byte
+	if err := f.s.DB().QueryRowContext(f.ctx, f.placeholders(`SELECT state FROM snapshots WHERE game_id = ? AND version = ?`),
+		g.ID, newest).Scan(&orig); err != nil {
+		t.Fatal(err)
+	}
+	var planted domain.State
+	if err := json.Unmarshal(orig, &planted); err != nil {
+		t.Fatalf("snapshot is not a State: %v", err)
+	}
+	planted.Score.Points += 1000
+	pb, _ := json.Marshal(&planted)
+	f.exec(`UPDATE snapshots SET state = ? WHERE game_id = ? AND version = ?`, pb, g.ID, newest)
+	if _, got, err := s.Load(f.ctx, g.ID); err != nil || got.Score.Points != st.Score.Points+1000 {
+		t.Fatalf("Load with a planted snapshot: points %v, %v; want the snapshot's", got, err)
+	}
+
+	// A snapshot that does not decode, or is of another format, or whose
+	// event is not the stored one, falls back to a full replay.
+	for _, tamper := range []struct {
+		name, q string
+		args    []any
+	}{
+		{"garbage", `UPDATE snapshots SET state = ? WHERE game_id = ? AND version = ?`, []any{[]byte("{not json"), g.ID, newest}},
+		{"wrong version inside", `UPDATE snapshots SET state = ? WHERE game_id = ? AND version = ?`, []any{[]byte(`{"version": 3}`), g.ID, newest}},
+		{"other format", `UPDATE snapshots SET state = ?, format = 999 WHERE game_id = ? AND version = ?`, []any{pb, g.ID, newest}},
+		{"other event", `UPDATE snapshots SET state = ?, event_hash = ? WHERE game_id = ? AND version = ?`, []any{pb, make([]byte, 32), g.ID, newest}},
+	} {
+		f.exec(tamper.q, tamper.args...)
+		_, got, err := s.Load(f.ctx, g.ID)
+		if err != nil {
+			t.Fatalf("%s: Load: %v", tamper.name, err)
+		}
+		sameState(t, tamper.name, got, st)
+	}
+	f.exec(`UPDATE snapshots SET state = ?, format = 1, event_hash = (SELECT hash FROM events WHERE game_id = ? AND version = ?) WHERE game_id = ? AND version = ?`,
+		orig, g.ID, newest, g.ID, newest)
+	f.checkLoad(g.ID, st)
+
+	// With snapshots gone, Load replays.
+	f.exec(`DELETE FROM snapshots WHERE game_id = ?`, g.ID)
+	f.checkLoad(g.ID, st)
+	// And new ones are written as the game goes on.
+	st = f.appendDraws(g.ID, st, SnapshotEvery, rng)
+	if n := f.count(`SELECT COUNT(*) FROM snapshots WHERE game_id = ?`, g.ID); n != 1 {
+		t.Fatalf("%d snapshots after %d more events, want 1", n, SnapshotEvery)
+	}
+	f.checkLoad(g.ID, st)
+}
+
+// testRandomGames plays random legal games of every variant through
+// domain.LegalMoves and domain.Decide, appending each command's events,
+// and checks after every few commands that Load (snapshot + tail) equals a
+// full replay and the state the player holds.
+func testRandomGames(t *testing.T, s *persistence.Store) {
+	f := newFixture(t, s)
+	rng := rand.New(rand.NewPCG(4, 4))
+	variants := domain.Variants()
+	games := 0
+	for _, v := range variants {
+		for i := range 2 {
+			seed := rng.Uint64()
+			g, st := f.create(domain.NewGame{Variant: v.ID, Seed: &seed})
+			st = f.playRandom(g.ID, st, 150+i*150, i == 1, rng)
+			f.checkLoad(g.ID, st)
+			if got, err := s.VerifyChain(f.ctx, g.ID); err != nil || got != 0 {
+				t.Fatalf("%s: VerifyChain = %d, %v", v.ID, got, err)
+			}
+			if st.Version >= SnapshotEvery && f.count(`SELECT COUNT(*) FROM snapshots WHERE game_id = ?`, g.ID) == 0 {
+				t.Fatalf("%s: no snapshot after %d events", v.ID, st.Version)
+			}
+			games++
+			t.Logf("%s seed %d: %d events, %d moves, %s", v.ID, seed, st.Version, st.Moves, st.Status)
+		}
+	}
+	if games == 0 {
+		t.Fatal("no variants")
+	}
+	// Won games too: a layout of four complete runs (R6.5) that greedy play
+	// finishes, through autocomplete where the variant offers it.
+	for _, variant := range []string{"klondike", "relaxed"} {
+		g, st := f.create(domain.NewGame{Variant: variant, Layout: runsLayout()})
+		st = f.playRandom(g.ID, st, 400, true, rng)
+		rec := f.checkLoad(g.ID, st)
+		if st.Status != domain.StatusWon || rec.Status != domain.StatusWon || rec.FinishedAt == nil {
+			t.Fatalf("%s: runs layout ended %s after %d events (record %s, finished %v), want won",
+				variant, st.Status, st.Version, rec.Status, rec.FinishedAt)
+		}
+		if got, err := s.VerifyChain(f.ctx, g.ID); err != nil || got != 0 {
+			t.Fatalf("%s: VerifyChain = %d, %v", variant, got, err)
+		}
+	}
+}
+
+// runsLayout is a one-deck Klondike layout with every card face up in four
+// runs from king to ace (spades and hearts alternating, clubs and diamonds
+// alternating), three empty piles and an empty stock.
+func runsLayout() *domain.Position {
+	p := &domain.Position{Tableau: make([]domain.PileLayout, 7)}
+	for i, suits := range [][2]domain.Suit{
+		{domain.Spades, domain.Hearts}, {domain.Hearts, domain.Spades},
+		{domain.Clubs, domain.Diamonds}, {domain.Diamonds, domain.Clubs},
+	} {
+		for rank := 13; rank >= 1; rank-- {
+			p.Tableau[i].Up = append(p.Tableau[i].Up, domain.NewCard(rank, suits[(13-rank)%2]))
+		}
+	}
+	return p
+}
+
+// playRandom plays up to moves random legal commands in game id (fewer if
+// the game ends) and returns the final state.
+func (f *fixture) playRandom(id string, st *domain.State, moves int, greedy bool, rng *rand.Rand) *domain.State {
+	f.t.Helper()
+	for i := 0; i < moves && st.Status == domain.StatusInProgress; i++ {
+		now := f.clock.Advance(time.Duration(200+rng.IntN(3000)) * time.Millisecond)
+		evs := domain.Expire(st, now)
+		if evs == nil {
+			legal := domain.LegalMoves(st)
+			if len(legal) == 0 {
+				f.t.Fatalf("domain.LegalMoves: no legal move at version %d of an unfinished game", st.Version)
+			}
+			// Resigning ends the game: only when nothing else is legal, or
+			// rarely.
+			others := slices.DeleteFunc(slices.Clone(legal), func(m domain.Move) bool { return m.Type == domain.MoveResign })
+			m := domain.Move{Type: domain.MoveResign}
+			if len(others) > 0 && rng.IntN(500) != 0 {
+				m = others[rng.IntN(len(others))]
+			}
+			// Greedy players, so that some games are won: mostly take a
+			// move that makes progress when there is one.
+			if greedy && rng.IntN(5) != 0 {
+				if good := slices.DeleteFunc(others, func(m domain.Move) bool { return !progress(m) }); len(good) > 0 {
+					m = good[rng.IntN(len(good))]
+				}
+			}
+			var err error
+			evs, err = domain.Decide(st, m, now)
+			if err != nil {
+				f.t.Fatalf("domain.Decide refused legal move %v at version %d: %v", m, st.Version, err)
+			}
+		}
+		after := st.Clone()
+		for _, e := range evs {
+			after.Apply(e)
+		}
+		if after.Fault != "" {
+			f.t.Fatalf("decided events do not apply: %s", after.Fault)
+		}
+		if err := f.s.Append(f.ctx, id, st.Version, evs, after); err != nil {
+			f.t.Fatalf("append %d events at %d: %v", len(evs), st.Version, err)
+		}
+		st = after
+		if i%9 == 0 {
+			f.checkLoad(id, st)
+		}
+	}
+	return st
+}
+
+// progress reports whether m brings a game nearer to its end: anything
+// onto a foundation, an autocomplete, a flip.
+func progress(m domain.Move) bool {
+	return m.To.Kind == domain.Foundation || m.Type == domain.MoveAutocomplete || m.Type == domain.MoveFlip
+}
+
+// testTamper changes single stored bytes and fields of events with raw
+// SQL and expects VerifyChain to name exactly the changed version.
+func testTamper(t *testing.T, s *persistence.Store) {
+	f := newFixture(t, s)
+	rng := rand.New(rand.NewPCG(5, 5))
+	g, st := f.create(domain.NewGame{})
+	st = f.appendDraws(g.ID, st, 30, rng)
+	if v, err := s.VerifyChain(f.ctx, g.ID); err != nil || v != 0 {
+		t.Fatalf("VerifyChain before tampering = %d, %v", v, err)
+	}
+	type row struct {
+		typ                 string
+		payload, prev, hash []byte
+		at                  int64
+	}
+	read := func(version int) row {
+		var r row
+		err := s.DB().QueryRowContext(f.ctx, f.placeholders(`SELECT type, payload, occurred_at, prev_hash, hash
+			FROM events WHERE game_id = ? AND version = ?`), g.ID, version).Scan(&r.typ, &r.payload, &r.at, &r.prev, &r.hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	write := func(version int, r row) {
+		if n := f.exec(`UPDATE events SET type = ?, payload = ?, occurred_at = ?, prev_hash = ?, hash = ?
+			WHERE game_id = ? AND version = ?`, r.typ, r.payload, r.at, r.prev, r.hash, g.ID, version); n != 1 {
+			t.Fatalf("tamper updated %d rows", n)
+		}
+	}
+	flip := func(b []byte, rng *rand.Rand) []byte {
+		b = slices.Clone(b)
+		b[rng.IntN(len(b))] ^= 1 << rng.IntN(8)
+		return b
+	}
+	tampers := []struct {
+		name string
+		fn   func(r row) row
+	}{
+		{"payload", func(r row) row { r.payload = flip(r.payload, rng); return r }},
+		{"type", func(r row) row { r.typ = string(flip([]byte(r.typ), rng)); return r }},
+		{"occurred_at", func(r row) row { r.at += int64(1 + rng.IntN(1000)); return r }},
+		{"hash", func(r row) row { r.hash = flip(r.hash, rng); return r }},
+		{"prev_hash", func(r row) row { r.prev = flip(r.prev, rng); return r }},
+	}
+	for _, tc := range tampers {
+		for range 4 {
+			version := 1 + rng.IntN(st.Version)
+			orig := read(version)
+			write(version, tc.fn(orig))
+			got, err := s.VerifyChain(f.ctx, g.ID)
+			if err != nil || got != version {
+				t.Errorf("%s tampered at version %d: VerifyChain = %d, %v", tc.name, version, got, err)
+			}
+			write(version, orig)
+		}
+	}
+	if v, err := s.VerifyChain(f.ctx, g.ID); err != nil || v != 0 {
+		t.Fatalf("VerifyChain after restoring = %d, %v", v, err)
+	}
+	// A log cut short of the record's version is broken after its end.
+	f.exec(`DELETE FROM events WHERE game_id = ? AND version = ?`, g.ID, st.Version)
+	if v, err := s.VerifyChain(f.ctx, g.ID); err != nil || v != st.Version {
+		t.Errorf("last event deleted: VerifyChain = %d, %v; want %d", v, err, st.Version)
+	}
+}
+
+func testRace(t *testing.T, s *persistence.Store) {
+	f := newFixture(t, s)
+	g, st := f.create(domain.NewGame{})
+	const writers = 32
+	for round := range 3 {
+		batches := make([][]domain.Event, writers)
+		afters := make([]*domain.State, writers)
+		for i := range writers {
+			// Different writers append different numbers of events, so a
+			// mix-up would show in the log.
+			batches[i], afters[i] = f.draws(st, 1+i%3)
+		}
+		errs := make([]error, writers)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := range writers {
+			wg.Go(func() {
+				<-start
+				errs[i] = s.Append(f.ctx, g.ID, st.Version, batches[i], afters[i])
+			})
+		}
+		close(start)
+		wg.Wait()
+		winner := -1
+		for i, err := range errs {
+			switch {
+			case err == nil && winner >= 0:
+				t.Fatalf("round %d: writers %d and %d both succeeded", round, winner, i)
+			case err == nil:
+				winner = i
+			case !errors.Is(err, domain.ErrConflict):
+				t.Fatalf("round %d: writer %d: %v, want ErrConflict", round, i, err)
+			}
+		}
+		if winner < 0 {
+			t.Fatalf("round %d: no writer succeeded", round)
+		}
+		recs, err := s.Events(f.ctx, g.ID, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := afters[winner].Version
+		if len(recs) != want {
+			t.Fatalf("round %d: %d events, want %d", round, len(recs), want)
+		}
+		for i, r := range recs {
+			if r.Version != i+1 {
+				t.Fatalf("round %d: gap or duplicate: position %d holds version %d", round, i, r.Version)
+			}
+		}
+		for i, e := range batches[winner] {
+			r := recs[st.Version+i]
+			payload, _ := domain.EncodePayload(e)
+			if r.Type != e.Type || !bytes.Equal(r.Payload, payload) {
+				t.Fatalf("round %d: event %d is not the winner's", round, r.Version)
+			}
+		}
+		if v, err := s.VerifyChain(f.ctx, g.ID); err != nil || v != 0 {
+			t.Fatalf("round %d: VerifyChain = %d, %v", round, v, err)
+		}
+		st = afters[winner]
+		f.checkLoad(g.ID, st)
+	}
+}
+
+func testIdempotency(t *testing.T, s *persistence.Store) {
+	ctx := t.Context()
+	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	r := persistence.IdempotencyRecord{Owner: "p1", Key: "k-1", Fingerprint: []byte{1, 2, 3},
+		Status: 200, Body: []byte(`{"ok":true}`), CreatedAt: t0, ExpiresAt: t0.Add(48 * time.Hour)}
+	if err := s.PutIdempotency(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetIdempotency(ctx, "p1", "k-1", t0.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(*got, r) {
+		t.Fatalf("got %+v, want %+v", *got, r)
+	}
+	if err := s.PutIdempotency(ctx, r); !errors.Is(err, domain.ErrConflict) {
+		t.Fatalf("second put: %v, want ErrConflict", err)
+	}
+	for _, k := range []struct{ owner, key string }{{"p2", "k-1"}, {"p1", "k-2"}} {
+		if _, err := s.GetIdempotency(ctx, k.owner, k.key, t0); !errors.Is(err, domain.ErrNotFound) {
+			t.Errorf("get %v: %v, want ErrNotFound", k, err)
+		}
+	}
+	// Same key, another owner: separate.
+	other := r
+	other.Owner, other.Body, other.Status, other.Fingerprint = "p2", nil, 201, nil
+	if err := s.PutIdempotency(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.GetIdempotency(ctx, "p2", "k-1", t0); err != nil || got.Status != 201 || len(got.Body) != 0 {
+		t.Fatalf("other owner's record: %+v, %v", got, err)
+	}
+	// Kept at least 24 hours, whatever ExpiresAt says.
+	short := persistence.IdempotencyRecord{Owner: "p1", Key: "short", Status: 200, CreatedAt: t0, ExpiresAt: t0.Add(time.Minute)}
+	if err := s.PutIdempotency(ctx, short); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.GetIdempotency(ctx, "p1", "short", t0.Add(23*time.Hour)); err != nil ||
+		!got.ExpiresAt.Equal(t0.Add(persistence.IdempotencyTTL)) {
+		t.Fatalf("short-lived key after 23 h: %+v, %v", got, err)
+	}
+	// Expiry: not found at and after ExpiresAt.
+	if _, err := s.GetIdempotency(ctx, "p1", "short", t0.Add(24*time.Hour)); !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("expired key: %v, want ErrNotFound", err)
+	}
+	// An expired key may be reused before any purge.
+	reuse := short
+	reuse.CreatedAt, reuse.ExpiresAt, reuse.Status = t0.Add(25*time.Hour), time.Time{}, 409
+	if err := s.PutIdempotency(ctx, reuse); err != nil {
+		t.Fatalf("reusing an expired key: %v", err)
+	}
+	if got, err := s.GetIdempotency(ctx, "p1", "short", t0.Add(26*time.Hour)); err != nil || got.Status != 409 ||
+		!got.ExpiresAt.Equal(reuse.CreatedAt.Add(persistence.IdempotencyTTL)) {
+		t.Fatalf("reused key: %+v, %v", got, err)
+	}
+	// Purge deletes exactly the expired ones: at t0+48h, p1/k-1 and
+	// p2/k-1 (expiring at t0+48h and t0+24h) but not the reused key.
+	n, err := s.PurgeIdempotency(ctx, t0.Add(48*time.Hour))
+	if err != nil || n != 2 {
+		t.Fatalf("purge = %d, %v; want 2", n, err)
+	}
+	if n, err := s.PurgeIdempotency(ctx, t0.Add(48*time.Hour)); err != nil || n != 0 {
+		t.Fatalf("second purge = %d, %v; want 0", n, err)
+	}
+	if _, err := s.GetIdempotency(ctx, "p1", "short", t0.Add(48*time.Hour)); err != nil {
+		t.Fatalf("unexpired key purged: %v", err)
+	}
+	// Racing requests with one key: exactly one stores its response.
+	const racers = 16
+	errs := make([]error, racers)
+	var wg sync.WaitGroup
+	for i := range racers {
+		wg.Go(func() {
+			errs[i] = s.PutIdempotency(ctx, persistence.IdempotencyRecord{Owner: "p3", Key: "race",
+				Fingerprint: []byte{byte(i)}, Status: 200 + i, CreatedAt: t0})
+		})
+	}
+	wg.Wait()
+	ok := 0
+	for i, err := range errs {
+		if err == nil {
+			ok++
+		} else if !errors.Is(err, domain.ErrConflict) {
+			t.Fatalf("racer %d: %v", i, err)
+		}
+	}
+	if ok != 1 {
+		t.Fatalf("%d racers stored the same key, want 1", ok)
+	}
+}
+
+func testPlayers(t *testing.T, s *persistence.Store) {
+	ctx := t.Context()
+	h := func(b byte) []byte { return bytes.Repeat([]byte{b}, 32) }
+	p := &domain.Player{ID: "pl-1", Name: "Ada", TokenHash: h(1), CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 6_000_000, time.UTC)}
+	if err := s.CreatePlayer(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.PlayerByTokenHash(ctx, h(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, p) {
+		t.Fatalf("got %+v, want %+v", got, p)
+	}
+	if _, err := s.PlayerByTokenHash(ctx, h(2)); !errors.Is(err, domain.ErrNotFound) {
+		t.Errorf("unknown token: %v, want ErrNotFound", err)
+	}
+	if err := s.CreatePlayer(ctx, &domain.Player{ID: "pl-1", Name: "Bob", TokenHash: h(3), CreatedAt: p.CreatedAt}); !errors.Is(err, domain.ErrConflict) {
+		t.Errorf("duplicate id: %v, want ErrConflict", err)
+	}
+	if err := s.CreatePlayer(ctx, &domain.Player{ID: "pl-2", Name: "Bob", TokenHash: h(1), CreatedAt: p.CreatedAt}); !errors.Is(err, domain.ErrConflict) {
+		t.Errorf("duplicate token hash: %v, want ErrConflict", err)
+	}
+	if _, err := s.PlayerByTokenHash(ctx, h(3)); !errors.Is(err, domain.ErrNotFound) {
+		t.Errorf("refused player was stored: %v", err)
+	}
+	if err := s.CreatePlayer(ctx, &domain.Player{ID: "pl-2", Name: "Bob", TokenHash: h(2), CreatedAt: p.CreatedAt}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.PlayerByTokenHash(ctx, h(2)); err != nil || got.ID != "pl-2" {
+		t.Fatalf("second player: %+v, %v", got, err)
+	}
+}
+
+func testList(t *testing.T, s *persistence.Store) {
+	f := newFixture(t, s)
+	var all []domain.Game
+	owners := []string{"p1", "p2", "p1", "p1", "p3", "p1", "p2", "p1", "p1", "p1", "p2", "p1", "p1", "p3"}
+	for i, owner := range owners {
+		// Pairs of games share a millisecond: the id breaks the tie.
+		if i%2 == 0 {
+			f.clock.Advance(time.Second)
+		}
+		variant := "klondike"
+		if i%3 == 0 {
+			variant = "relaxed"
+		}
+		seed := uint64(i)
+		g, st := f.create(domain.NewGame{Owner: owner, Variant: variant, Seed: &seed})
+		if i%4 == 1 {
+			_, st, _, err := f.games.Play(f.ctx, owner, g.ID, domain.Move{Type: domain.MoveResign}, st.Version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g.Project(st)
+		}
+		all = append(all, *g)
+	}
+	slices.SortFunc(all, func(a, b domain.Game) int {
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+	filters := []domain.GameFilter{
+		{},
+		{Owner: "p1"},
+		{Owner: "p2"},
+		{Owner: "p1", Status: domain.StatusLost},
+		{Owner: "p1", Status: domain.StatusInProgress, Variant: "klondike"},
+		{Variant: "relaxed"},
+		{Owner: "nobody"},
+	}
+	for _, flt := range filters {
+		var want []domain.Game
+		for _, g := range all {
+			if (flt.Owner == "" || g.Owner == flt.Owner) && (flt.Status == "" || g.Status == flt.Status) &&
+				(flt.Variant == "" || g.Variant == flt.Variant) {
+				want = append(want, g)
+			}
+		}
+		for _, limit := range []int{1, 3, 4, 500} {
+			flt.Limit, flt.Cursor = limit, ""
+			var got []domain.Game
+			for pages := 0; ; pages++ {
+				if pages > len(all)+1 {
+					t.Fatalf("%+v: cursor does not end", flt)
+				}
+				page, next, err := s.List(f.ctx, flt)
+				if err != nil {
+					t.Fatalf("%+v: %v", flt, err)
+				}
+				if len(page) > limit || (next != "" && len(page) != limit) {
+					t.Fatalf("%+v: page of %d, next %q", flt, len(page), next)
+				}
+				got = append(got, page...)
+				if next == "" {
+					break
+				}
+				flt.Cursor = next
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%+v: %d games, want %d", flt, len(got), len(want))
+			}
+			for i := range got {
+				if !reflect.DeepEqual(got[i], want[i]) {
+					t.Fatalf("%+v: game %d\n got %+v\nwant %+v", flt, i, got[i], want[i])
+				}
+			}
+		}
+	}
+	// Limit outside 1..500 is clamped; a cursor List did not make is refused.
+	if page, _, err := s.List(f.ctx, domain.GameFilter{Limit: 0}); err != nil || len(page) != min(len(all), persistence.DefaultListLimit) {
+		t.Errorf("limit 0: %d games, %v", len(page), err)
+	}
+	if page, _, err := s.List(f.ctx, domain.GameFilter{Limit: 100000}); err != nil || len(page) != len(all) {
+		t.Errorf("limit 100000: %d games, %v", len(page), err)
+	}
+	for _, bad := range []string{"x", "!!!", "e30", "bm90IGpzb24"} {
+		if _, _, err := s.List(f.ctx, domain.GameFilter{Cursor: bad}); !errors.Is(err, persistence.ErrBadCursor) {
+			t.Errorf("cursor %q: %v, want ErrBadCursor", bad, err)
+		}
+	}
+}
