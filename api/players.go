@@ -62,7 +62,7 @@ func validName(name string) bool {
 //	@Produce		json
 //	@Param			player	body		NewPlayer	true	"the player"
 //	@Success		201		{object}	PlayerCreated
-//	@Failure		400		{object}	Problem	"malformed body"
+//	@Failure		400		{object}	Problem	"malformed body, or no name"
 //	@Failure		413		{object}	Problem	"body too large"
 //	@Failure		415		{object}	Problem	"body not JSON"
 //	@Failure		422		{object}	Problem	"invalid name"
@@ -77,6 +77,10 @@ func (s *server) createPlayer(c *gin.Context) reply {
 	var req NewPlayer
 	if err := decodeStrict(body, &req); err != nil {
 		return s.fail(c, err)
+	}
+	if req.Name == "" {
+		return s.fail(c, &requestError{status: http.StatusBadRequest, code: CodeInvalidBody, param: "name",
+			detail: "name is required"})
 	}
 	if !validName(req.Name) {
 		return s.fail(c, badField("name", "name must be 1..64 characters, not blank, without control characters"))
