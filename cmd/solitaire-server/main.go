@@ -1,0 +1,237 @@
+// Command solitaire-server serves the solitaire HTTP API (API.md).
+//
+// Usage:
+//
+//	solitaire-server           serve until SIGINT or SIGTERM, then shut down gracefully
+//	solitaire-server migrate   apply the database migrations and exit
+//
+// Configuration is by environment:
+//
+//	SOLITAIRE_ADDR            listen address (default 127.0.0.1:8080)
+//	DATABASE_URL              postgres:// URL; empty means the embedded SQLite database
+//	SOLITAIRE_SQLITE_PATH     the SQLite file (default solitaire.db)
+//	SOLITAIRE_SNAPSHOT_EVERY  events between state snapshots (default 100, 0 = none)
+//	SOLITAIRE_LOG_LEVEL       debug, info (default), warn or error
+//
+// Logs are JSON lines (log/slog) on standard error.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	solitaire "github.com/openpatience/solitaire"
+	"github.com/openpatience/solitaire/api"
+	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/persistence"
+)
+
+// DefaultAddr is the listen address without SOLITAIRE_ADDR (API.md
+// "Running the server").
+const DefaultAddr = "127.0.0.1:8080"
+
+// Timeouts of the HTTP server and of its shutdown.
+const (
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 30 * time.Second
+	writeTimeout      = 2 * time.Minute // long enough to stream a whole log as NDJSON
+	idleTimeout       = 2 * time.Minute
+	shutdownTimeout   = 15 * time.Second
+)
+
+// purgeEvery is how often expired idempotency keys are deleted.
+const purgeEvery = time.Hour
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	gin.SetMode(gin.ReleaseMode)
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr, nil); err != nil {
+		fmt.Fprintln(os.Stderr, "solitaire-server:", err)
+		os.Exit(1)
+	}
+}
+
+// config is the server's configuration, read from the environment.
+type config struct {
+	addr  string
+	level slog.Level
+	store persistence.Config
+}
+
+func loadConfig(getenv func(string) string) (config, error) {
+	c := config{addr: getenv("SOLITAIRE_ADDR"), store: persistence.Config{
+		DatabaseURL:   getenv("DATABASE_URL"),
+		SQLitePath:    getenv("SOLITAIRE_SQLITE_PATH"),
+		SnapshotEvery: persistence.DefaultSnapshotEvery,
+	}}
+	if c.addr == "" {
+		c.addr = DefaultAddr
+	}
+	if c.store.SQLitePath == "" {
+		c.store.SQLitePath = persistence.DefaultSQLitePath
+	}
+	if v := getenv("SOLITAIRE_SNAPSHOT_EVERY"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return config{}, fmt.Errorf("SOLITAIRE_SNAPSHOT_EVERY=%q: want a whole number of events, 0 for none", v)
+		}
+		c.store.SnapshotEvery = n
+	}
+	if v := getenv("SOLITAIRE_LOG_LEVEL"); v != "" {
+		if err := c.level.UnmarshalText([]byte(v)); err != nil {
+			return config{}, fmt.Errorf("SOLITAIRE_LOG_LEVEL=%q: want debug, info, warn or error", v)
+		}
+	}
+	return c, nil
+}
+
+// run is the command: args without the program name, the environment,
+// where logs go, and listening, called with the bound address once the
+// server accepts connections (nil: not called). It returns after ctx is
+// done and the server has shut down.
+func run(ctx context.Context, args []string, getenv func(string) string, logs io.Writer, listening func(net.Addr)) error {
+	cfg, err := loadConfig(getenv)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: cfg.level}))
+	cfg.store.Logger = log
+	switch {
+	case len(args) == 0 || (len(args) == 1 && args[0] == "serve"):
+		return serve(ctx, cfg, log, listening)
+	case len(args) == 1 && args[0] == "migrate":
+		if err := persistence.Migrate(ctx, cfg.store); err != nil {
+			return err
+		}
+		log.Info("migrations applied")
+		return nil
+	}
+	return fmt.Errorf("usage: solitaire-server [serve|migrate]")
+}
+
+func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net.Addr)) error {
+	store, err := persistence.Open(ctx, cfg.store)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	handler, err := api.New(api.Config{
+		Games:       domain.NewGames(store),
+		Players:     store,
+		Idempotency: idempotencyStore{store},
+		Ready:       store.Ping,
+		BadCursor:   persistence.ErrBadCursor,
+		Spec:        solitaire.OpenAPIYAML,
+		Metrics:     reg,
+		Logger:      log,
+	})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+
+	purgeCtx, stopPurge := context.WithCancel(context.Background())
+	purged := make(chan struct{})
+	go func() {
+		defer close(purged)
+		purgeLoop(purgeCtx, store, purgeEvery, log)
+	}()
+	defer func() { stopPurge(); <-purged }()
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	log.Info("serving", "addr", ln.Addr().String(), "database", store.Dialect())
+	if listening != nil {
+		listening(ln.Addr())
+	}
+
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// purger deletes expired idempotency keys.
+type purger interface {
+	PurgeIdempotency(ctx context.Context, now time.Time) (int64, error)
+}
+
+// purgeLoop purges expired idempotency keys now and then every interval
+// until ctx is done.
+func purgeLoop(ctx context.Context, p purger, every time.Duration, log *slog.Logger) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		n, err := p.PurgeIdempotency(ctx, time.Now())
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Warn("purging idempotency keys", "err", err)
+		case n > 0:
+			log.Info("purged idempotency keys", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// idempotencyStore adapts the store's idempotency records to the api's
+// (the same fields; api does not import persistence).
+type idempotencyStore struct{ s *persistence.Store }
+
+func (a idempotencyStore) GetIdempotency(ctx context.Context, owner, key string, now time.Time) (*api.IdempotencyRecord, error) {
+	r, err := a.s.GetIdempotency(ctx, owner, key, now)
+	if err != nil {
+		return nil, err
+	}
+	out := api.IdempotencyRecord(*r)
+	return &out, nil
+}
+
+func (a idempotencyStore) PutIdempotency(ctx context.Context, r api.IdempotencyRecord) error {
+	return a.s.PutIdempotency(ctx, persistence.IdempotencyRecord(r))
+}
