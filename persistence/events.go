@@ -28,8 +28,8 @@ const insertBatch = 500
 // stream's version is not expected (another writer appended first), with
 // nothing written; "persistence: append: ..." for events or a state that
 // do not fit expected (empty, versions out of sequence, after.Version not
-// the last event's, an event that would not decode) and for database
-// failures. Either every event is stored or none is.
+// the last event's, a time not UTC in whole milliseconds, an event that
+// would not decode) and for database failures. Either every event is stored or none is.
 func (s *Store) Append(ctx context.Context, gameID string, expected int, events []domain.Event, after *domain.State) error {
 	if len(events) == 0 {
 		return errors.New("persistence: append: no events")
@@ -37,6 +37,9 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 	for i, e := range events {
 		if want := expected + 1 + i; e.Version != want {
 			return fmt.Errorf("persistence: append: event %d has version %d, want %d", i, e.Version, want)
+		}
+		if err := checkTime(e); err != nil {
+			return fmt.Errorf("persistence: append: %w", err)
 		}
 	}
 	last := expected + len(events)
@@ -77,6 +80,17 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 		return nil
 	})
 	return wrap("append", err)
+}
+
+// checkTime refuses an event whose time is not in the one form the log
+// keeps (UTC, whole milliseconds, R5.1): the stored event would differ
+// from the one the caller applied, and so would a replay from the state
+// the caller hands over for a snapshot.
+func checkTime(e domain.Event) error {
+	if e.OccurredAt != domain.Millis(e.OccurredAt) {
+		return fmt.Errorf("event %d: time %s is not UTC in whole milliseconds", e.Version, e.OccurredAt)
+	}
+	return nil
 }
 
 // missingOrConflict tells why a conditional update matched no row.

@@ -31,8 +31,8 @@ const gameColumns = `id, variant, rules, options, owner, ranked, seed, has_seed,
 // Errors: domain.ErrConflict if the id exists, or if g is a daily game
 // (DailyDate set) and its owner already has one for that variant and day;
 // "persistence: create: ..." for arguments that do not fit (first not a
-// version-1 game_dealt, s not at version 1, an id of 0 or more than 64
-// characters) and for database failures.
+// version-1 game_dealt or its time not UTC in whole milliseconds, s not at
+// version 1, an id of 0 or more than 64 bytes) and for database failures.
 func (s *Store) Create(ctx context.Context, g *domain.Game, first domain.Event, st *domain.State) error {
 	switch {
 	case g == nil || st == nil:
@@ -44,6 +44,9 @@ func (s *Store) Create(ctx context.Context, g *domain.Game, first domain.Event, 
 			first.Type, first.Version)
 	case st.Version != 1:
 		return fmt.Errorf("persistence: create: state at version %d, want 1", st.Version)
+	}
+	if err := checkTime(first); err != nil {
+		return fmt.Errorf("persistence: create: %w", err)
 	}
 	rec := *g
 	rec.Project(st)

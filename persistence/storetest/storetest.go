@@ -69,12 +69,14 @@ func newClock() *clock {
 	return &clock{t: time.Date(2026, 3, 14, 15, 9, 26, 535_000_000, time.UTC)}
 }
 
+// Now is the clock's time, for domain.Games.Now.
 func (c *clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.t
 }
 
+// Advance moves the clock on by d and returns the new time.
 func (c *clock) Advance(d time.Duration) time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -521,6 +523,10 @@ func testBadAppend(t *testing.T, s *persistence.Store) {
 	gap[2].Version++
 	unknown := slices.Clone(evs)
 	unknown[1].Type = "card_teleported"
+	subMilli := slices.Clone(evs)
+	subMilli[0].OccurredAt = subMilli[0].OccurredAt.Add(time.Microsecond)
+	local := slices.Clone(evs)
+	local[0].OccurredAt = local[0].OccurredAt.In(time.FixedZone("X", 3600))
 	staleAfter := after.Clone()
 	staleAfter.Version--
 	cases := []struct {
@@ -533,6 +539,8 @@ func testBadAppend(t *testing.T, s *persistence.Store) {
 		{"after at another version", evs, staleAfter},
 		{"nil after", evs, nil},
 		{"unknown event type", unknown, after},
+		{"time finer than milliseconds", subMilli, after},
+		{"time not in UTC", local, after},
 	}
 	for _, c := range cases {
 		err := s.Append(f.ctx, g.ID, st.Version, c.evs, c.after)
