@@ -124,8 +124,9 @@ func (s *Store) List(ctx context.Context, f domain.GameFilter) ([]domain.Game, s
 		if err != nil {
 			return nil, "", err
 		}
-		where, args = append(where, "(created_at < ? OR (created_at = ? AND id < ?))"),
-			append(args, c.CreatedAt, c.CreatedAt, c.ID)
+		// A row-value comparison: both databases scan the (owner,)
+		// created_at DESC, id DESC index from the cursor on.
+		where, args = append(where, "(created_at, id) < (?, ?)"), append(args, c.CreatedAt, c.ID)
 	}
 	q := `SELECT ` + gameColumns + ` FROM games`
 	if len(where) > 0 {
