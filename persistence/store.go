@@ -76,8 +76,9 @@ var (
 
 // Open connects to the database cfg names (PostgreSQL if cfg.DatabaseURL is
 // set, else the SQLite file cfg.SQLitePath, default "solitaire.db"),
-// applies any pending migrations, and returns the store. Errors are
-// wrapped as "persistence: open ...".
+// applies any pending migrations, and returns the store. Errors:
+// "persistence: open ..." when the database cannot be reached or opened,
+// "persistence: migrate: ..." when a migration fails.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
 	s, err := connect(ctx, cfg)
 	if err != nil {
