@@ -118,6 +118,10 @@ func (v *validating) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	router := strictSpec(t)
 	route, params, routeErr := router.FindRoute(req)
+	if routeErr == nil && expand(route.Path, params) != req.URL.Path {
+		// kin-openapi forgives a trailing slash; the server does not.
+		routeErr = fmt.Errorf("%s is not %s", req.URL.Path, route.Path)
+	}
 	var in *openapi3filter.RequestValidationInput
 	if routeErr == nil {
 		vr := req.Clone(req.Context())
@@ -172,6 +176,14 @@ func (v *validating) RoundTrip(req *http.Request) (*http.Response, error) {
 		validateNDJSON(t, where, route, resp.StatusCode, body)
 	}
 	return resp, nil
+}
+
+// expand fills a path template with its parameters.
+func expand(tmpl string, params map[string]string) string {
+	for k, v := range params {
+		tmpl = strings.ReplaceAll(tmpl, "{"+k+"}", v)
+	}
+	return tmpl
 }
 
 // validateNDJSON checks each line of a stream against the schema of the
