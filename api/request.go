@@ -11,7 +11,7 @@ import (
 type CreateGameRequest struct {
 	Variant string         `json:"variant" example:"klondike" minLength:"1" maxLength:"64"`
 	Options *CreateOptions `json:"options,omitempty"`
-	Seed    *uint64        `json:"seed,omitempty" minimum:"0" example:"42"`
+	Seed    *uint64        `json:"seed,omitempty" minimum:"0" format:"uint64" example:"42"`
 	Layout  *Layout        `json:"layout,omitempty"`
 	DuelID  *string        `json:"duel_id,omitempty"`
 } // @name CreateGameRequest

@@ -370,7 +370,7 @@ type CreateGameRequest struct {
 	Options *CreateOptions `json:"options,omitempty"`
 
 	// Seed Example: 42
-	Seed *int `json:"seed,omitempty"`
+	Seed *uint64 `json:"seed,omitempty"`
 
 	// Variant Example: klondike
 	Variant string `json:"variant"`
