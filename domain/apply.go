@@ -18,7 +18,7 @@ import (
 // command (automatic flips, autocomplete, the win) join that turn.
 func (s *State) Apply(e Event) {
 	if e.Type == EventGameDealt {
-		if s.Version != 0 || e.Version != 1 {
+		if s.Version != 0 || e.Version != 1 || s.Fault != "" {
 			s.fault(e, "a deal must be the first event")
 			return
 		}
@@ -41,6 +41,15 @@ func (s *State) Apply(e Event) {
 		s.fault(e, "move number out of sequence")
 		return
 	}
+	// On a fault below, the event leaves no trace: restore what was
+	// advanced before the event was found not to fit.
+	prevVersion, prevLast, prevMoves, prevStart, prevTurns := s.Version, s.LastAt, s.Moves, s.StartedAt, len(s.Turns)
+	defer func() {
+		if s.Fault != "" && s.Version == e.Version && s.faultAt == e.Version {
+			s.Version, s.LastAt, s.Moves, s.StartedAt = prevVersion, prevLast, prevMoves, prevStart
+			s.Turns = s.Turns[:prevTurns]
+		}
+	}()
 	s.Version = e.Version
 	s.LastAt = e.OccurredAt
 	if e.Data.Move > s.Moves {
@@ -52,6 +61,12 @@ func (s *State) Apply(e Event) {
 			s.Turns = append(s.Turns, Turn{Version: e.Version, Move: e.Data.Move, OpStart: len(s.Ops),
 				Recycles: s.Recycles, Score: s.Score})
 		}
+	}
+	if e.Type.undoable() && s.Rules.Undo && (len(s.Turns) == 0 || s.Turns[len(s.Turns)-1].Move != s.Moves) {
+		// A pile change must belong to an undoable command's turn: one
+		// joining an undo, a resign or nothing would escape the undo record.
+		s.fault(e, "pile change outside an undoable command")
+		return
 	}
 	d := e.Data
 	switch e.Type {
@@ -95,11 +110,10 @@ func (s *State) Apply(e Event) {
 		s.record(Op{Kind: OpFlip, From: d.Pile})
 	case EventMoveUndone:
 		n := len(s.Turns)
-		if !s.Rules.Undo || n == 0 || s.Turns[n-1].Version != d.Undone {
+		if !s.Rules.Undo || n == 0 || s.Turns[n-1].Version != d.Undone || !s.undoTurn() {
 			s.fault(e, "nothing to undo at that version")
 			return
 		}
-		s.undoTurn()
 	case EventGameWon:
 		if s.onFoundations() != s.Rules.Cards() {
 			s.fault(e, "win with cards outside the foundations")
@@ -123,6 +137,7 @@ func (s *State) Apply(e Event) {
 func (s *State) fault(e Event, why string) {
 	if s.Fault == "" {
 		s.Fault = fmt.Sprintf("version %d (%s): %s", e.Version, e.Type, why)
+		s.faultAt = e.Version
 	}
 }
 
@@ -140,8 +155,8 @@ func (s *State) applyDeal(e Event) {
 		return
 	}
 	r := *d.Rules
-	if r.Decks < 1 || r.Decks > 3 || r.Piles < 1 || r.Foundations < 1 || r.Draw < 1 {
-		s.fault(e, "deal with impossible rules")
+	if err := r.Validate(); err != nil {
+		s.fault(e, err.Error())
 		return
 	}
 	if err := d.Deal.Validate(r); err != nil {
@@ -232,37 +247,60 @@ func (s *State) moveCards(from, to PileRef, n int) ([]Card, bool) {
 	return (*dst)[len(*dst)-n:], true
 }
 
-// undoTurn reverts the newest turn on the undo record (R2.5).
-func (s *State) undoTurn() {
+// undoTurn reverts the newest turn on the undo record (R2.5). It returns
+// false, changing nothing, if the record does not fit the piles (only a
+// corrupt snapshot could cause that: Apply records every pile change).
+func (s *State) undoTurn() bool {
 	t := s.Turns[len(s.Turns)-1]
-	for i := len(s.Ops) - 1; i >= t.OpStart; i-- {
-		op := s.Ops[i]
+	if t.OpStart < 0 || t.OpStart > len(s.Ops) {
+		return false
+	}
+	w := s.Clone() // revert on a copy: all or nothing
+	for i := len(w.Ops) - 1; i >= t.OpStart; i-- {
+		op := w.Ops[i]
 		switch op.Kind {
 		case OpDraw:
+			if op.Count < 0 || op.Count > len(w.Waste) {
+				return false
+			}
 			for n := op.Count; n > 0; n-- {
-				c := s.Waste[len(s.Waste)-1]
-				s.Waste = s.Waste[:len(s.Waste)-1]
-				s.Stock = append(s.Stock, c)
+				c := w.Waste[len(w.Waste)-1]
+				w.Waste = w.Waste[:len(w.Waste)-1]
+				w.Stock = append(w.Stock, c)
 			}
 		case OpRecycle:
-			for j := len(s.Stock) - 1; j >= 0; j-- {
-				s.Waste = append(s.Waste, s.Stock[j])
+			if len(w.Waste) != 0 {
+				return false
 			}
-			s.Stock = s.Stock[:0]
+			for j := len(w.Stock) - 1; j >= 0; j-- {
+				w.Waste = append(w.Waste, w.Stock[j])
+			}
+			w.Stock = w.Stock[:0]
 		case OpMove:
-			src, _ := s.pile(op.To)
-			dst, _ := s.pile(op.From)
+			src, _ := w.pile(op.To)
+			dst, _ := w.pile(op.From)
+			if src == nil || dst == nil || op.Count < 1 || op.Count > len(*src) {
+				return false
+			}
 			k := len(*src) - op.Count
 			*dst = append(*dst, (*src)[k:]...)
 			*src = (*src)[:k]
 		case OpFlip:
-			s.Tableau[op.From.Index].Down++
+			i := op.From.Index
+			if op.From.Kind != Tableau || i < 0 || i >= len(w.Tableau) || w.Tableau[i].Down >= len(w.Tableau[i].Cards) {
+				return false
+			}
+			w.Tableau[i].Down++
+		default:
+			return false
 		}
 	}
+	s.Stock, s.Waste, s.Foundations, s.Tableau = w.Stock, w.Waste, w.Foundations, w.Tableau
 	s.Ops = s.Ops[:t.OpStart]
 	s.Turns = s.Turns[:len(s.Turns)-1]
 	s.Recycles = t.Recycles
 	s.Score = t.Score
+	return true
 }
 
 func cardBit(c Card) uint64 { return 1 << (uint(c) & 63) }

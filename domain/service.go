@@ -144,7 +144,8 @@ func (g *Games) Get(ctx context.Context, caller, id string) (*Game, *State, erro
 		return nil, nil, ErrNotFound
 	}
 	if ev := Expire(s, g.Now()); ev != nil {
-		if err := g.Store.Append(ctx, id, s.Version, ev, applied(s, ev)); err != nil && !errors.Is(err, ErrConflict) {
+		v := s.Version
+		if err := g.Store.Append(ctx, id, v, ev, applied(s, ev)); err != nil && !errors.Is(err, ErrConflict) {
 			return nil, nil, err
 		}
 		return g.Get(ctx, caller, id) // reread: ours or a racing writer's expiry
@@ -183,7 +184,8 @@ func (g *Games) Play(ctx context.Context, caller, id string, m Move, expected in
 		}
 		now := g.Now()
 		if ev := Expire(s, now); ev != nil {
-			err := g.Store.Append(ctx, id, s.Version, ev, applied(s, ev))
+			v := s.Version
+			err := g.Store.Append(ctx, id, v, ev, applied(s, ev))
 			if err == nil {
 				game.Project(s)
 				return game, s, nil, &MoveError{Move: m, Reason: ReasonTimeExpired, Detail: "the time limit has run out (R5.3)"}
@@ -197,8 +199,9 @@ func (g *Games) Play(ctx context.Context, caller, id string, m Move, expected in
 		if err != nil {
 			return game, s, nil, err
 		}
+		v := s.Version
 		after := applied(s, evs)
-		err = g.Store.Append(ctx, id, after.Version-len(evs), evs, after)
+		err = g.Store.Append(ctx, id, v, evs, after)
 		if err == nil {
 			game.Project(after)
 			return game, after, evs, nil

@@ -63,7 +63,8 @@ type State struct {
 	// Fault names the first event that did not fit the state (a corrupt or
 	// forged log), as "version N: why". Empty for every log the server
 	// writes. Apply ignores such events, so Fault is how replay reports them.
-	Fault string `json:"fault,omitempty"`
+	Fault   string `json:"fault,omitempty"`
+	faultAt int    // the version whose event set Fault
 }
 
 // ScoreState holds what the scores of R4 are computed from. The zero value

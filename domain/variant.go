@@ -214,3 +214,37 @@ func joinInts(xs []int) string {
 // tableauCards is the number of cards the deal puts in the tableau:
 // 1+2+…+Piles (R3 "tableau deal").
 func (r Rules) tableauCards() int { return r.Piles * (r.Piles + 1) / 2 }
+
+// Validate checks that r describes a playable Klondike-family game: 1..3
+// decks, 4 foundations per deck (R1.4), 1..13 tableau piles whose deal
+// (1..Piles cards) fits the pack, draw 1 or 3 (R2.1), passes 0..100, known
+// flip, autocomplete and scoring words, scoring only with one deck (R3), a
+// time limit of 0 or MinTimeLimitS..MaxTimeLimitS. It guards the first
+// event of a log, so a forged deal cannot make replay allocate without
+// bound. Errors are *OptionError.
+func (r Rules) Validate() error {
+	bad := func(opt, detail string) error { return &OptionError{Option: opt, Detail: detail} }
+	switch {
+	case r.Decks < 1 || r.Decks > 3:
+		return bad("decks", "want 1..3")
+	case r.Foundations != 4*r.Decks:
+		return bad("foundations", "want 4 per deck")
+	case r.Piles < 1 || r.Piles > 13 || r.tableauCards() > r.Cards():
+		return bad("piles", "want 1..13 piles whose deal fits the pack")
+	case r.Draw != 1 && r.Draw != 3:
+		return bad("draw", "want 1 or 3")
+	case r.Passes < 0 || r.Passes > 100:
+		return bad("passes", "want 0 (unlimited) to 100")
+	case r.Flip != FlipAuto && r.Flip != FlipPlayer:
+		return bad("flip", "want auto or player")
+	case r.Autocomplete != AutocompleteOffered && r.Autocomplete != AutocompleteAutomatic:
+		return bad("autocomplete", "want offered or automatic")
+	case r.Scoring != ScoringNone && r.Scoring != ScoringKlassik && r.Scoring != ScoringStandard && r.Scoring != ScoringVegas:
+		return bad("scoring", "want none, klassik, standard or vegas")
+	case r.Scoring != ScoringNone && r.Decks != 1:
+		return bad("scoring", "scoring applies to one-deck variants only (R3)")
+	case r.TimeLimitS != 0 && (r.TimeLimitS < MinTimeLimitS || r.TimeLimitS > MaxTimeLimitS):
+		return bad("time_limit_s", "want 0 or 10..86400")
+	}
+	return nil
+}

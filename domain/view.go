@@ -80,7 +80,10 @@ func RedactEvent(e Event) Event {
 	}
 	d := e.Data.Deal
 	red := Position{Tableau: make([]PileLayout, len(d.Tableau)), Stock: []Card{},
-		Waste: d.Waste, Foundations: d.Foundations, Recycles: d.Recycles}
+		Waste: append([]Card(nil), d.Waste...), Recycles: d.Recycles}
+	for _, f := range d.Foundations {
+		red.Foundations = append(red.Foundations, append([]Card(nil), f...))
+	}
 	h := &Hidden{FaceDown: make([]int, len(d.Tableau)), Stock: len(d.Stock)}
 	for i, t := range d.Tableau {
 		red.Tableau[i] = PileLayout{Down: []Card{}, Up: append([]Card{}, t.Up...)}
