@@ -9,8 +9,8 @@ import (
 // Card is one playing card (RULES R1.1): its two-character code, rank 1..13
 // (A=1, J=11, Q=12, K=13) and suit.
 type Card struct {
-	Code string `json:"code" example:"TD" minLength:"2" maxLength:"2"`
-	Rank int    `json:"rank" example:"10" minimum:"1" maximum:"13"`
+	Code string `json:"code" example:"TD" minLength:"2" maxLength:"2"` // rank A23456789TJQK then suit CDHS (R1.1)
+	Rank int    `json:"rank" example:"10" minimum:"1" maximum:"13"`    // A=1, J=11, Q=12, K=13
 	Suit string `json:"suit" example:"diamonds" enums:"clubs,diamonds,hearts,spades"`
 } // @name Card
 
@@ -22,86 +22,86 @@ type CardList struct {
 // Stock is the stock pile: its size, and once the game has ended its cards,
 // the card drawn first, first (API.md "A Game").
 type Stock struct {
-	Count int    `json:"count" minimum:"0"`
-	Cards []Card `json:"cards,omitzero" validate:"optional"` // validate:"optional" marks it optional for swag
+	Count int    `json:"count" minimum:"0"`                  // cards in the stock
+	Cards []Card `json:"cards,omitzero" validate:"optional"` // only once the game has ended: the card drawn first, first
 } // @name Stock
 
 // Passes counts trips through the stock (RULES R3): used is 1 + recycles
 // made; limit is null where passes are unlimited.
 type Passes struct {
-	Used  int  `json:"used" minimum:"1"`
-	Limit *int `json:"limit" minimum:"1" extensions:"x-nullable"`
+	Used  int  `json:"used" minimum:"1"`                          // trips through the stock so far, this one included
+	Limit *int `json:"limit" minimum:"1" extensions:"x-nullable"` // null: unlimited
 } // @name Passes
 
 // TableauPile is one tableau pile: the number of face-down cards, the
 // face-up cards bottom first, and once the game has ended the face-down
 // cards too, bottom first.
 type TableauPile struct {
-	FaceDown      int    `json:"face_down" minimum:"0"`
-	Cards         []Card `json:"cards"`
-	FaceDownCards []Card `json:"face_down_cards,omitzero" validate:"optional"`
+	FaceDown      int    `json:"face_down" minimum:"0"`                        // number of face-down cards
+	Cards         []Card `json:"cards"`                                        // face-up cards, bottom first
+	FaceDownCards []Card `json:"face_down_cards,omitzero" validate:"optional"` // only once the game has ended: the face-down cards, bottom first
 } // @name TableauPile
 
 // GameOptions are the rules a game is played with (RULES R3): the
 // variant's defaults with the options given at creation applied. passes
 // and time_limit_s are null where there is no limit.
 type GameOptions struct {
-	Draw         int    `json:"draw" enums:"1,3"`
-	Passes       *int   `json:"passes" minimum:"1" extensions:"x-nullable"`
-	Scoring      string `json:"scoring" enums:"none,klassik,standard,vegas"`
-	TakeBack     bool   `json:"take_back"`
-	Flip         string `json:"flip" enums:"auto,player"`
-	Autocomplete string `json:"autocomplete" enums:"offered,automatic"`
-	TimeLimitS   *int   `json:"time_limit_s" minimum:"10" maximum:"86400" extensions:"x-nullable"`
-	Undo         bool   `json:"undo"`
+	Draw         int    `json:"draw" enums:"1,3"`                                                  // cards turned per draw (R2.1)
+	Passes       *int   `json:"passes" minimum:"1" extensions:"x-nullable"`                        // trips through the stock; null: unlimited
+	Scoring      string `json:"scoring" enums:"none,klassik,standard,vegas"`                       // R4
+	TakeBack     bool   `json:"take_back"`                                                         // foundation cards may come back (R2.3)
+	Flip         string `json:"flip" enums:"auto,player"`                                          // who turns face-down cards up (R2.4)
+	Autocomplete string `json:"autocomplete" enums:"offered,automatic"`                            // R2.6
+	TimeLimitS   *int   `json:"time_limit_s" minimum:"10" maximum:"86400" extensions:"x-nullable"` // seconds; null: none (R5.3)
+	Undo         bool   `json:"undo"`                                                              // undo allowed (R2.5)
 } // @name GameOptions
 
 // Game is a game as a client sees it (API.md "A Game"). While the game is
 // in progress face-down cards and the stock appear only as counts (RULES
 // R6.4). Times are RFC 3339 UTC with milliseconds.
 type Game struct {
-	ID          string        `json:"id"`
-	Variant     string        `json:"variant" example:"klondike"`
+	ID          string        `json:"id"`                         // opaque id
+	Variant     string        `json:"variant" example:"klondike"` // variant id (GET /v1/variants)
 	Options     GameOptions   `json:"options"`
-	Status      string        `json:"status" enums:"in_progress,won,lost,expired"`
-	Version     int           `json:"version" minimum:"1"`
-	Moves       int           `json:"moves" minimum:"0"`
-	Score       *int          `json:"score" extensions:"x-nullable"`
-	StartedAt   *string       `json:"started_at" format:"date-time" extensions:"x-nullable"`
-	ElapsedMS   int64         `json:"elapsed_ms" minimum:"0"`
-	Deadline    *string       `json:"deadline" format:"date-time" extensions:"x-nullable"`
+	Status      string        `json:"status" enums:"in_progress,won,lost,expired"`           // in_progress until the game ends once (R2.8)
+	Version     int           `json:"version" minimum:"1"`                                   // events in the log; the ETag
+	Moves       int           `json:"moves" minimum:"0"`                                     // commands accepted, undos included (R2.5)
+	Score       *int          `json:"score" extensions:"x-nullable"`                         // null for scoring none (R4.1)
+	StartedAt   *string       `json:"started_at" format:"date-time" extensions:"x-nullable"` // when the clock started (R5.2); null before
+	ElapsedMS   int64         `json:"elapsed_ms" minimum:"0"`                                // playing time in milliseconds (R5.2)
+	Deadline    *string       `json:"deadline" format:"date-time" extensions:"x-nullable"`   // when the time limit runs out (R5.3); null without one
 	Stock       Stock         `json:"stock"`
 	Passes      Passes        `json:"passes"`
-	Waste       CardList      `json:"waste"`
-	Foundations []CardList    `json:"foundations"`
-	Tableau     []TableauPile `json:"tableau"`
-	CanUndo     bool          `json:"can_undo"`
-	Commitment  string        `json:"commitment" example:"sha256:0f1e…"`
-	Ranked      bool          `json:"ranked"`
-	CreatedAt   string        `json:"created_at" format:"date-time"`
+	Waste       CardList      `json:"waste"`                             // face-up, bottom first; the last card is playable
+	Foundations []CardList    `json:"foundations"`                       // bottom (ace) first
+	Tableau     []TableauPile `json:"tableau"`                           // tableau piles, 0 first
+	CanUndo     bool          `json:"can_undo"`                          // an undo would be accepted now (R2.5)
+	Commitment  string        `json:"commitment" example:"sha256:0f1e…"` // SHA-256 over the deal and a secret salt, published at creation (R6.4)
+	Ranked      bool          `json:"ranked"`                            // counts for statistics: default options (a draw choice aside) and a server seed (R3)
+	CreatedAt   string        `json:"created_at" format:"date-time"`     // when the game was dealt
 } // @name Game
 
 // GameSummary is a game in a listing: its record without the piles.
 type GameSummary struct {
-	ID         string      `json:"id"`
-	Variant    string      `json:"variant"`
+	ID         string      `json:"id"`      // opaque id
+	Variant    string      `json:"variant"` // variant id (GET /v1/variants)
 	Options    GameOptions `json:"options"`
-	Status     string      `json:"status" enums:"in_progress,won,lost,expired"`
-	Version    int         `json:"version" minimum:"1"`
-	Moves      int         `json:"moves" minimum:"0"`
-	Score      *int        `json:"score" extensions:"x-nullable"`
-	ElapsedMS  int64       `json:"elapsed_ms" minimum:"0"`
-	Ranked     bool        `json:"ranked"`
-	CreatedAt  string      `json:"created_at" format:"date-time"`
-	UpdatedAt  string      `json:"updated_at" format:"date-time"`
-	FinishedAt *string     `json:"finished_at" format:"date-time" extensions:"x-nullable"`
+	Status     string      `json:"status" enums:"in_progress,won,lost,expired"`            // in_progress until the game ends once (R2.8)
+	Version    int         `json:"version" minimum:"1"`                                    // events in the log; the ETag
+	Moves      int         `json:"moves" minimum:"0"`                                      // commands accepted, undos included (R2.5)
+	Score      *int        `json:"score" extensions:"x-nullable"`                          // null for scoring none (R4.1)
+	ElapsedMS  int64       `json:"elapsed_ms" minimum:"0"`                                 // playing time in milliseconds (R5.2)
+	Ranked     bool        `json:"ranked"`                                                 // counts for statistics: default options (a draw choice aside) and a server seed (R3)
+	CreatedAt  string      `json:"created_at" format:"date-time"`                          // when the game was dealt
+	UpdatedAt  string      `json:"updated_at" format:"date-time"`                          // time of the latest event
+	FinishedAt *string     `json:"finished_at" format:"date-time" extensions:"x-nullable"` // when the game ended; null while in progress
 } // @name GameSummary
 
 // GameList is one page of the caller's games, newest first. next_cursor is
 // null on the last page.
 type GameList struct {
 	Games      []GameSummary `json:"games"`
-	NextCursor *string       `json:"next_cursor" extensions:"x-nullable"`
+	NextCursor *string       `json:"next_cursor" extensions:"x-nullable"` // cursor of the next page; null on the last
 } // @name GameList
 
 func newCard(c domain.Card) Card {

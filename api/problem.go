@@ -16,14 +16,14 @@ import (
 // X-Request-Id of the request, to quote when reporting a problem. detail
 // never contains hidden information or server internals.
 type Problem struct {
-	Type      string `json:"type" example:"tag:openpatience.github.io,2026:problem/illegal_move"`
-	Title     string `json:"title" example:"Illegal move"`
-	Status    int    `json:"status" example:"422"`
-	Detail    string `json:"detail" example:"a 7 of spades does not go on a 9 of hearts"`
-	Code      string `json:"code" example:"illegal_move"`
-	Reason    string `json:"reason,omitempty" example:"card_does_not_fit"`
-	Param     string `json:"param,omitempty" example:"from"`
-	RequestID string `json:"request_id,omitempty"`
+	Type      string `json:"type" example:"tag:openpatience.github.io,2026:problem/illegal_move"` // identifies the problem type (RFC 9457 §3.1.1)
+	Title     string `json:"title" example:"Illegal move"`                                        // short summary of the problem type
+	Status    int    `json:"status" example:"422"`                                                // the HTTP status code
+	Detail    string `json:"detail" example:"a 7 of spades does not go on a 9 of hearts"`         // what went wrong with this request, for people
+	Code      string `json:"code" example:"illegal_move"`                                         // stable machine word
+	Reason    string `json:"reason,omitempty" example:"card_does_not_fit"`                        // illegal_move and invalid_layout: why, a stable word
+	Param     string `json:"param,omitempty" example:"from"`                                      // the request part at fault: a field, query or header name
+	RequestID string `json:"request_id,omitempty"`                                                // the X-Request-Id of the request
 } // @name Problem
 
 // The stable problem codes (Problem.code). Clients switch on these: never

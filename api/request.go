@@ -9,11 +9,11 @@ import (
 // game unranked; without either the server deals from a secret seed.
 // duel_id is reserved for same-deal duels.
 type CreateGameRequest struct {
-	Variant string         `json:"variant" example:"klondike" minLength:"1" maxLength:"64"`
-	Options *CreateOptions `json:"options,omitempty"`
-	Seed    *uint64        `json:"seed,omitempty" minimum:"0" format:"uint64" example:"42"`
-	Layout  *Layout        `json:"layout,omitempty"`
-	DuelID  *string        `json:"duel_id,omitempty"`
+	Variant string         `json:"variant" example:"klondike" minLength:"1" maxLength:"64"` // variant id (GET /v1/variants)
+	Options *CreateOptions `json:"options,omitempty"`                                       // options; absent ones keep the variant's defaults
+	Seed    *uint64        `json:"seed,omitempty" minimum:"0" format:"uint64" example:"42"` // deal from this seed (R6.1); unranked
+	Layout  *Layout        `json:"layout,omitempty"`                                        // deal this layout (R6.5); unranked
+	DuelID  *string        `json:"duel_id,omitempty"`                                       // reserved for same-deal duels (R6.3); no duel exists yet
 } // @name CreateGameRequest
 
 // CreateOptions are the options a client may set at creation (RULES R3
@@ -52,24 +52,24 @@ type LayoutPile struct {
 // tableau/<i> (0-based), and foundation alone for "whichever foundation
 // takes it".
 type MoveRequest struct {
-	Type  string  `json:"type" enums:"draw,move,take-back,flip,undo,autocomplete,resign"`
-	From  *string `json:"from,omitempty" example:"tableau/3" pattern:"^(stock|waste|foundation(/(0|[1-9][0-9]?))?|tableau/(0|[1-9][0-9]?))$"`
-	To    *string `json:"to,omitempty" example:"foundation" pattern:"^(stock|waste|foundation(/(0|[1-9][0-9]?))?|tableau/(0|[1-9][0-9]?))$"`
-	Count *int    `json:"count,omitempty" minimum:"1" maximum:"13"`
-	Pile  *string `json:"pile,omitempty" example:"tableau/2" pattern:"^(stock|waste|foundation(/(0|[1-9][0-9]?))?|tableau/(0|[1-9][0-9]?))$"`
+	Type  string  `json:"type" enums:"draw,move,take-back,flip,undo,autocomplete,resign"`                                                     // the command (R2)
+	From  *string `json:"from,omitempty" example:"tableau/3" pattern:"^(stock|waste|foundation(/(0|[1-9][0-9]?))?|tableau/(0|[1-9][0-9]?))$"` // move, take-back: the source pile
+	To    *string `json:"to,omitempty" example:"foundation" pattern:"^(stock|waste|foundation(/(0|[1-9][0-9]?))?|tableau/(0|[1-9][0-9]?))$"`  // move, take-back: the destination; "foundation" for whichever takes the card
+	Count *int    `json:"count,omitempty" minimum:"1" maximum:"13"`                                                                           // move: cards to move as a run (R1.6); default 1
+	Pile  *string `json:"pile,omitempty" example:"tableau/2" pattern:"^(stock|waste|foundation(/(0|[1-9][0-9]?))?|tableau/(0|[1-9][0-9]?))$"` // flip: the tableau pile whose top card to turn up
 } // @name MoveRequest
 
 // MoveResult answers an accepted move: the game after it and the events it
 // appended, in order.
 type MoveResult struct {
 	Game   Game    `json:"game"`
-	Events []Event `json:"events"`
+	Events []Event `json:"events"` // the events appended, oldest first
 } // @name MoveResult
 
 // LegalMoves lists every move the game accepts at version, in the shape of
 // a move request (domain.LegalMoves). It is empty once the game has ended.
 type LegalMoves struct {
-	Version int           `json:"version" minimum:"1"`
+	Version int           `json:"version" minimum:"1"` // the game version the list is for
 	Moves   []MoveRequest `json:"moves"`
 } // @name LegalMoves
 

@@ -345,10 +345,14 @@ func (e ListGamesParamsStatus) Valid() bool {
 
 // Card defines model for Card.
 type Card struct {
-	// Code Example: TD
+	// Code rank A23456789TJQK then suit CDHS (R1.1)
+	//
+	// Example: TD
 	Code string `json:"code"`
 
-	// Rank Example: 10
+	// Rank A=1, J=11, Q=12, K=13
+	//
+	// Example: 10
 	Rank int `json:"rank"`
 
 	// Suit Example: diamonds
@@ -365,14 +369,23 @@ type CardList struct {
 
 // CreateGameRequest defines model for CreateGameRequest.
 type CreateGameRequest struct {
-	DuelId  *string        `json:"duel_id,omitempty"`
-	Layout  *Layout        `json:"layout,omitempty"`
+	// DuelId reserved for same-deal duels (R6.3); no duel exists yet
+	DuelId *string `json:"duel_id,omitempty"`
+
+	// Layout deal this layout (R6.5); unranked
+	Layout *Layout `json:"layout,omitempty"`
+
+	// Options options; absent ones keep the variant's defaults
 	Options *CreateOptions `json:"options,omitempty"`
 
-	// Seed Example: 42
+	// Seed deal from this seed (R6.1); unranked
+	//
+	// Example: 42
 	Seed *uint64 `json:"seed,omitempty"`
 
-	// Variant Example: klondike
+	// Variant variant id (GET /v1/variants)
+	//
+	// Example: klondike
 	Variant string `json:"variant"`
 }
 
@@ -502,81 +515,150 @@ type EventRules struct {
 
 // Game defines model for Game.
 type Game struct {
+	// CanUndo an undo would be accepted now (R2.5)
 	CanUndo bool `json:"can_undo"`
 
-	// Commitment Example: sha256:0f1e…
-	Commitment  string        `json:"commitment"`
-	CreatedAt   time.Time     `json:"created_at"`
-	Deadline    *time.Time    `json:"deadline"`
-	ElapsedMs   int           `json:"elapsed_ms"`
-	Foundations []CardList    `json:"foundations"`
-	Id          string        `json:"id"`
-	Moves       int           `json:"moves"`
-	Options     GameOptions   `json:"options"`
-	Passes      Passes        `json:"passes"`
-	Ranked      bool          `json:"ranked"`
-	Score       *int          `json:"score"`
-	StartedAt   *time.Time    `json:"started_at"`
-	Status      GameStatus    `json:"status"`
-	Stock       Stock         `json:"stock"`
-	Tableau     []TableauPile `json:"tableau"`
+	// Commitment SHA-256 over the deal and a secret salt, published at creation (R6.4)
+	//
+	// Example: sha256:0f1e…
+	Commitment string `json:"commitment"`
 
-	// Variant Example: klondike
-	Variant string   `json:"variant"`
-	Version int      `json:"version"`
-	Waste   CardList `json:"waste"`
+	// CreatedAt when the game was dealt
+	CreatedAt time.Time `json:"created_at"`
+
+	// Deadline when the time limit runs out (R5.3); null without one
+	Deadline *time.Time `json:"deadline"`
+
+	// ElapsedMs playing time in milliseconds (R5.2)
+	ElapsedMs int `json:"elapsed_ms"`
+
+	// Foundations bottom (ace) first
+	Foundations []CardList `json:"foundations"`
+
+	// Id opaque id
+	Id string `json:"id"`
+
+	// Moves commands accepted, undos included (R2.5)
+	Moves   int         `json:"moves"`
+	Options GameOptions `json:"options"`
+	Passes  Passes      `json:"passes"`
+
+	// Ranked counts for statistics: default options (a draw choice aside) and a server seed (R3)
+	Ranked bool `json:"ranked"`
+
+	// Score null for scoring none (R4.1)
+	Score *int `json:"score"`
+
+	// StartedAt when the clock started (R5.2); null before
+	StartedAt *time.Time `json:"started_at"`
+
+	// Status in_progress until the game ends once (R2.8)
+	Status GameStatus `json:"status"`
+	Stock  Stock      `json:"stock"`
+
+	// Tableau tableau piles, 0 first
+	Tableau []TableauPile `json:"tableau"`
+
+	// Variant variant id (GET /v1/variants)
+	//
+	// Example: klondike
+	Variant string `json:"variant"`
+
+	// Version events in the log; the ETag
+	Version int `json:"version"`
+
+	// Waste face-up, bottom first; the last card is playable
+	Waste CardList `json:"waste"`
 }
 
-// GameStatus defines model for Game.Status.
+// GameStatus in_progress until the game ends once (R2.8)
 type GameStatus string
 
 // GameList defines model for GameList.
 type GameList struct {
-	Games      []GameSummary `json:"games"`
-	NextCursor *string       `json:"next_cursor"`
+	Games []GameSummary `json:"games"`
+
+	// NextCursor cursor of the next page; null on the last
+	NextCursor *string `json:"next_cursor"`
 }
 
 // GameOptions defines model for GameOptions.
 type GameOptions struct {
+	// Autocomplete R2.6
 	Autocomplete GameOptionsAutocomplete `json:"autocomplete"`
-	Draw         GameOptionsDraw         `json:"draw"`
-	Flip         GameOptionsFlip         `json:"flip"`
-	Passes       *int                    `json:"passes"`
-	Scoring      GameOptionsScoring      `json:"scoring"`
-	TakeBack     bool                    `json:"take_back"`
-	TimeLimitS   *int                    `json:"time_limit_s"`
-	Undo         bool                    `json:"undo"`
+
+	// Draw cards turned per draw (R2.1)
+	Draw GameOptionsDraw `json:"draw"`
+
+	// Flip who turns face-down cards up (R2.4)
+	Flip GameOptionsFlip `json:"flip"`
+
+	// Passes trips through the stock; null: unlimited
+	Passes *int `json:"passes"`
+
+	// Scoring R4
+	Scoring GameOptionsScoring `json:"scoring"`
+
+	// TakeBack foundation cards may come back (R2.3)
+	TakeBack bool `json:"take_back"`
+
+	// TimeLimitS seconds; null: none (R5.3)
+	TimeLimitS *int `json:"time_limit_s"`
+
+	// Undo undo allowed (R2.5)
+	Undo bool `json:"undo"`
 }
 
-// GameOptionsAutocomplete defines model for GameOptions.Autocomplete.
+// GameOptionsAutocomplete R2.6
 type GameOptionsAutocomplete string
 
-// GameOptionsDraw defines model for GameOptions.Draw.
+// GameOptionsDraw cards turned per draw (R2.1)
 type GameOptionsDraw int
 
-// GameOptionsFlip defines model for GameOptions.Flip.
+// GameOptionsFlip who turns face-down cards up (R2.4)
 type GameOptionsFlip string
 
-// GameOptionsScoring defines model for GameOptions.Scoring.
+// GameOptionsScoring R4
 type GameOptionsScoring string
 
 // GameSummary defines model for GameSummary.
 type GameSummary struct {
-	CreatedAt  time.Time         `json:"created_at"`
-	ElapsedMs  int               `json:"elapsed_ms"`
-	FinishedAt *time.Time        `json:"finished_at"`
-	Id         string            `json:"id"`
-	Moves      int               `json:"moves"`
-	Options    GameOptions       `json:"options"`
-	Ranked     bool              `json:"ranked"`
-	Score      *int              `json:"score"`
-	Status     GameSummaryStatus `json:"status"`
-	UpdatedAt  time.Time         `json:"updated_at"`
-	Variant    string            `json:"variant"`
-	Version    int               `json:"version"`
+	// CreatedAt when the game was dealt
+	CreatedAt time.Time `json:"created_at"`
+
+	// ElapsedMs playing time in milliseconds (R5.2)
+	ElapsedMs int `json:"elapsed_ms"`
+
+	// FinishedAt when the game ended; null while in progress
+	FinishedAt *time.Time `json:"finished_at"`
+
+	// Id opaque id
+	Id string `json:"id"`
+
+	// Moves commands accepted, undos included (R2.5)
+	Moves   int         `json:"moves"`
+	Options GameOptions `json:"options"`
+
+	// Ranked counts for statistics: default options (a draw choice aside) and a server seed (R3)
+	Ranked bool `json:"ranked"`
+
+	// Score null for scoring none (R4.1)
+	Score *int `json:"score"`
+
+	// Status in_progress until the game ends once (R2.8)
+	Status GameSummaryStatus `json:"status"`
+
+	// UpdatedAt time of the latest event
+	UpdatedAt time.Time `json:"updated_at"`
+
+	// Variant variant id (GET /v1/variants)
+	Variant string `json:"variant"`
+
+	// Version events in the log; the ETag
+	Version int `json:"version"`
 }
 
-// GameSummaryStatus defines model for GameSummary.Status.
+// GameSummaryStatus in_progress until the game ends once (R2.8)
 type GameSummaryStatus string
 
 // Health defines model for Health.
@@ -608,30 +690,42 @@ type LayoutPile struct {
 
 // LegalMoves defines model for LegalMoves.
 type LegalMoves struct {
-	Moves   []MoveRequest `json:"moves"`
-	Version int           `json:"version"`
+	Moves []MoveRequest `json:"moves"`
+
+	// Version the game version the list is for
+	Version int `json:"version"`
 }
 
 // MoveRequest defines model for MoveRequest.
 type MoveRequest struct {
+	// Count move: cards to move as a run (R1.6); default 1
 	Count *int `json:"count,omitempty"`
 
-	// From Example: tableau/3
+	// From move, take-back: the source pile
+	//
+	// Example: tableau/3
 	From *string `json:"from,omitempty"`
 
-	// Pile Example: tableau/2
+	// Pile flip: the tableau pile whose top card to turn up
+	//
+	// Example: tableau/2
 	Pile *string `json:"pile,omitempty"`
 
-	// To Example: foundation
-	To   *string         `json:"to,omitempty"`
+	// To move, take-back: the destination; "foundation" for whichever takes the card
+	//
+	// Example: foundation
+	To *string `json:"to,omitempty"`
+
+	// Type the command (R2)
 	Type MoveRequestType `json:"type"`
 }
 
-// MoveRequestType defines model for MoveRequest.Type.
+// MoveRequestType the command (R2)
 type MoveRequestType string
 
 // MoveResult defines model for MoveResult.
 type MoveResult struct {
+	// Events the events appended, oldest first
 	Events []Event `json:"events"`
 	Game   Game    `json:"game"`
 }
@@ -655,8 +749,11 @@ type OptionChoices struct {
 
 // Passes defines model for Passes.
 type Passes struct {
+	// Limit null: unlimited
 	Limit *int `json:"limit"`
-	Used  int  `json:"used"`
+
+	// Used trips through the stock so far, this one included
+	Used int `json:"used"`
 }
 
 // PlayerCreated defines model for PlayerCreated.
@@ -670,40 +767,63 @@ type PlayerCreated struct {
 
 // Problem defines model for Problem.
 type Problem struct {
-	// Code Example: illegal_move
+	// Code stable machine word
+	//
+	// Example: illegal_move
 	Code string `json:"code"`
 
-	// Detail Example: a 7 of spades does not go on a 9 of hearts
+	// Detail what went wrong with this request, for people
+	//
+	// Example: a 7 of spades does not go on a 9 of hearts
 	Detail string `json:"detail"`
 
-	// Param Example: from
+	// Param the request part at fault: a field, query or header name
+	//
+	// Example: from
 	Param *string `json:"param,omitempty"`
 
-	// Reason Example: card_does_not_fit
-	Reason    *string `json:"reason,omitempty"`
+	// Reason illegal_move and invalid_layout: why, a stable word
+	//
+	// Example: card_does_not_fit
+	Reason *string `json:"reason,omitempty"`
+
+	// RequestId the X-Request-Id of the request
 	RequestId *string `json:"request_id,omitempty"`
 
-	// Status Example: 422
+	// Status the HTTP status code
+	//
+	// Example: 422
 	Status int `json:"status"`
 
-	// Title Example: Illegal move
+	// Title short summary of the problem type
+	//
+	// Example: Illegal move
 	Title string `json:"title"`
 
-	// Type Example: tag:openpatience.github.io,2026:problem/illegal_move
+	// Type identifies the problem type (RFC 9457 §3.1.1)
+	//
+	// Example: tag:openpatience.github.io,2026:problem/illegal_move
 	Type string `json:"type"`
 }
 
 // Stock defines model for Stock.
 type Stock struct {
-	// Cards validate:"optional" marks it optional for swag
+	// Cards only once the game has ended: the card drawn first, first
 	Cards *[]Card `json:"cards,omitempty"`
-	Count int     `json:"count"`
+
+	// Count cards in the stock
+	Count int `json:"count"`
 }
 
 // TableauPile defines model for TableauPile.
 type TableauPile struct {
-	Cards         []Card  `json:"cards"`
-	FaceDown      int     `json:"face_down"`
+	// Cards face-up cards, bottom first
+	Cards []Card `json:"cards"`
+
+	// FaceDown number of face-down cards
+	FaceDown int `json:"face_down"`
+
+	// FaceDownCards only once the game has ended: the face-down cards, bottom first
 	FaceDownCards *[]Card `json:"face_down_cards,omitempty"`
 }
 
