@@ -15,7 +15,8 @@
 // Status codes (the one mapping is problemFor in problem.go):
 //
 //   - 400 the request could not be read: malformed JSON, a wrong JSON type,
-//     an unknown field, trailing data, a bad query, path or header value.
+//     an unknown field, trailing data, a missing required field, a bad
+//     query, path or header value.
 //   - 401 no or an unknown bearer token (with WWW-Authenticate).
 //   - 404 no such game, or not the caller's while it is in progress; also
 //     unknown routes and states/{version} beyond the log.

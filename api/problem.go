@@ -88,6 +88,7 @@ type requestError struct {
 	detail string
 }
 
+// Error is the detail, written for the client.
 func (e *requestError) Error() string { return e.detail }
 
 func badBody(detail string) error {

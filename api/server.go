@@ -153,6 +153,7 @@ func (s *server) routes() *gin.Engine {
 // domain reads s.Version before the call.
 type expectedFromEvents struct{ domain.Store }
 
+// Append appends events after version events[0].Version-1.
 func (s expectedFromEvents) Append(ctx context.Context, gameID string, expected int, events []domain.Event, after *domain.State) error {
 	if len(events) > 0 {
 		expected = events[0].Version - 1

@@ -223,6 +223,7 @@ func purgeLoop(ctx context.Context, p purger, every time.Duration, log *slog.Log
 // (the same fields; api does not import persistence).
 type idempotencyStore struct{ s *persistence.Store }
 
+// GetIdempotency is persistence.Store.GetIdempotency in api's types.
 func (a idempotencyStore) GetIdempotency(ctx context.Context, owner, key string, now time.Time) (*api.IdempotencyRecord, error) {
 	r, err := a.s.GetIdempotency(ctx, owner, key, now)
 	if err != nil {
@@ -232,6 +233,7 @@ func (a idempotencyStore) GetIdempotency(ctx context.Context, owner, key string,
 	return &out, nil
 }
 
+// PutIdempotency is persistence.Store.PutIdempotency in api's types.
 func (a idempotencyStore) PutIdempotency(ctx context.Context, r api.IdempotencyRecord) error {
 	return a.s.PutIdempotency(ctx, persistence.IdempotencyRecord(r))
 }
