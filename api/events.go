@@ -103,6 +103,7 @@ func (s *server) streamEvents(c *gin.Context, id string, after int, redact bool)
 			started = true
 		}
 		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
 		for _, r := range recs {
 			e, err := domain.DecodeEvent(r.Version, r.Type, r.OccurredAt, r.Payload)
 			if err != nil {

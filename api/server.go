@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -182,14 +183,23 @@ const (
 	mimeHTML    = "text/html; charset=utf-8"
 )
 
+// encodeJSON is v as JSON and a newline, without HTML escaping.
+func encodeJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
+	return b.Bytes(), err
+}
+
 // jsonReply encodes v as the body of a status response.
 func (s *server) jsonReply(status int, v any) reply {
-	b, err := json.Marshal(v)
+	b, err := encodeJSON(v)
 	if err != nil { // only for a bug: every type here marshals
 		s.log.Error("api: encode response", "err", err)
 		return s.problemReply(newProblem(http.StatusInternalServerError, CodeInternal, "an internal error occurred"))
 	}
-	return reply{status: status, contentType: mimeJSON, body: append(b, '\n')}
+	return reply{status: status, contentType: mimeJSON, body: b}
 }
 
 // with adds a header to r.
@@ -202,8 +212,8 @@ func (r reply) with(key, value string) reply {
 }
 
 func (s *server) problemReply(p Problem) reply {
-	b, _ := json.Marshal(p) // a Problem always marshals
-	return reply{status: p.Status, contentType: mimeProblem, body: append(b, '\n'), code: p.Code}
+	b, _ := encodeJSON(p) // a Problem always marshals
+	return reply{status: p.Status, contentType: mimeProblem, body: b, code: p.Code}
 }
 
 // fail answers err as a problem (problemFor). An unexpected error is
