@@ -8,12 +8,15 @@ package domain
 // stable Reason of the *MoveError.
 
 import (
+	"context"
+	crand "crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -1009,6 +1012,7 @@ func TestR2_6_AutocompleteAlwaysFinishesWhenOffered(t *testing.T) {
 	for _, id := range []string{"klondike", "harp", "tripleharp"} {
 		v, _ := LookupVariant(id)
 		r := v.Defaults
+		played := 0
 		for seed := uint64(0); seed < 40; seed++ {
 			p := unplayedEnding(r, seed)
 			s := &State{}
@@ -1031,6 +1035,10 @@ func TestR2_6_AutocompleteAlwaysFinishesWhenOffered(t *testing.T) {
 					t.Fatalf("%s seed %d: event %+v", id, seed, e)
 				}
 			}
+			played++
+		}
+		if played < 30 {
+			t.Fatalf("%s: only %d endings with cards to place", id, played)
 		}
 	}
 }
@@ -1295,6 +1303,39 @@ func TestR3_OptionsResolve(t *testing.T) {
 		}
 		if r.Variant != v.ID || r.Decks != v.Defaults.Decks || r.Piles != v.Defaults.Piles || r.Passes != v.Defaults.Passes {
 			t.Errorf("%s: options changed the deal shape: %+v", name, r)
+		}
+		// Every accepted combination deals a game that replays.
+		if err := r.Validate(); err != nil {
+			t.Errorf("%s: resolved rules do not validate: %v", name, err)
+		}
+		s := &State{}
+		s.Apply(DealtEvent(r, Deal(r, 3), "", t0))
+		if s.Fault != "" {
+			t.Errorf("%s: %s", name, s.Fault)
+		}
+	}
+	// Rules that no option can produce are refused where a log's first
+	// event is checked.
+	base := variants[0].Defaults
+	for _, tc := range []struct {
+		option string
+		change func(*Rules)
+	}{
+		{"decks", func(r *Rules) { r.Decks = 4 }},
+		{"foundations", func(r *Rules) { r.Foundations = 1 << 50 }},
+		{"piles", func(r *Rules) { r.Piles = 0 }},
+		{"draw", func(r *Rules) { r.Draw = 2 }},
+		{"passes", func(r *Rules) { r.Passes = -1 }},
+		{"flip", func(r *Rules) { r.Flip = "" }},
+		{"autocomplete", func(r *Rules) { r.Autocomplete = "never" }},
+		{"scoring", func(r *Rules) { r.Scoring = "golf" }},
+		{"time_limit_s", func(r *Rules) { r.TimeLimitS = 5 }},
+	} {
+		r := base
+		tc.change(&r)
+		var oe *OptionError
+		if err := r.Validate(); !errors.As(err, &oe) || oe.Option != tc.option {
+			t.Errorf("%s: Validate = %v", tc.option, err)
 		}
 	}
 }
@@ -1591,7 +1632,7 @@ func TestR4_4_Vegas(t *testing.T) {
 func TestR4_5_UndoRestoresScore(t *testing.T) {
 	for _, sc := range []Scoring{ScoringStandard, ScoringKlassik, ScoringVegas} {
 		s := setupPos(t, "relaxed", Options{Scoring: ptr(sc)}, "KS:TS9H/:KH/"+emptyPiles(5)+" THJHQHJSQS - "+posBuildFound+" 0")
-		now := 0.0
+		now, undone := 0.0, 0
 		for _, m := range []Move{mvCards("tableau/0", "foundation", 1), mvDraw, mvCards("tableau/0", "foundation", 1),
 			mvFlip("tableau/0"), mvDraw, mvDraw, mvDraw, mvDraw, mvDraw, mvDraw, mvTakeBack("foundation/2", "tableau/0")} {
 			now++
@@ -1611,6 +1652,10 @@ func TestR4_5_UndoRestoresScore(t *testing.T) {
 			}
 			now++
 			mustPlay(t, s, m, sec(now)) // play it for real and go on
+			undone++
+		}
+		if undone < 8 {
+			t.Fatalf("%s: only %d moves were undone", sc, undone)
 		}
 	}
 }
@@ -2052,3 +2097,336 @@ func sha256Commitment(text string) string {
 }
 
 func hexString(b []byte) string { return hex.EncodeToString(b) }
+
+// ---- Apply is total (R6.2 replay) -------------------------------------------
+
+// applyNoPanic applies e and reports a panic as a test failure.
+func applyNoPanic(t *testing.T, s *State, e Event) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != nil {
+			t.Fatalf("Apply(%s v%d) panicked: %v (Apply must be total: a misfit sets Fault)", e.Type, e.Version, r)
+		}
+	}()
+	s.Apply(e)
+}
+
+// Replay (R6.2) relies on Apply's contract: "an event that does not fit
+// ... changes nothing but sets s.Fault", also when the misfit would start a
+// new command (regression: Version, Moves, clock and an empty undo Turn
+// used to advance).
+func TestR6_2_ApplyMisfitLeavesNoTrace(t *testing.T) {
+	s, _ := newTestGame(t, "relaxed", 1, Options{})
+	before := mustJSON(t, s.Clone())
+	for _, e := range []Event{
+		{Version: 2, Type: EventStockDrawn, OccurredAt: sec(5), Data: EventData{V: 1, Move: 1, Count: 0}},
+		{Version: 2, Type: EventCardsMoved, OccurredAt: sec(5), Data: EventData{V: 1, Move: 1, From: StockPile, To: WastePile, Count: 1}},
+		{Version: 2, Type: EventGameExpired, OccurredAt: sec(5), Data: EventData{V: 1, Move: 1}},
+	} {
+		x := s.Clone()
+		x.Apply(e)
+		if x.Fault == "" {
+			t.Fatalf("%s: misfit accepted", e.Type)
+		}
+		x.Fault = ""
+		if got := mustJSON(t, x.Clone()); got != before {
+			t.Errorf("%s: a misfit changed the state (want only Fault set): version %d->%d, moves %d->%d, started %v, last %v, turns %d",
+				e.Type, s.Version, x.Version, s.Moves, x.Moves, x.StartedAt, x.LastAt, len(x.Turns))
+		}
+	}
+}
+
+// Apply never panics, even on a forged log (regression): an automatic
+// pile change joining an undo command escaped the undo record, and a later
+// undo popped a card from an empty waste (index out of range in undoTurn).
+func TestR6_2_ApplyForgedUndoRecordNoPanic(t *testing.T) {
+	s := setupPos(t, "relaxed", Options{}, emptyPiles(7)+" ASKS"+suitRun("2S", "QS")+" - "+foundUpto("KC", "KD", "KH", "-")+" 0")
+	mustPlay(t, s, mvDraw, sec(1)) // turn at version 2: AS to the waste
+	mustPlay(t, s, mvDraw, sec(2)) // turn at version 3: KS
+	mustPlay(t, s, mvUndo, sec(3)) // version 4, move 3: KS back
+	// Forged: an automatic follow-up of the undo command moving AS away.
+	applyNoPanic(t, s, Event{Version: 5, Type: EventCardsMoved, OccurredAt: sec(3),
+		Data: EventData{V: 1, Move: 3, Auto: true, From: WastePile, To: FoundationRef(3), Count: 1}})
+	// Undo of the first draw: its OpDraw pops the (now empty) waste.
+	applyNoPanic(t, s, Event{Version: s.Version + 1, Type: EventMoveUndone, OccurredAt: sec(4),
+		Data: EventData{V: 1, Move: s.Moves + 1, Undone: 2}})
+	if s.Fault == "" {
+		t.Fatal("the forged log replayed without a fault")
+	}
+}
+
+// Apply never panics on absurd rules in a deal event (regression: 2^50
+// foundations reached make([][]Card, r.Foundations) in applyDeal; values
+// around 1e8..1e13 would allocate gigabytes or kill the process).
+func TestR6_2_ApplyAbsurdRulesNoPanic(t *testing.T) {
+	r := variants[0].Defaults
+	deal := Deal(r, 1)
+	r.Foundations = 1 << 50
+	s := &State{}
+	applyNoPanic(t, s, DealtEvent(r, deal, "", t0))
+	if s.Fault == "" {
+		t.Fatal("a deal with 2^50 foundations was accepted")
+	}
+}
+
+// State.Fault "names the first event that did not fit the state"
+// (regression: a second deal event after a rejected one erased it).
+func TestR6_2_FirstFaultIsKept(t *testing.T) {
+	r := variants[0].Defaults
+	s := &State{}
+	s.Apply(DealtEvent(r, Position{}, "", t0)) // no piles: does not fit
+	first := s.Fault
+	if first == "" {
+		t.Fatal("empty deal accepted")
+	}
+	s.Apply(DealtEvent(r, Deal(r, 1), "", t0.Add(time.Second)))
+	if s.Fault != first {
+		t.Fatalf("Fault %q after a later deal, want the first problem %q", s.Fault, first)
+	}
+}
+
+// R6.4: RedactEvent's result shares no memory with e's deal (regression:
+// Waste and Foundations were shared with the stored event).
+func TestR6_4_RedactEventCopiesTheDeal(t *testing.T) {
+	r := variants[3].Defaults
+	p, err := ParsePosition(":KS/" + emptyPiles(6) + " QS JS " + foundUpto("KC", "KD", "KH", "TS") + " 0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := DealtEvent(r, p, "", t0)
+	red := RedactEvent(e)
+	red.Data.Deal.Waste[0] = NoCard
+	red.Data.Deal.Foundations[0] = nil
+	if e.Data.Deal.Waste[0] == NoCard || len(e.Data.Deal.Foundations[0]) == 0 {
+		t.Fatalf("changing the redacted event changed the original: waste %v, foundation/0 %v",
+			e.Data.Deal.Waste, e.Data.Deal.Foundations[0])
+	}
+}
+
+// R5.3 in the service: reading a game past its deadline shows it expired
+// before any command arrives, the expiry is appended once, and a command
+// after the deadline is refused with time_expired (regression: Get and Play
+// passed the version after applying the expiry as the expected version, so
+// Get recursed until the stack overflowed and Play returned ErrConflict).
+func TestR5_3_ServiceExpiresOnReadAndOnCommand(t *testing.T) {
+	ctx := context.Background()
+	t.Run("read", func(t *testing.T) {
+		now := t0
+		g, st := testGames(&now)
+		game, _, err := g.Create(ctx, NewGame{Owner: "p", Variant: "klassik"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		now = sec(299)
+		if _, s, err := g.Get(ctx, "p", game.ID); err != nil || s.Status != StatusInProgress {
+			t.Fatalf("before the deadline: %v", err)
+		}
+		now = sec(301)
+		for i := 0; i < 2; i++ {
+			_, s, err := g.Get(ctx, "p", game.ID)
+			if err != nil {
+				t.Fatalf("read %d past the deadline: %v (%d events in the log)", i+1, err, st.logLen(game.ID))
+			}
+			if s.Status != StatusExpired || !s.EndedAt.Equal(sec(300)) || st.logLen(game.ID) != 2 {
+				t.Fatalf("read %d past the deadline: status %s, %d events", i+1, s.Status, st.logLen(game.ID))
+			}
+		}
+		if _, _, _, err := g.Play(ctx, "p", game.ID, mvDraw, -1); !errors.Is(err, ErrGameOver) {
+			t.Fatalf("command after the expiry: %v", err)
+		}
+	})
+	t.Run("command", func(t *testing.T) {
+		now := t0
+		g, st := testGames(&now)
+		game, _, err := g.Create(ctx, NewGame{Owner: "p", Variant: "klassik"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		now = sec(300)
+		_, s, evs, err := g.Play(ctx, "p", game.ID, mvDraw, -1)
+		var me *MoveError
+		if !errors.As(err, &me) || me.Reason != ReasonTimeExpired || !errors.Is(err, ErrTimeExpired) {
+			t.Fatalf("command at the deadline: %v, want time_expired (%d events in the log)", err, st.logLen(game.ID))
+		}
+		if len(evs) != 0 || s.Status != StatusExpired || st.logLen(game.ID) != 2 {
+			t.Fatalf("command at the deadline: status %s, %d events", s.Status, st.logLen(game.ID))
+		}
+	})
+}
+
+// ---- The service's part of R3, R5.3, R6.1, R6.4, R6.5 -----------------------
+
+// memGameStore is a minimal in-memory Store for the service tests: the log
+// per game, the state rebuilt by Replay on Load.
+type memGameStore struct {
+	mu        sync.Mutex
+	games     map[string]Game
+	logs      map[string][]Event
+	conflicts int
+}
+
+func newMemGameStore() *memGameStore {
+	return &memGameStore{games: map[string]Game{}, logs: map[string][]Event{}}
+}
+
+func (m *memGameStore) Create(_ context.Context, g *Game, first Event, _ *State) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.games[g.ID]; ok {
+		return ErrConflict
+	}
+	m.games[g.ID] = *g
+	m.logs[g.ID] = []Event{first}
+	return nil
+}
+
+func (m *memGameStore) Append(_ context.Context, id string, expected int, evs []Event, after *State) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	g, ok := m.games[id]
+	if !ok {
+		return ErrNotFound
+	}
+	if len(m.logs[id]) != expected {
+		// A caller that retries forever on a conflict it causes itself
+		// would recurse until the stack overflows; stop it with an error.
+		if m.conflicts++; m.conflicts > 20 {
+			return fmt.Errorf("test store: %d conflicting appends (expected %d, stream at %d)", m.conflicts, expected, len(m.logs[id]))
+		}
+		return ErrConflict
+	}
+	m.logs[id] = append(m.logs[id], evs...)
+	g.Project(after)
+	m.games[id] = g
+	return nil
+}
+
+func (m *memGameStore) Load(_ context.Context, id string) (*Game, *State, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	g, ok := m.games[id]
+	if !ok {
+		return nil, nil, ErrNotFound
+	}
+	s, bad := Replay(m.logs[id])
+	if bad != 0 {
+		return nil, nil, errors.New(s.Fault)
+	}
+	return &g, s, nil
+}
+
+func (m *memGameStore) Events(_ context.Context, id string, after, limit int) ([]RecordedEvent, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	log, ok := m.logs[id]
+	if !ok {
+		return nil, ErrNotFound
+	}
+	recs, err := Record(id, GenesisHash, log)
+	if err != nil {
+		return nil, err
+	}
+	return recs[min(after, len(recs)):min(after+limit, len(recs))], nil
+}
+
+func (m *memGameStore) List(context.Context, GameFilter) ([]Game, string, error) { return nil, "", nil }
+
+func (m *memGameStore) logLen(id string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.logs[id])
+}
+
+// testGames is the service on a memory store with a settable clock.
+func testGames(now *time.Time) (*Games, *memGameStore) {
+	st := newMemGameStore()
+	return &Games{Store: st, Now: func() time.Time { return *now }, Random: crand.Reader, Retries: 3}, st
+}
+
+// R6.1, R6.4, R3: the service deals from a fresh secret seed each time (no
+// hard-coded seed), publishes the commitment of the deal it recorded, and
+// ranks only default games dealt from its own seed.
+func TestR6_1_ServiceSeedsAndCommitment(t *testing.T) {
+	ctx := context.Background()
+	now := t0
+	g, st := testGames(&now)
+	a, _, err := g.Create(ctx, NewGame{Owner: "p", Variant: "klondike"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := g.Create(ctx, NewGame{Owner: "p", Variant: "klondike"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Seed == b.Seed || a.Commitment == b.Commitment || a.ID == b.ID {
+		t.Fatal("two games got the same seed, commitment or id")
+	}
+	if !a.Ranked || !a.HasSeed {
+		t.Fatalf("a default game: ranked %v has seed %v", a.Ranked, a.HasSeed)
+	}
+	first := st.logs[a.ID][0]
+	deal := Deal(a.Rules, a.Seed)
+	if first.Data.Deal.String() != deal.String() || first.Data.Commitment != a.Commitment ||
+		!CheckCommitment(a.Commitment, deal, a.Salt) || len(a.Salt) != 32 {
+		t.Fatal("R6.4: the commitment does not check against the recorded deal and salt")
+	}
+	seed := uint64(2026)
+	c, _, err := g.Create(ctx, NewGame{Owner: "p", Variant: "klondike", Seed: &seed})
+	if err != nil || c.Ranked || c.Seed != seed || st.logs[c.ID][0].Data.Deal.String() != Deal(c.Rules, seed).String() {
+		t.Fatalf("seeded game: %+v %v", c, err)
+	}
+	d, _, err := g.Create(ctx, NewGame{Owner: "p", Variant: "relaxed", Options: Options{Draw: ptr(3)}})
+	if err != nil || !d.Ranked {
+		t.Fatalf("relaxed draw 3 must stay ranked: %v", err)
+	}
+	e, _, err := g.Create(ctx, NewGame{Owner: "p", Variant: "klondike", Options: Options{Undo: ptr(true)}})
+	if err != nil || e.Ranked {
+		t.Fatalf("klondike with undo must be unranked: %v", err)
+	}
+	_, _, err = g.Create(ctx, NewGame{Owner: "p", Variant: "klondike", Options: Options{Draw: ptr(3)}})
+	var oe *OptionError
+	if !errors.As(err, &oe) || oe.Option != "draw" {
+		t.Fatalf("klondike draw 3: %v", err)
+	}
+	_, _, err = g.Create(ctx, NewGame{Owner: "p", Variant: "spider"})
+	var ue *UnknownVariantError
+	if !errors.As(err, &ue) {
+		t.Fatalf("unknown variant: %v", err)
+	}
+}
+
+// R6.5: a game from an explicit layout is unranked and has no seed; the
+// layout gives tableau and stock only and is validated.
+func TestR6_5_ServiceCreateFromLayout(t *testing.T) {
+	ctx := context.Background()
+	now := t0
+	g, st := testGames(&now)
+	d := Deal(variants[3].Defaults, 12)
+	p := Position{Tableau: d.Tableau, Stock: d.Stock} // tableau and stock only (API.md)
+	game, s, err := g.Create(ctx, NewGame{Owner: "p", Variant: "relaxed", Layout: &p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if game.Ranked || game.HasSeed || s.Position().String() != d.String() || st.logs[game.ID][0].Data.Deal.String() != d.String() {
+		t.Fatalf("layout game: ranked %v has seed %v", game.Ranked, game.HasSeed)
+	}
+	// Pile sizes are free: everything in the stock.
+	all := Position{Tableau: make([]PileLayout, 7), Stock: ShuffledPack(1, 1)}
+	if _, _, err := g.Create(ctx, NewGame{Owner: "p", Variant: "klondike", Layout: &all}); err != nil {
+		t.Fatalf("empty piles: %v", err)
+	}
+	seed := uint64(1)
+	withWaste, _ := ParsePosition(":KS/" + emptyPiles(6) + " - QS " + foundUpto("KC", "KD", "KH", "JS") + " 0")
+	for name, req := range map[string]NewGame{
+		"waste and foundations": {Owner: "p", Variant: "relaxed", Layout: &withWaste},
+		"seed and layout":       {Owner: "p", Variant: "relaxed", Layout: &p, Seed: &seed},
+		"card missing":          {Owner: "p", Variant: "klondike", Layout: &Position{Tableau: make([]PileLayout, 7), Stock: ShuffledPack(1, 1)[1:]}},
+		"wrong pile count":      {Owner: "p", Variant: "tripleharp", Layout: &p},
+	} {
+		_, _, err := g.Create(ctx, req)
+		var le *LayoutError
+		if !errors.As(err, &le) {
+			t.Errorf("%s: %v, want *LayoutError", name, err)
+		}
+	}
+}
