@@ -75,9 +75,6 @@ func New(cfg Config) (http.Handler, error) {
 	if cfg.Games.Now == nil {
 		return nil, errors.New("api: Config.Games.Now is nil")
 	}
-	games := *cfg.Games
-	games.Store = expectedFromEvents{cfg.Games.Store}
-	cfg.Games = &games
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -141,25 +138,6 @@ func (s *server) routes() *gin.Engine {
 	// Later issues slot in here: /:id/audit, /:id/stream, /v1/duels,
 	// /v1/daily/:variant/games, /v1/players/me/stats, /v1/leaderboards.
 	return r
-}
-
-// expectedFromEvents works around a bug in domain.Games.Get and Play on a
-// game past its deadline (R5.3): they call
-// Store.Append(ctx, id, s.Version, ev, applied(s, ev)), where applied
-// changes s, and Go does not specify whether s.Version is read before or
-// after that call (the gc compiler reads it after), so the expiry is
-// appended with an expected version one too high, the store refuses it and
-// every request on an expired game fails. Events carry their versions, so
-// the expected version is taken from the first event. Remove this once the
-// domain reads s.Version before the call.
-type expectedFromEvents struct{ domain.Store }
-
-// Append appends events after version events[0].Version-1.
-func (s expectedFromEvents) Append(ctx context.Context, gameID string, expected int, events []domain.Event, after *domain.State) error {
-	if len(events) > 0 {
-		expected = events[0].Version - 1
-	}
-	return s.Store.Append(ctx, gameID, expected, events, after)
 }
 
 // now is the server clock.
