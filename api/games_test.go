@@ -160,7 +160,7 @@ func TestCreateGameLayout(t *testing.T) {
 				l.Tableau[4] = api.LayoutPile{FaceDown: []string{"AD"}, FaceUp: []string{}}
 				l.Tableau[3].FaceUp = l.Tableau[3].FaceUp[:12]
 			}, "face_down_top", nil},
-			{"seed and layout", func(*api.Layout) {}, "bad_syntax", &seed},
+			{"seed and layout", func(*api.Layout) {}, "seed_and_layout", &seed},
 		} {
 			l := runs()
 			tc.mutate(l)

@@ -17,39 +17,25 @@ import (
 // pushed with the counters as they were (R2.5). Later events of the same
 // command (automatic flips, autocomplete, the win) join that turn.
 func (s *State) Apply(e Event) {
+	if s.Fault != "" {
+		return // frozen at the last event that fitted
+	}
 	if e.Type == EventGameDealt {
-		if s.Version != 0 || e.Version != 1 || s.Fault != "" {
+		if s.Version != 0 || e.Version != 1 {
 			s.fault(e, "a deal must be the first event")
 			return
 		}
 		s.applyDeal(e)
 		return
 	}
-	if s.Version == 0 {
-		s.fault(e, "no deal before this event")
+	if why := s.misfit(e); why != "" {
+		s.fault(e, why)
 		return
 	}
-	if e.Version != s.Version+1 {
-		s.fault(e, fmt.Sprintf("version follows %d", s.Version))
-		return
+	// The event fits: nothing below can fail.
+	if e.Type == EventMoveUndone {
+		s.undoTurn() // checked by misfit: all or nothing
 	}
-	if s.Status.Ended() {
-		s.fault(e, "event after the end of the game")
-		return
-	}
-	if e.Data.Move < s.Moves || (e.Data.Move == s.Moves && !e.Data.Auto) || e.Data.Move > s.Moves+1 {
-		s.fault(e, "move number out of sequence")
-		return
-	}
-	// On a fault below, the event leaves no trace: restore what was
-	// advanced before the event was found not to fit.
-	prevVersion, prevLast, prevMoves, prevStart, prevTurns := s.Version, s.LastAt, s.Moves, s.StartedAt, len(s.Turns)
-	defer func() {
-		if s.Fault != "" && s.Version == e.Version && s.faultAt == e.Version {
-			s.Version, s.LastAt, s.Moves, s.StartedAt = prevVersion, prevLast, prevMoves, prevStart
-			s.Turns = s.Turns[:prevTurns]
-		}
-	}()
 	s.Version = e.Version
 	s.LastAt = e.OccurredAt
 	if e.Data.Move > s.Moves {
@@ -62,82 +48,104 @@ func (s *State) Apply(e Event) {
 				Recycles: s.Recycles, Score: s.Score})
 		}
 	}
-	if e.Type.undoable() && s.Rules.Undo && (len(s.Turns) == 0 || s.Turns[len(s.Turns)-1].Move != s.Moves) {
-		// A pile change must belong to an undoable command's turn: one
-		// joining an undo, a resign or nothing would escape the undo record.
-		s.fault(e, "pile change outside an undoable command")
-		return
-	}
 	d := e.Data
 	switch e.Type {
 	case EventStockDrawn:
-		if d.Count < 1 || d.Count != min(s.Rules.Draw, len(s.Stock)) || !s.stockTopIs(d.Cards) {
-			s.fault(e, "draw does not match the stock (R2.1)")
-			return
-		}
 		s.drawN(d.Count)
 		s.record(Op{Kind: OpDraw, Count: d.Count})
 	case EventStockRecycled:
-		if len(s.Stock) != 0 || len(s.Waste) == 0 || d.Count != len(s.Waste) || !s.canRecycle() {
-			s.fault(e, "recycle needs an empty stock and the whole waste")
-			return
-		}
 		s.recycle()
 		s.Recycles++
 		s.Score.Points += recyclePoints(s.Rules, s.Recycles)
 		s.record(Op{Kind: OpRecycle, Count: d.Count})
 	case EventCardsMoved:
-		if !s.moveFits(d) {
-			s.fault(e, "move breaks the building rules (R1.4-R1.6, R2.2, R2.3)")
-			return
-		}
 		moved, _ := s.moveCards(d.From, d.To, d.Count)
 		s.scoreMove(d.From, d.To, moved)
 		s.record(Op{Kind: OpMove, From: d.From, To: d.To, Count: d.Count})
+	case EventCardFlipped:
+		i := d.Pile.Index
+		s.Tableau[i].Down--
+		c := s.Tableau[i].Cards[s.Tableau[i].Down]
+		s.Score.Flipped |= cardBit(c)
+		s.Score.Points += standardFlipPoints
+		s.record(Op{Kind: OpFlip, From: d.Pile})
+	case EventGameWon:
+		s.end(StatusWon, e.OccurredAt)
+	case EventGameResigned:
+		s.end(StatusLost, e.OccurredAt)
+	case EventGameExpired:
+		dl, _ := s.Deadline()
+		s.end(StatusExpired, dl)
+	}
+}
+
+// misfit says why e (not a deal) does not fit s, or "" if it does. It
+// changes nothing.
+func (s *State) misfit(e Event) string {
+	switch {
+	case s.Version == 0:
+		return "no deal before this event"
+	case e.Version != s.Version+1:
+		return fmt.Sprintf("version follows %d", s.Version)
+	case s.Status.Ended():
+		return "event after the end of the game"
+	case e.Data.Move < s.Moves || (e.Data.Move == s.Moves && !e.Data.Auto) || e.Data.Move > s.Moves+1:
+		return "move number out of sequence"
+	case e.OccurredAt.Before(s.LastAt):
+		return "time runs backwards (R5.1)"
+	}
+	newTurn := e.Data.Move > s.Moves
+	if e.Type.undoable() && s.Rules.Undo && !newTurn && (len(s.Turns) == 0 || s.Turns[len(s.Turns)-1].Move != s.Moves) {
+		// A pile change must belong to an undoable command's turn: one
+		// joining an undo, a resign or nothing would escape the undo record.
+		return "pile change outside an undoable command"
+	}
+	d := e.Data
+	switch e.Type {
+	case EventStockDrawn:
+		if d.Count < 1 || d.Count != min(s.Rules.Draw, len(s.Stock)) || !s.stockTopIs(d.Cards) {
+			return "draw does not match the stock (R2.1)"
+		}
+	case EventStockRecycled:
+		if len(s.Stock) != 0 || len(s.Waste) == 0 || d.Count != len(s.Waste) || !s.canRecycle() {
+			return "recycle needs an empty stock, the whole waste and a pass left (R2.1)"
+		}
+	case EventCardsMoved:
+		if !s.moveFits(d) {
+			return "move breaks the building rules (R1.4-R1.6, R2.2, R2.3)"
+		}
 	case EventCardFlipped:
 		i := d.Pile.Index
 		if d.Pile.Kind != Tableau || i < 0 || i >= len(s.Tableau) ||
 			s.Tableau[i].Down == 0 || s.Tableau[i].Down != len(s.Tableau[i].Cards) ||
 			d.Auto != (s.Rules.Flip == FlipAuto) ||
 			(d.Card != nil && *d.Card != s.Tableau[i].Cards[s.Tableau[i].Down-1]) {
-			s.fault(e, "no face-down top card to flip that way there (R2.4)")
-			return
+			return "no face-down top card to flip that way there (R2.4)"
 		}
-		s.Tableau[i].Down--
-		c := s.Tableau[i].Cards[s.Tableau[i].Down]
-		s.Score.Flipped |= cardBit(c)
-		s.Score.Points += standardFlipPoints
-		s.record(Op{Kind: OpFlip, From: d.Pile})
 	case EventMoveUndone:
 		n := len(s.Turns)
-		if !s.Rules.Undo || n == 0 || s.Turns[n-1].Version != d.Undone || !s.undoTurn() {
-			s.fault(e, "nothing to undo at that version")
-			return
+		if !s.Rules.Undo || n == 0 || s.Turns[n-1].Version != d.Undone || !s.Clone().undoTurn() {
+			return "nothing to undo at that version (R2.5)"
 		}
 	case EventGameWon:
 		if s.onFoundations() != s.Rules.Cards() {
-			s.fault(e, "win with cards outside the foundations")
-			return
+			return "win with cards outside the foundations (R2.8)"
 		}
-		s.end(StatusWon, e.OccurredAt)
 	case EventGameResigned:
-		s.end(StatusLost, e.OccurredAt)
 	case EventGameExpired:
 		dl, ok := s.Deadline()
 		if !ok || d.Deadline == nil || !d.Deadline.Equal(dl) || e.OccurredAt.Before(dl) {
-			s.fault(e, "expiry before the deadline")
-			return
+			return "expiry before the deadline (R5.3)"
 		}
-		s.end(StatusExpired, dl)
 	default:
-		s.fault(e, "unknown event type")
+		return "unknown event type"
 	}
+	return ""
 }
 
 func (s *State) fault(e Event, why string) {
 	if s.Fault == "" {
 		s.Fault = fmt.Sprintf("version %d (%s): %s", e.Version, e.Type, why)
-		s.faultAt = e.Version
 	}
 }
 

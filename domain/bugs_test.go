@@ -33,3 +33,24 @@ func TestBugApplyHalfAppliesAFittingEventAfterAMisfit(t *testing.T) {
 		t.Fatalf("half applied: version %d, moves %d, waste %v, turns %d, ops %d", s.Version, s.Moves, s.Waste, len(s.Turns), len(s.Ops))
 	}
 }
+
+// Apply must never panic. Same root cause as above, found by FuzzApply
+// (input "0000000080200000": a misplaced game_dealt, then a resign): when
+// the fitting event after a misfit at the same version ends the game,
+// end() has set s.Turns = nil, and the deferred restore's
+// s.Turns = s.Turns[:prevTurns] panics (slice bounds out of range) in any
+// game with a non-empty undo record.
+func TestBugApplyPanicsOnResignAfterAMisfit(t *testing.T) {
+	s, _ := newTestGame(t, "relaxed", 1, Options{})
+	mustPlay(t, s, mvDraw, sec(1)) // an undo record of one turn
+	s.Apply(Event{Version: 3, Type: EventStockDrawn, OccurredAt: sec(2), Data: EventData{V: 1, Move: 2, Count: 0}})
+	if s.Fault == "" {
+		t.Fatal("misfit accepted")
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			t.Fatalf("Apply(game_resigned) panicked: %v", r)
+		}
+	}()
+	s.Apply(Event{Version: 3, Type: EventGameResigned, OccurredAt: sec(3), Data: EventData{V: 1, Move: 2}})
+}

@@ -17,7 +17,7 @@ import (
 // ErrTimeExpired; the caller appends Expire's event, R5.3), otherwise the
 // reason the move is not in LegalMoves.
 func Decide(s *State, m Move, now time.Time) ([]Event, error) {
-	now = Millis(now)
+	now = monotonic(s, now)
 	if s.Version == 0 {
 		return nil, &MoveError{Move: m, Reason: ReasonIllegal, Detail: "the game has no deal"}
 	}
@@ -71,11 +71,23 @@ func Decide(s *State, m Move, now time.Time) ([]Event, error) {
 // command, and records the deadline; the game's end time is the deadline.
 func Expire(s *State, now time.Time) []Event {
 	dl, ok := s.Deadline()
-	if s.Status != StatusInProgress || !ok || Millis(now).Before(dl) {
+	now = monotonic(s, now)
+	if s.Status != StatusInProgress || !ok || now.Before(dl) {
 		return nil
 	}
-	return []Event{{Version: s.Version + 1, Type: EventGameExpired, OccurredAt: Millis(now),
+	return []Event{{Version: s.Version + 1, Type: EventGameExpired, OccurredAt: now,
 		Data: EventData{V: PayloadVersion, Move: s.Moves, Auto: true, Deadline: &dl}}}
+}
+
+// monotonic is the time of a new event: Millis(now), but never before the
+// stream's latest event, so a server clock stepping back cannot write a
+// log whose times run backwards (R5.1).
+func monotonic(s *State, now time.Time) time.Time {
+	now = Millis(now)
+	if now.Before(s.LastAt) {
+		return s.LastAt
+	}
+	return now
 }
 
 // builder collects the events of one command, applying each to a private

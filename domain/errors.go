@@ -97,7 +97,8 @@ func (e *OptionError) Error() string { return "invalid option " + e.Option + ": 
 
 // LayoutError is an invalid explicit layout or position text (R6.5). Where
 // says which part (a pile, a card, the stock) and Reason is a stable word:
-// bad_card, bad_syntax, pile_count, card_count, not_a_run, face_down_top.
+// bad_card, bad_syntax, pile_count, card_count, not_a_run, face_down_top,
+// seed_and_layout.
 type LayoutError struct {
 	Where  string
 	Reason string

@@ -60,7 +60,7 @@ func (g *Games) Create(ctx context.Context, req NewGame) (*Game, *State, error) 
 		return nil, nil, err
 	}
 	if req.Seed != nil && req.Layout != nil {
-		return nil, nil, &LayoutError{Where: "layout", Reason: "bad_syntax", Detail: "give seed or layout, not both"}
+		return nil, nil, &LayoutError{Where: "layout", Reason: "seed_and_layout", Detail: "give seed or layout, not both"}
 	}
 	salt := make([]byte, 32)
 	idb := make([]byte, 16)
@@ -118,7 +118,7 @@ func DealtEvent(r Rules, deal Position, commitment string, at time.Time) Event {
 		d.Tableau[i] = PileLayout{Down: append([]Card{}, t.Down...), Up: append([]Card{}, t.Up...)}
 	}
 	for _, f := range deal.Foundations {
-		d.Foundations = append(d.Foundations, append([]Card(nil), f...))
+		d.Foundations = append(d.Foundations, append([]Card{}, f...))
 	}
 	rr := r
 	return Event{Version: 1, Type: EventGameDealt, OccurredAt: Millis(at),

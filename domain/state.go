@@ -61,10 +61,10 @@ type State struct {
 	Ops   []Op   `json:"ops,omitempty"`
 
 	// Fault names the first event that did not fit the state (a corrupt or
-	// forged log), as "version N: why". Empty for every log the server
-	// writes. Apply ignores such events, so Fault is how replay reports them.
-	Fault   string `json:"fault,omitempty"`
-	faultAt int    // the version whose event set Fault
+	// forged log), as "version N (type): why". Empty for every log the
+	// server writes. Apply leaves no trace of that event and ignores every
+	// later one, so the state stays the one after the last event that fit.
+	Fault string `json:"fault,omitempty"`
 }
 
 // ScoreState holds what the scores of R4 are computed from. The zero value
