@@ -28,6 +28,10 @@ type Games struct {
 	// Retries is how often Play re-decides after losing a race when the
 	// client sent no If-Match (default 3).
 	Retries int
+	// DuelOver reports whether the duel a game belongs to has ended; until
+	// then its games stay private to their owners even after they end (the
+	// same deal would leak to a rival). nil: duel games stay private.
+	DuelOver func(ctx context.Context, duelID string) (bool, error)
 }
 
 // NewGames returns a service on store with the real clock and crypto/rand.
@@ -42,10 +46,15 @@ type NewGame struct {
 	Owner     string
 	Variant   string
 	Options   Options
-	Seed      *uint64
-	Layout    *Position // tableau and stock only (R6.5); waste and foundations empty
+	Seed      *uint64   // a client's seed: unranked
+	Layout    *Position // tableau and stock only (R6.5); waste and foundations empty; unranked
 	DuelID    string
 	DailyDate string
+	// ServerSeed and Salt deal a game from a secret the server keeps (a
+	// duel's or a day's deal, R6.3): the game stays ranked, and every game
+	// dealt from the same seed and salt shows the same commitment.
+	ServerSeed *uint64
+	Salt       []byte // 32 bytes with ServerSeed; nil draws a fresh salt
 }
 
 // Create deals a new game and stores it. Errors: *UnknownVariantError,
@@ -59,7 +68,7 @@ func (g *Games) Create(ctx context.Context, req NewGame) (*Game, *State, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	if req.Seed != nil && req.Layout != nil {
+	if (req.Seed != nil || req.ServerSeed != nil) && req.Layout != nil || req.Seed != nil && req.ServerSeed != nil {
 		return nil, nil, &LayoutError{Where: "layout", Reason: "seed_and_layout", Detail: "give seed or layout, not both"}
 	}
 	salt := make([]byte, 32)
@@ -90,12 +99,21 @@ func (g *Games) Create(ctx context.Context, req NewGame) (*Game, *State, error) 
 		game.Seed, game.HasSeed = *req.Seed, true
 		deal = Deal(rules, game.Seed)
 		ranked = false
+	case req.ServerSeed != nil:
+		game.Seed, game.HasSeed = *req.ServerSeed, true
+		deal = Deal(rules, game.Seed)
+		if req.Salt != nil {
+			if len(req.Salt) != 32 {
+				return nil, nil, fmt.Errorf("domain: salt must be 32 bytes, got %d", len(req.Salt))
+			}
+			game.Salt = append([]byte(nil), req.Salt...)
+		}
 	default:
 		game.Seed, game.HasSeed = binary.BigEndian.Uint64(seedb[:]), true
 		deal = Deal(rules, game.Seed)
 	}
 	game.Ranked = ranked
-	game.Commitment = Commitment(deal, salt)
+	game.Commitment = Commitment(deal, game.Salt)
 	first := DealtEvent(rules, deal, game.Commitment, game.CreatedAt)
 	s := &State{}
 	s.Apply(first)
@@ -127,9 +145,23 @@ func DealtEvent(r Rules, deal Position, commitment string, at time.Time) Event {
 
 // Visible reports whether caller may read game g now: its owner always;
 // anyone once it has ended (R6.4), except a duel's game while the duel
-// runs (checked by the duel code, not here).
+// runs (see Games.DuelOver).
 func Visible(g *Game, caller string) bool {
 	return g.Owner == caller || g.Status.Ended()
+}
+
+// visible is Visible plus the duel rule.
+func (g *Games) visible(ctx context.Context, game *Game, caller string) (bool, error) {
+	if !Visible(game, caller) {
+		return false, nil
+	}
+	if game.Owner == caller || game.DuelID == "" {
+		return true, nil
+	}
+	if g.DuelOver == nil {
+		return false, nil
+	}
+	return g.DuelOver(ctx, game.DuelID)
 }
 
 // Get loads a game for caller. A game past its deadline is expired on read
@@ -140,7 +172,9 @@ func (g *Games) Get(ctx context.Context, caller, id string) (*Game, *State, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	if !Visible(game, caller) {
+	if ok, err := g.visible(ctx, game, caller); err != nil {
+		return nil, nil, err
+	} else if !ok {
 		return nil, nil, ErrNotFound
 	}
 	if ev := Expire(s, g.Now()); ev != nil {
