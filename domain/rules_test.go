@@ -2254,6 +2254,46 @@ func TestR5_3_ServiceExpiresOnReadAndOnCommand(t *testing.T) {
 	})
 }
 
+// After a misfit at version N, an event at version N that fits is applied
+// fully or not at all, never half (regression: a deferred restore keyed on
+// the version rolled back Version, Moves and Turns but kept the pile change
+// and its undo Op).
+func TestR6_2_ApplyAfterAMisfitIsConsistent(t *testing.T) {
+	s, _ := newTestGame(t, "relaxed", 1, Options{})
+	s.Apply(Event{Version: 2, Type: EventStockDrawn, OccurredAt: sec(1), Data: EventData{V: 1, Move: 1, Count: 0}})
+	if s.Fault == "" {
+		t.Fatal("misfit accepted")
+	}
+	evs, err := Decide(s, mvDraw, sec(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Apply(evs[0]) // a correct draw at version 2
+	applied := s.Version == 2 && s.Moves == 1 && len(s.Waste) == 1 && len(s.Turns) == 1 && len(s.Ops) == 1
+	refused := s.Version == 1 && s.Moves == 0 && len(s.Waste) == 0 && len(s.Turns) == 0 && len(s.Ops) == 0
+	if !applied && !refused {
+		t.Fatalf("half applied: version %d, moves %d, waste %v, turns %d, ops %d", s.Version, s.Moves, s.Waste, len(s.Turns), len(s.Ops))
+	}
+}
+
+// Apply never panics when the event after a misfit ends the game
+// (regression found by FuzzApply, input "0000000080200000": the deferred
+// restore sliced s.Turns after end() had set it to nil).
+func TestR6_2_ApplyEndAfterAMisfitNoPanic(t *testing.T) {
+	s, _ := newTestGame(t, "relaxed", 1, Options{})
+	mustPlay(t, s, mvDraw, sec(1)) // an undo record of one turn
+	s.Apply(Event{Version: 3, Type: EventStockDrawn, OccurredAt: sec(2), Data: EventData{V: 1, Move: 2, Count: 0}})
+	if s.Fault == "" {
+		t.Fatal("misfit accepted")
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			t.Fatalf("Apply(game_resigned) panicked: %v", r)
+		}
+	}()
+	s.Apply(Event{Version: 3, Type: EventGameResigned, OccurredAt: sec(3), Data: EventData{V: 1, Move: 2}})
+}
+
 // ---- The service's part of R3, R5.3, R6.1, R6.4, R6.5 -----------------------
 
 // memGameStore is a minimal in-memory Store for the service tests: the log
