@@ -39,6 +39,7 @@ func BenchmarkReplay(b *testing.B) {
 		seed uint64
 		o    Options
 	}{
+		{"klondike", "klondike", 1, Options{}}, // no undo record
 		{"klondike-undo", "klondike", 1, Options{Undo: ptr(true)}},
 		{"relaxed", "relaxed", 2, Options{}},
 		{"tripleharp-undo", "tripleharp", 3, Options{Undo: ptr(true)}},
