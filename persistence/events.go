@@ -23,7 +23,10 @@ const insertBatch = 500
 // (and the projection, from after, as domain.Game.Project computes it)
 // decides; then the events are inserted, chained from the stream head's
 // hash (domain.Record); then, if the new version crosses a multiple of
-// Config.SnapshotEvery, a snapshot of after is written. Errors:
+// Config.SnapshotEvery, a snapshot of after is written. Live streams hear
+// of it (Subscribe): on PostgreSQL through a pg_notify on NotifyChannel in
+// the same transaction, so only a commit notifies; on SQLite in-process,
+// after the commit. Errors:
 // domain.ErrNotFound for an unknown game; domain.ErrConflict if the
 // stream's version is not expected (another writer appended first), with
 // nothing written; "persistence: append: ..." for events or a state that
@@ -74,11 +77,17 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 		if err := insertEvents(tx, recs); err != nil {
 			return err
 		}
+		if err := s.notifyAppend(tx, gameID, last); err != nil {
+			return err
+		}
 		if s.snapshotDue(expected, last) {
 			return s.writeSnapshot(tx, gameID, recs[len(recs)-1].Hash, after)
 		}
 		return nil
 	})
+	if err == nil {
+		s.published(gameID)
+	}
 	return wrap("append", err)
 }
 

@@ -67,6 +67,7 @@ type Store struct {
 	dialect       string
 	snapshotEvery int
 	log           *slog.Logger
+	hub           hub // live-stream subscribers in this process (notify.go)
 }
 
 var (

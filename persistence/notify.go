@@ -1,0 +1,266 @@
+package persistence
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+	"gorm.io/gorm"
+)
+
+// NotifyChannel is the PostgreSQL channel of append notifications (LISTEN
+// solitaire_events). Each Append sends one, from inside its transaction, so
+// it is delivered only if the events commit, after they are readable, and
+// in commit order. The payload is the JSON of AppendNotice; it never
+// carries event data: a listener reads the rows from the log.
+const NotifyChannel = "solitaire_events"
+
+// ListenerApplicationName is the application_name of the dedicated LISTEN
+// connection, so operators (and tests) can find it in pg_stat_activity.
+const ListenerApplicationName = "solitaire-listen"
+
+// AppendNotice is the payload of one notification on NotifyChannel: the
+// game whose log grew and its version after the append.
+type AppendNotice struct {
+	GameID  string `json:"game_id"`
+	Version int    `json:"version"`
+}
+
+// Reconnect backoff and health check of the LISTEN connection.
+const (
+	listenBackoffMin = 100 * time.Millisecond
+	listenBackoffMax = 5 * time.Second
+	// listenIdle is how long the listener waits for a notification before
+	// it pings the server: a connection that died silently (a dropped
+	// route, a failover) is noticed within this time, not at the next
+	// append.
+	listenIdle = 30 * time.Second
+	listenPing = 5 * time.Second
+)
+
+// Subscribe returns a channel that receives a value after events are
+// appended to game gameID, and a function that ends the subscription
+// (idempotent; the channel is not closed). Values are wake-ups, not
+// events: the channel holds at most one pending value, so several appends
+// between two reads wake the subscriber once, and a subscriber reads the
+// log from the last version it has. A value may also come without a new
+// event (after the LISTEN connection reconnects, every subscriber is woken
+// because notifications sent meanwhile are lost).
+//
+// Appends through this Store wake its subscribers on both dialects. On
+// PostgreSQL, appends by any process wake them once Listen runs; on SQLite
+// only this Store's own appends do (another process writing the same file
+// goes unnoticed until the subscriber reads the log anyway).
+func (s *Store) Subscribe(gameID string) (<-chan struct{}, func()) {
+	return s.hub.subscribe(gameID)
+}
+
+// notifyAppend tells subscribers in every process that gameID reached
+// version: on PostgreSQL by pg_notify inside the append transaction tx
+// (delivered on commit, to every LISTEN connection, this process's too);
+// on SQLite it does nothing here: Append wakes this process's subscribers
+// after the commit (published).
+func (s *Store) notifyAppend(tx *gorm.DB, gameID string, version int) error {
+	if s.dialect != DialectPostgres {
+		return nil
+	}
+	payload, err := json.Marshal(AppendNotice{GameID: gameID, Version: version})
+	if err != nil {
+		return err
+	}
+	return tx.Exec(`SELECT pg_notify(?, ?)`, NotifyChannel, string(payload)).Error
+}
+
+// published wakes this process's subscribers of gameID after an append
+// committed, where no LISTEN connection does it (SQLite).
+func (s *Store) published(gameID string) {
+	if s.dialect != DialectPostgres {
+		s.hub.publish(gameID)
+	}
+}
+
+// Listen relays the append notifications of every process on the
+// PostgreSQL database (LISTEN NotifyChannel) to this Store's subscribers
+// until ctx is done, then returns nil. It holds one dedicated connection,
+// made with the settings of the store's pool, outside the pool; when the
+// connection fails it reconnects with exponential backoff (100 ms doubling
+// up to 5 s), logging a warning, and wakes every subscriber after each
+// (re)connect, since notifications sent while it was away are lost. An
+// idle connection is pinged every 30 s. On SQLite it returns nil at once:
+// appends notify in-process.
+func (s *Store) Listen(ctx context.Context) error {
+	if s.dialect != DialectPostgres {
+		return nil
+	}
+	backoff := listenBackoffMin
+	var cfg *pgx.ConnConfig
+	for {
+		var err error
+		if cfg == nil {
+			cfg, err = s.listenConfig(ctx)
+		}
+		if err == nil {
+			err = s.listenOnce(ctx, cfg, func() { backoff = listenBackoffMin })
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		s.log.Warn("persistence: LISTEN connection lost, reconnecting", "channel", NotifyChannel,
+			"retry_in", backoff.String(), "err", err)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, listenBackoffMax)
+	}
+}
+
+// listenConfig copies the connection settings of the store's pool (the
+// URL it was opened with, as pgx parsed it) for the LISTEN connection.
+func (s *Store) listenConfig(ctx context.Context) (*pgx.ConnConfig, error) {
+	conn, err := s.sqlDB.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	var cfg *pgx.ConnConfig
+	err = conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("driver connection is %T, not pgx", dc)
+		}
+		cfg = c.Conn().Config()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if cfg.RuntimeParams == nil {
+		cfg.RuntimeParams = map[string]string{}
+	}
+	cfg.RuntimeParams["application_name"] = ListenerApplicationName
+	// The copy still carries the pool connection's notification handler;
+	// without one, pgx buffers this connection's own for
+	// WaitForNotification.
+	cfg.OnNotification = nil
+	return cfg, nil
+}
+
+// listenOnce connects, listens and relays notifications until the
+// connection fails (an error) or ctx is done (nil). connected is called
+// once the LISTEN is in place.
+func (s *Store) listenOnce(ctx context.Context, cfg *pgx.ConnConfig, connected func()) error {
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		conn.Close(cctx)
+	}()
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{NotifyChannel}.Sanitize()); err != nil {
+		return err
+	}
+	connected()
+	s.log.Debug("persistence: listening", "channel", NotifyChannel)
+	s.hub.publishAll()
+	for {
+		wctx, cancel := context.WithTimeout(ctx, listenIdle)
+		n, err := conn.WaitForNotification(wctx)
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case err == nil:
+			if n == nil {
+				continue
+			}
+			var notice AppendNotice
+			if err := json.Unmarshal([]byte(n.Payload), &notice); err != nil || notice.GameID == "" {
+				s.log.Warn("persistence: malformed notification ignored", "channel", n.Channel, "payload", n.Payload)
+				continue
+			}
+			s.hub.publish(notice.GameID)
+		case (pgconn.Timeout(err) || errors.Is(err, context.DeadlineExceeded)) && !conn.IsClosed():
+			// Idle: make sure the connection is still there.
+			pctx, cancel := context.WithTimeout(ctx, listenPing)
+			err := conn.Ping(pctx)
+			cancel()
+			if err != nil && ctx.Err() == nil {
+				return fmt.Errorf("ping: %w", err)
+			}
+		default:
+			return err
+		}
+	}
+}
+
+// hub fans wake-ups out to the subscribers of each game in this process.
+// The zero value is ready to use.
+type hub struct {
+	mu   sync.Mutex
+	subs map[string]map[chan struct{}]struct{}
+}
+
+// subscribe registers a subscriber of gameID (see Store.Subscribe).
+func (h *hub) subscribe(gameID string) (<-chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	h.mu.Lock()
+	if h.subs == nil {
+		h.subs = map[string]map[chan struct{}]struct{}{}
+	}
+	set := h.subs[gameID]
+	if set == nil {
+		set = map[chan struct{}]struct{}{}
+		h.subs[gameID] = set
+	}
+	set[ch] = struct{}{}
+	h.mu.Unlock()
+	var once sync.Once
+	return ch, func() {
+		once.Do(func() {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			delete(h.subs[gameID], ch)
+			if len(h.subs[gameID]) == 0 {
+				delete(h.subs, gameID)
+			}
+		})
+	}
+}
+
+// publish wakes the subscribers of gameID without blocking: one already
+// pending wake-up covers this one.
+func (h *hub) publish(gameID string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for ch := range h.subs[gameID] {
+		wake(ch)
+	}
+}
+
+// publishAll wakes every subscriber.
+func (h *hub) publishAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, set := range h.subs {
+		for ch := range set {
+			wake(ch)
+		}
+	}
+}
+
+func wake(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
