@@ -34,7 +34,7 @@ func (s *State) Apply(e Event) {
 	}
 	// The event fits: nothing below can fail.
 	if e.Type == EventMoveUndone {
-		s.undoTurn() // checked by misfit: all or nothing
+		s.undoTurn() // misfit checked undoFits
 	}
 	s.Version = e.Version
 	s.LastAt = e.OccurredAt
@@ -52,23 +52,23 @@ func (s *State) Apply(e Event) {
 	switch e.Type {
 	case EventStockDrawn:
 		s.drawN(d.Count)
-		s.record(Op{Kind: OpDraw, Count: d.Count})
+		s.record(newOp(OpDraw, PileRef{}, PileRef{}, d.Count))
 	case EventStockRecycled:
 		s.recycle()
 		s.Recycles++
 		s.Score.Points += recyclePoints(s.Rules, s.Recycles)
-		s.record(Op{Kind: OpRecycle, Count: d.Count})
+		s.record(newOp(OpRecycle, PileRef{}, PileRef{}, d.Count))
 	case EventCardsMoved:
 		moved, _ := s.moveCards(d.From, d.To, d.Count)
 		s.scoreMove(d.From, d.To, moved)
-		s.record(Op{Kind: OpMove, From: d.From, To: d.To, Count: d.Count})
+		s.record(newOp(OpMove, d.From, d.To, d.Count))
 	case EventCardFlipped:
 		i := d.Pile.Index
 		s.Tableau[i].Down--
 		c := s.Tableau[i].Cards[s.Tableau[i].Down]
 		s.Score.Flipped |= cardBit(c)
 		s.Score.Points += standardFlipPoints
-		s.record(Op{Kind: OpFlip, From: d.Pile})
+		s.record(newOp(OpFlip, d.Pile, PileRef{}, 0))
 	case EventGameWon:
 		s.end(StatusWon, e.OccurredAt)
 	case EventGameResigned:
@@ -124,7 +124,7 @@ func (s *State) misfit(e Event) string {
 		}
 	case EventMoveUndone:
 		n := len(s.Turns)
-		if !s.Rules.Undo || n == 0 || s.Turns[n-1].Version != d.Undone || !s.Clone().undoTurn() {
+		if !s.Rules.Undo || n == 0 || s.Turns[n-1].Version != d.Undone || !s.undoFits() {
 			return "nothing to undo at that version (R2.5)"
 		}
 	case EventGameWon:
@@ -255,60 +255,105 @@ func (s *State) moveCards(from, to PileRef, n int) ([]Card, bool) {
 	return (*dst)[len(*dst)-n:], true
 }
 
-// undoTurn reverts the newest turn on the undo record (R2.5). It returns
-// false, changing nothing, if the record does not fit the piles (only a
-// corrupt snapshot could cause that: Apply records every pile change).
-func (s *State) undoTurn() bool {
-	t := s.Turns[len(s.Turns)-1]
-	if t.OpStart < 0 || t.OpStart > len(s.Ops) {
+// undoFits reports whether the newest turn on the undo record can be
+// reverted: every operation, taken back newest first, finds the cards it
+// needs. It simulates pile sizes only, so its cost is the turn's length,
+// not the game's. Only a corrupt snapshot or a forged log fails it: Apply
+// records every pile change.
+func (s *State) undoFits() bool {
+	if len(s.Turns) == 0 {
 		return false
 	}
-	w := s.Clone() // revert on a copy: all or nothing
-	for i := len(w.Ops) - 1; i >= t.OpStart; i-- {
-		op := w.Ops[i]
+	t := s.Turns[len(s.Turns)-1]
+	if t.OpStart < 0 || t.OpStart > len(s.Ops) || len(s.Foundations) > 16 || len(s.Tableau) > 16 {
+		return false
+	}
+	stock, waste := len(s.Stock), len(s.Waste)
+	var found, cards, down [16]int
+	for i, f := range s.Foundations {
+		found[i] = len(f)
+	}
+	for i, p := range s.Tableau {
+		cards[i], down[i] = len(p.Cards), p.Down
+	}
+	size := func(p PileRef) *int {
+		switch {
+		case p.Kind == Waste:
+			return &waste
+		case p.Kind == Foundation && p.Index >= 0 && p.Index < len(s.Foundations):
+			return &found[p.Index]
+		case p.Kind == Tableau && p.Index >= 0 && p.Index < len(s.Tableau):
+			return &cards[p.Index]
+		}
+		return nil
+	}
+	for i := len(s.Ops) - 1; i >= t.OpStart; i-- {
+		op := s.Ops[i]
 		switch op.Kind {
 		case OpDraw:
-			if op.Count < 0 || op.Count > len(w.Waste) {
+			if int(op.Count) < 0 || int(op.Count) > waste {
 				return false
 			}
-			for n := op.Count; n > 0; n-- {
-				c := w.Waste[len(w.Waste)-1]
-				w.Waste = w.Waste[:len(w.Waste)-1]
-				w.Stock = append(w.Stock, c)
-			}
+			waste, stock = waste-int(op.Count), stock+int(op.Count)
 		case OpRecycle:
-			if len(w.Waste) != 0 {
+			if waste != 0 || stock != int(op.Count) {
 				return false
 			}
-			for j := len(w.Stock) - 1; j >= 0; j-- {
-				w.Waste = append(w.Waste, w.Stock[j])
-			}
-			w.Stock = w.Stock[:0]
+			waste, stock = stock, 0
 		case OpMove:
-			src, _ := w.pile(op.To)
-			dst, _ := w.pile(op.From)
-			if src == nil || dst == nil || op.Count < 1 || op.Count > len(*src) {
+			src, dst := size(op.to()), size(op.from())
+			if src == nil || dst == nil || src == dst || int(op.Count) < 1 || int(op.Count) > *src {
 				return false
 			}
-			k := len(*src) - op.Count
-			*dst = append(*dst, (*src)[k:]...)
-			*src = (*src)[:k]
+			if op.ToK == Tableau && *src-int(op.Count) < down[op.ToI] {
+				return false // would take face-down cards
+			}
+			*src, *dst = *src-int(op.Count), *dst+int(op.Count)
 		case OpFlip:
-			i := op.From.Index
-			if op.From.Kind != Tableau || i < 0 || i >= len(w.Tableau) || w.Tableau[i].Down >= len(w.Tableau[i].Cards) {
+			j := int(op.FromI)
+			if op.FromK != Tableau || j < 0 || j >= len(s.Tableau) || down[j] >= cards[j] {
 				return false
 			}
-			w.Tableau[i].Down++
+			down[j]++
 		default:
 			return false
 		}
 	}
-	s.Stock, s.Waste, s.Foundations, s.Tableau = w.Stock, w.Waste, w.Foundations, w.Tableau
+	return true
+}
+
+// undoTurn reverts the newest turn on the undo record (R2.5), in place.
+// The caller has checked undoFits.
+func (s *State) undoTurn() {
+	t := s.Turns[len(s.Turns)-1]
+	for i := len(s.Ops) - 1; i >= t.OpStart; i-- {
+		op := s.Ops[i]
+		switch op.Kind {
+		case OpDraw:
+			for n := int(op.Count); n > 0; n-- {
+				c := s.Waste[len(s.Waste)-1]
+				s.Waste = s.Waste[:len(s.Waste)-1]
+				s.Stock = append(s.Stock, c)
+			}
+		case OpRecycle:
+			for j := len(s.Stock) - 1; j >= 0; j-- {
+				s.Waste = append(s.Waste, s.Stock[j])
+			}
+			s.Stock = s.Stock[:0]
+		case OpMove:
+			src, _ := s.pile(op.to())
+			dst, _ := s.pile(op.from())
+			k := len(*src) - int(op.Count)
+			*dst = append(*dst, (*src)[k:]...)
+			*src = (*src)[:k]
+		case OpFlip:
+			s.Tableau[op.FromI].Down++
+		}
+	}
 	s.Ops = s.Ops[:t.OpStart]
 	s.Turns = s.Turns[:len(s.Turns)-1]
 	s.Recycles = t.Recycles
 	s.Score = t.Score
-	return true
 }
 
 func cardBit(c Card) uint64 { return 1 << (uint(c) & 63) }

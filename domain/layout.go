@@ -164,11 +164,11 @@ func writeCards(b *strings.Builder, cards []Card, empty string) {
 // empty pile). STOCK lists the card drawn first, first; WASTE is bottom
 // first; FOUNDATIONS are separated by "/", each bottom first. Cards are
 // R1.1 codes written back to back ("AS2S3S"); "-" is an empty stock, waste
-// or foundation, and a lone "-" for FOUNDATIONS means none. RECYCLES
-// (default 0) is the number of recycles made. Example, a small Klondike
-// ending:
+// or foundation, and a lone "-" for FOUNDATIONS means none (all empty).
+// RECYCLES (default 0) is the number of recycles made. Example, a Klondike
+// ending with the king of hearts left on tableau/0:
 //
-//	:KH/:/:/:/:/:/: - - AHQH/… 0
+//	:KH/:/:/:/:/:/: - - AC2C3C4C5C6C7C8C9CTCJCQCKC/AD2D3D4D5D6D7D8D9DTDJDQDKD/AH2H3H4H5H6H7H8H9HTHJHQH/AS2S3S4S5S6S7S8S9STSJSQSKS 0
 //
 // It checks syntax only; Position.Validate checks the rules. Errors are
 // *LayoutError with reason bad_syntax or bad_card.

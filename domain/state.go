@@ -101,13 +101,25 @@ const (
 	OpFlip                      // top card of From turned face up
 )
 
-// Op is one pile operation of a turn.
+// Op is one pile operation of a turn, packed into 8 bytes because the undo
+// record of a long game holds one per event: pile kinds and indices (0..15,
+// Rules.Validate bounds the piles) and a count (at most 3 decks' cards).
 type Op struct {
-	Kind  OpKind  `json:"k"`
-	From  PileRef `json:"f,omitzero"`
-	To    PileRef `json:"t,omitzero"`
-	Count int     `json:"n,omitempty"`
+	Kind  OpKind   `json:"k"`
+	FromK PileKind `json:"fk,omitempty"`
+	FromI int8     `json:"fi,omitempty"`
+	ToK   PileKind `json:"tk,omitempty"`
+	ToI   int8     `json:"ti,omitempty"`
+	Count int16    `json:"n,omitempty"`
 }
+
+// newOp packs an operation.
+func newOp(k OpKind, from, to PileRef, n int) Op {
+	return Op{Kind: k, FromK: from.Kind, FromI: int8(from.Index), ToK: to.Kind, ToI: int8(to.Index), Count: int16(n)}
+}
+
+func (o Op) from() PileRef { return PileRef{Kind: o.FromK, Index: int(o.FromI)} }
+func (o Op) to() PileRef   { return PileRef{Kind: o.ToK, Index: int(o.ToI)} }
 
 // Clone returns a deep copy of s that shares no backing array with it.
 func (s *State) Clone() *State {
