@@ -45,14 +45,25 @@ const NoCard Card = 0xFF
 // It does not check its arguments; use ParseCard for outside input.
 func NewCard(rank int, s Suit) Card { return Card(int(s)*13 + rank - 1) }
 
-// Rank is 1..13: A=1, 2..10, J=11, Q=12, K=13 (R1.1).
-func (c Card) Rank() int { return int(c)%13 + 1 }
+// cardRank and cardRed are Rank and Red by table: LegalMoves asks them for
+// every pair of piles, and a table beats a division there.
+var cardRank, cardRed = func() (r [256]uint8, red [256]bool) {
+	for c := 0; c < 52; c++ {
+		r[c] = uint8(c%13 + 1)
+		red[c] = Suit(c/13).Red()
+	}
+	return
+}()
+
+// Rank is 1..13: A=1, 2..10, J=11, Q=12, K=13 (R1.1); 0 for a value that
+// is not a card.
+func (c Card) Rank() int { return int(cardRank[c]) }
 
 // Suit is the card's suit (R1.1).
 func (c Card) Suit() Suit { return Suit(c / 13) }
 
 // Red reports whether the card is red (R1.1); black otherwise.
-func (c Card) Red() bool { return c.Suit().Red() }
+func (c Card) Red() bool { return cardRed[c] }
 
 // Valid reports whether c encodes a card (0..51).
 func (c Card) Valid() bool { return c < 52 }
