@@ -23,10 +23,13 @@ const insertBatch = 500
 // (and the projection, from after, as domain.Game.Project computes it)
 // decides; then the events are inserted, chained from the stream head's
 // hash (domain.Record); then, if the new version crosses a multiple of
-// Config.SnapshotEvery, a snapshot of after is written. Live streams hear
-// of it (Subscribe): on PostgreSQL through a pg_notify on NotifyChannel in
-// the same transaction, so only a commit notifies; on SQLite in-process,
-// after the commit. Errors:
+// Config.SnapshotEvery, a snapshot of after is written. With a state cache
+// (Config.StateCacheBytes) that knows the head's hash, on PostgreSQL, and
+// no snapshot due, the update and the insert are one statement instead
+// (appendOne). After the commit the cache takes after, and live streams
+// hear of it (Subscribe): on PostgreSQL through a pg_notify on
+// NotifyChannel sent after the commit (notifier), so only a commit
+// notifies; on SQLite in-process. Errors:
 // domain.ErrNotFound for an unknown game; domain.ErrConflict if the
 // stream's version is not expected (another writer appended first), with
 // nothing written; "persistence: append: ..." for events or a state that
@@ -51,6 +54,15 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 	}
 	var p domain.Game
 	p.Project(after)
+	if head, ok := s.cache.head(gameID, expected); ok && s.dialect == DialectPostgres && !s.snapshotDue(expected, last) {
+		// The usual move with a cache: one statement (cache.go).
+		recs, err := s.appendOne(ctx, gameID, expected, head, events, &p)
+		if err == nil {
+			s.appended(gameID, after, recs[len(recs)-1].Hash, recs)
+		}
+		return wrap("append", err)
+	}
+	var recs []domain.RecordedEvent
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Exec(`UPDATE games SET version = ?, status = ?, moves = ?, score = ?, elapsed_ms = ?,
 			finished_at = ?, updated_at = ? WHERE id = ? AND version = ?`,
@@ -70,14 +82,11 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 		if err != nil {
 			return err
 		}
-		recs, err := record(gameID, head, events)
+		recs, err = record(gameID, head, events)
 		if err != nil {
 			return err
 		}
 		if err := insertEvents(tx, recs); err != nil {
-			return err
-		}
-		if err := s.notifyAppend(tx, gameID, last); err != nil {
 			return err
 		}
 		if s.snapshotDue(expected, last) {
@@ -86,9 +95,20 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 		return nil
 	})
 	if err == nil {
-		s.published(gameID)
+		// The records lack their positions (the insert does not return
+		// them), so the cache does not keep them.
+		s.appended(gameID, after, recs[len(recs)-1].Hash, nil)
 	}
 	return wrap("append", err)
+}
+
+// appended does what follows a committed append: the cache takes the new
+// state whose last event has hash head, and the stored records recs if
+// known (nil if not), and subscribers hear of it (notify.go).
+func (s *Store) appended(gameID string, after *domain.State, head []byte, recs []domain.RecordedEvent) {
+	s.cache.put(gameID, after, head, recs)
+	s.notifyCommitted(gameID, after.Version)
+	s.published(gameID)
 }
 
 // checkTime refuses an event whose time is not in the one form the log
@@ -192,9 +212,14 @@ func (s *Store) Load(ctx context.Context, id string) (*domain.Game, *domain.Stat
 	if err != nil {
 		return nil, nil, wrap("load", err)
 	}
+	// The cache holds the state at a version only if the log has it: the
+	// row's version says the log has nothing newer (cache.go).
+	if st, _, ok := s.cache.get(id, g.Version); ok {
+		return g, st, nil
+	}
 	// Events are immutable and committed with the record that counts them,
 	// so versions up to g.Version are all there, whatever commits meanwhile.
-	st, err := s.fromSnapshot(db, id, g.Version)
+	st, head, err := s.fromSnapshot(db, id, g.Version)
 	if err != nil {
 		return nil, nil, wrap("load", err)
 	}
@@ -207,18 +232,24 @@ func (s *Store) Load(ctx context.Context, id string) (*domain.Game, *domain.Stat
 		if err := applyRecorded(st, recs); err != nil {
 			return nil, nil, wrap("load", err)
 		}
+		if len(recs) > 0 {
+			head = recs[len(recs)-1].Hash
+		}
 	}
 	if st.Version != g.Version && st.Fault == "" {
 		return nil, nil, fmt.Errorf("persistence: load: game %s: log ends at version %d, record says %d",
 			id, st.Version, g.Version)
 	}
+	if st.Version == g.Version {
+		s.cache.put(id, st, head, nil)
+	}
 	return g, st, nil
 }
 
 // fromSnapshot rebuilds the state at version upTo from the newest usable
-// snapshot and the events after it; nil (and no error) if there is no
-// usable snapshot.
-func (s *Store) fromSnapshot(db *gorm.DB, id string, upTo int) (*domain.State, error) {
+// snapshot and the events after it, and returns it with the hash of its
+// last event; nil (and no error) if there is no usable snapshot.
+func (s *Store) fromSnapshot(db *gorm.DB, id string, upTo int) (*domain.State, []byte, error) {
 	var (
 		version       int
 		format        int
@@ -228,33 +259,33 @@ func (s *Store) fromSnapshot(db *gorm.DB, id string, upTo int) (*domain.State, e
 		WHERE game_id = ? AND version <= ? ORDER BY version DESC LIMIT 1`, id, upTo).Row().
 		Scan(&version, &format, &head, &encoded)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if format != snapshotFormat {
-		return nil, nil
+		return nil, nil, nil
 	}
 	st := &domain.State{}
 	if err := json.Unmarshal(encoded, st); err != nil || st.Version != version || st.Fault != "" {
 		s.log.Warn("persistence: snapshot unusable, replaying", "game", id, "version", version, "err", err)
-		return nil, nil
+		return nil, nil, nil
 	}
 	// The snapshot's own event comes first, to check it is the one the
 	// snapshot was taken after.
 	recs, err := readEvents(db, id, version-1, upTo, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(recs) == 0 || recs[0].Version != version || !bytes.Equal(recs[0].Hash, head) {
 		s.log.Warn("persistence: snapshot does not match the log, replaying", "game", id, "version", version)
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err := applyRecorded(st, recs[1:]); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return st, nil
+	return st, recs[len(recs)-1].Hash, nil
 }
 
 // applyRecorded decodes recs and applies them to st in order.
@@ -273,6 +304,9 @@ func applyRecorded(st *domain.State, recs []domain.RecordedEvent) error {
 // after, in version order (limit < 1: all of them). Errors:
 // domain.ErrNotFound for an unknown game.
 func (s *Store) Events(ctx context.Context, gameID string, after, limit int) ([]domain.RecordedEvent, error) {
+	if recs, ok := s.cache.events(gameID, max(after, 0), limit); ok {
+		return recs, nil // all limit of them: the log has them, and they never change
+	}
 	db := s.db.WithContext(ctx)
 	recs, err := readEvents(db, gameID, max(after, 0), 0, limit)
 	if err != nil {

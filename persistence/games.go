@@ -81,6 +81,9 @@ func (s *Store) Create(ctx context.Context, g *domain.Game, first domain.Event, 
 		}
 		return nil
 	})
+	if err == nil {
+		s.cache.put(g.ID, st, recs[0].Hash, nil) // recs lack the position
+	}
 	return wrap("create", err)
 }
 

@@ -56,6 +56,19 @@ type Config struct {
 	// Logger receives warnings (slow queries, skipped snapshots) and debug
 	// traces; nil discards them.
 	Logger *slog.Logger
+	// StateCacheBytes is the budget of the in-memory cache of current game
+	// states (cache.go; DefaultStateCacheBytes is the server's default);
+	// 0 or less means no cache. With a cache, Load of a recently used game
+	// reads only its games row, whatever the log's length, and an append
+	// on PostgreSQL is one statement. The cache is checked against the
+	// games row on every Load, so appends by other stores are seen at
+	// once; rows changed behind the store's back (other than by appends)
+	// are not, so maintenance tools that rewrite rows open a store without
+	// it.
+	StateCacheBytes int64
+	// MaxConns bounds PostgreSQL connections of the pool; 0 means 20.
+	// Ignored on SQLite (one connection).
+	MaxConns int
 }
 
 // Store is the event store on one database. It implements domain.Store and
@@ -67,7 +80,9 @@ type Store struct {
 	dialect       string
 	snapshotEvery int
 	log           *slog.Logger
-	hub           hub // live-stream subscribers in this process (notify.go)
+	hub           hub         // live-stream subscribers in this process (notify.go)
+	cache         *stateCache // nil without Config.StateCacheBytes
+	notifier      notifier    // post-commit pg_notify batches (notify.go)
 }
 
 var (
@@ -106,6 +121,7 @@ func Migrate(ctx context.Context, cfg Config) error {
 
 // Close releases the database connections. The store is unusable after.
 func (s *Store) Close() error {
+	s.notifier.close()
 	if err := s.sqlDB.Close(); err != nil {
 		return fmt.Errorf("persistence: close: %w", err)
 	}
@@ -143,7 +159,7 @@ func connect(ctx context.Context, cfg Config) (*Store, error) {
 		SkipDefaultTransaction: true,
 		DisableAutomaticPing:   true,
 	}
-	s := &Store{snapshotEvery: every, log: log}
+	s := &Store{snapshotEvery: every, log: log, cache: newStateCache(cfg.StateCacheBytes)}
 	var err error
 	if cfg.DatabaseURL != "" {
 		s.dialect = DialectPostgres
@@ -178,8 +194,12 @@ func connect(ctx context.Context, cfg Config) (*Store, error) {
 		s.sqlDB.SetConnMaxLifetime(0)
 		s.sqlDB.SetConnMaxIdleTime(0)
 	} else {
-		s.sqlDB.SetMaxOpenConns(postgresMaxConns)
-		s.sqlDB.SetMaxIdleConns(postgresMaxConns)
+		conns := postgresMaxConns
+		if cfg.MaxConns > 0 {
+			conns = cfg.MaxConns
+		}
+		s.sqlDB.SetMaxOpenConns(conns)
+		s.sqlDB.SetMaxIdleConns(conns)
 		s.sqlDB.SetConnMaxIdleTime(postgresMaxIdle)
 	}
 	if err := s.sqlDB.PingContext(ctx); err != nil {

@@ -12,6 +12,9 @@
 //	SOLITAIRE_SQLITE_PATH     the SQLite file (default solitaire.db)
 //	SOLITAIRE_SNAPSHOT_EVERY  events between state snapshots (default 100, 0 = none)
 //	SOLITAIRE_LOG_LEVEL       debug, info (default), warn or error
+//	SOLITAIRE_STATE_CACHE_MB  memory for cached game states, MiB (default 32, 0 = no cache)
+//	SOLITAIRE_DB_MAX_CONNS    PostgreSQL connections in the pool (default 20)
+//	SOLITAIRE_PPROF_ADDR      if set, serve net/http/pprof on this address (loopback only; off by default)
 //
 // Logs are JSON lines (log/slog) on standard error.
 package main
@@ -24,6 +27,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"strconv"
@@ -53,6 +57,13 @@ const (
 	shutdownTimeout   = 15 * time.Second
 )
 
+// The players remembered by token hash, so that authenticating a request
+// costs no query (persistence.PlayerCache): about 100 bytes each.
+const (
+	playerCacheSize = 10_000
+	playerCacheTTL  = time.Minute
+)
+
 // purgeEvery is how often expired idempotency keys are deleted.
 const purgeEvery = time.Hour
 
@@ -71,13 +82,17 @@ type config struct {
 	addr  string
 	level slog.Level
 	store persistence.Config
+	// pprofAddr serves net/http/pprof when set (SOLITAIRE_PPROF_ADDR):
+	// profiles for BENCHMARKS.md, never on the API's listener.
+	pprofAddr string
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
 	c := config{addr: getenv("SOLITAIRE_ADDR"), store: persistence.Config{
-		DatabaseURL:   getenv("DATABASE_URL"),
-		SQLitePath:    getenv("SOLITAIRE_SQLITE_PATH"),
-		SnapshotEvery: persistence.DefaultSnapshotEvery,
+		DatabaseURL:     getenv("DATABASE_URL"),
+		SQLitePath:      getenv("SOLITAIRE_SQLITE_PATH"),
+		SnapshotEvery:   persistence.DefaultSnapshotEvery,
+		StateCacheBytes: persistence.DefaultStateCacheBytes,
 	}}
 	if c.addr == "" {
 		c.addr = DefaultAddr
@@ -91,6 +106,27 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return config{}, fmt.Errorf("SOLITAIRE_SNAPSHOT_EVERY=%q: want a whole number of events, 0 for none", v)
 		}
 		c.store.SnapshotEvery = n
+	}
+	if v := getenv("SOLITAIRE_STATE_CACHE_MB"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 1<<20 {
+			return config{}, fmt.Errorf("SOLITAIRE_STATE_CACHE_MB=%q: want a whole number of MiB, 0 for no cache", v)
+		}
+		c.store.StateCacheBytes = int64(n) << 20
+	}
+	if v := getenv("SOLITAIRE_DB_MAX_CONNS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			return config{}, fmt.Errorf("SOLITAIRE_DB_MAX_CONNS=%q: want 1..1000 connections", v)
+		}
+		c.store.MaxConns = n
+	}
+	if v := getenv("SOLITAIRE_PPROF_ADDR"); v != "" {
+		host, _, err := net.SplitHostPort(v)
+		if ip := net.ParseIP(host); err != nil || (host != "localhost" && (ip == nil || !ip.IsLoopback())) {
+			return config{}, fmt.Errorf("SOLITAIRE_PPROF_ADDR=%q: want a loopback host:port, e.g. 127.0.0.1:6060", v)
+		}
+		c.pprofAddr = v
 	}
 	if v := getenv("SOLITAIRE_LOG_LEVEL"); v != "" {
 		if err := c.level.UnmarshalText([]byte(v)); err != nil {
@@ -135,7 +171,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	handler, err := api.New(api.Config{
 		Games:       domain.NewGames(store),
-		Players:     store,
+		Players:     persistence.NewPlayerCache(store, playerCacheSize, playerCacheTTL),
 		Idempotency: idempotencyStore{store},
 		Ready:       store.Ping,
 		BadCursor:   persistence.ErrBadCursor,
@@ -168,6 +204,14 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 	}()
 	defer func() { stopPurge(); <-purged }()
 
+	if cfg.pprofAddr != "" {
+		stopPprof, err := servePprof(cfg.pprofAddr, log)
+		if err != nil {
+			return err
+		}
+		defer stopPprof()
+	}
+
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	log.Info("serving", "addr", ln.Addr().String(), "database", store.Dialect())
@@ -191,6 +235,25 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// servePprof serves the runtime profiles of net/http/pprof on addr (its
+// own listener and mux, not the API's) until the returned stop is called.
+func servePprof(addr string, log *slog.Logger) (stop func(), err error) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("pprof: %w", err)
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout}
+	go func() { _ = srv.Serve(ln) }()
+	log.Info("serving pprof", "addr", ln.Addr().String())
+	return func() { _ = srv.Close() }, nil
 }
 
 // purger deletes expired idempotency keys.

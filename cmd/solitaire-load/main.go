@@ -1,0 +1,120 @@
+// Command solitaire-load measures the solitaire server: it plays real games
+// over HTTP with many concurrent players and reports accepted moves per
+// second and latency percentiles (HdrHistogram), and it compares the
+// server with PostgreSQL's own limit.
+//
+// Usage:
+//
+//	solitaire-load run   [flags]   play against a running server (-url)
+//	solitaire-load bench [flags]   pgbench, then servers it starts itself, then a summary
+//
+// Each player registers, creates a game (relaxed by default: undo allowed)
+// and plays: some moves picked at random from GET …/legal-moves (never
+// resign), the others draws and undos decided from the last view of the
+// game, as a frontend would. After -game-moves moves, or when the game
+// ends, it starts another. Load goes only to loopback addresses, and every
+// run is bounded in time (at most 10 minutes).
+//
+// bench, run from the module root, measures in one go on this machine:
+// pgbench's single-row INSERT transactions per second at -clients clients
+// on a scratch database; the server (built from ./cmd/solitaire-server
+// unless -server is given) on that database at the same client count; the
+// server's resident memory with -games games in progress; and the server
+// on SQLite. It prints the ratio of moves/s to pgbench's TPS and the
+// issue's targets. See BENCHMARKS.md.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "solitaire-load:", err)
+		os.Exit(2)
+	}
+}
+
+const usage = `usage:
+  solitaire-load run   [-url URL] [-players N] [-duration D] [...]   load a running server
+  solitaire-load bench [-pg URL] [-clients N] [-duration D] [...]    pgbench vs the server, memory, SQLite
+  solitaire-load <command> -h                                         flags of a command`
+
+// run is the command without the program name; the report goes to out.
+func run(ctx context.Context, args []string, out io.Writer) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%s", usage)
+	}
+	switch args[0] {
+	case "run":
+		cfg := defaultLoadConfig()
+		fs := flag.NewFlagSet("run", flag.ContinueOnError)
+		fs.SetOutput(out)
+		fs.StringVar(&cfg.URL, "url", cfg.URL, "the server's base URL (loopback only)")
+		fs.IntVar(&cfg.Players, "players", cfg.Players, "concurrent players")
+		loadFlags(fs, &cfg)
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		res, err := runLoad(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		res.Report(out)
+		return nil
+	case "bench":
+		cfg := defaultBenchConfig()
+		fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+		fs.SetOutput(out)
+		fs.StringVar(&cfg.PG, "pg", cfg.PG, "postgres:// URL of a role that may CREATE DATABASE (loopback only)")
+		fs.IntVar(&cfg.Clients, "clients", cfg.Clients, "pgbench clients and load players")
+		fs.IntVar(&cfg.Jobs, "jobs", cfg.Jobs, "pgbench threads (-j)")
+		fs.StringVar(&cfg.Pgbench, "pgbench", "", "the pgbench binary (default: /usr/lib/postgresql/*/bin/pgbench, then $PATH)")
+		fs.StringVar(&cfg.Server, "server", "", "the solitaire-server binary (default: go build ./cmd/solitaire-server)")
+		fs.BoolVar(&cfg.SQLite, "sqlite", cfg.SQLite, "also measure the server on SQLite")
+		fs.IntVar(&cfg.Games, "games", cfg.Games, "memory phase: games to create and leave in progress (0: skip)")
+		fs.IntVar(&cfg.GameMoves, "memory-game-moves", cfg.GameMoves, "memory phase: moves in each game")
+		fs.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "the server's SOLITAIRE_LOG_LEVEL")
+		fs.StringVar(&cfg.Profile, "cpuprofile", "", "write a CPU profile of the server during the PostgreSQL load to this file")
+		env := fs.String("env", "", "extra server environment, NAME=value,NAME=value (e.g. SOLITAIRE_STATE_CACHE=0)")
+		loadFlags(fs, &cfg.Load)
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		cfg.Duration, cfg.Warmup = cfg.Load.Duration, cfg.Load.Warmup
+		if *env != "" {
+			cfg.Env = strings.Split(*env, ",")
+		}
+		_, err := runBench(ctx, cfg, out)
+		return err
+	}
+	return fmt.Errorf("unknown command %q\n%s", args[0], usage)
+}
+
+// loadFlags adds the flags of the player mix and the run's length.
+func loadFlags(fs *flag.FlagSet, cfg *loadConfig) {
+	fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "length of a load run, warm-up included (max 10m)")
+	fs.DurationVar(&cfg.Warmup, "warmup", cfg.Warmup, "first part of a run not counted")
+	fs.StringVar(&cfg.Variant, "variant", cfg.Variant, "variant of the games")
+	fs.Func("options", `game options as JSON, e.g. {"undo":true}`, func(s string) error {
+		if !json.Valid([]byte(s)) {
+			return fmt.Errorf("not JSON: %s", s)
+		}
+		cfg.Options = json.RawMessage(s)
+		return nil
+	})
+	fs.IntVar(&cfg.GameMoves, "game-moves", cfg.GameMoves, "moves per game before a player starts another")
+	fs.Float64Var(&cfg.LegalShare, "legal-share", cfg.LegalShare, "share of non-undo moves picked from GET legal-moves (the rest are draws)")
+	fs.Float64Var(&cfg.UndoShare, "undo-share", cfg.UndoShare, "share of moves that are undos, when allowed")
+	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the players' choices")
+}

@@ -1,0 +1,352 @@
+package persistence
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/openpatience/solitaire/domain"
+)
+
+// DefaultStateCacheBytes is the state cache budget the server uses unless
+// told otherwise (SOLITAIRE_STATE_CACHE_MB): 32 MiB holds the states of
+// thousands of games of ordinary length.
+const DefaultStateCacheBytes = 32 << 20
+
+// stateCache keeps the current state of recently used games, so that Load
+// of a game in play costs the one query of its games row instead of a
+// snapshot decode and the events after it, however long the log (issue 7:
+// "read cost independent of log length"), and so that Append knows the
+// stream head's hash without reading it.
+//
+// It never serves a state older than the log: an entry is used only when
+// its version equals the version in the games row that Load reads in the
+// same call, and the log below that version never changes (events are
+// immutable, and a version is appended once). An append by another Store,
+// in this process or another, raises the row's version, so the entry stops
+// matching at once. Entries are replaced after every Append and Create
+// through this Store.
+//
+// Entries are owned by the cache and never changed: Load hands out clones
+// (domain.State.Clone), and the cache stores a clone of what it is given.
+// The cache is bounded in bytes (an estimate of each state's size, its
+// undo record included) and evicts the least recently used games.
+type stateCache struct {
+	budget int64
+
+	// mu serializes the changes (put, forget), so bytes is exact: the LRU
+	// calls onEvict only from inside Add, Remove and RemoveOldest, which
+	// run under mu.
+	mu    sync.Mutex
+	bytes int64 // guarded by mu
+	lru   *lru.Cache[string, *cachedState]
+
+	hits, misses atomic.Int64
+}
+
+// cachedState is one game's entry.
+type cachedState struct {
+	state *domain.State // never changed once cached
+	head  []byte        // hash of event number state.Version
+	// recent are the stored records of the append that made state (or
+	// the last events Load read), newest last, ending at state.Version.
+	// Events never change, so they answer Events for their versions
+	// whatever the log's version now.
+	recent []domain.RecordedEvent
+	cost   int64 // estimated bytes, counted in stateCache.bytes
+}
+
+// maxRecent bounds the records an entry keeps (a move appends a few).
+const maxRecent = 16
+
+// minEntryBytes bounds the entry count of the LRU: no state costs less.
+const minEntryBytes = 1 << 10
+
+// newStateCache returns a cache of about budget bytes, or nil (no cache)
+// for a budget of 0 or less.
+func newStateCache(budget int64) *stateCache {
+	if budget <= 0 {
+		return nil
+	}
+	c := &stateCache{budget: budget}
+	entries := int(min(max(budget/minEntryBytes, 16), 1<<22))
+	var err error
+	c.lru, err = lru.NewWithEvict(entries, func(_ string, e *cachedState) { c.bytes -= e.cost })
+	if err != nil { // only for a size below 1, excluded above
+		panic(err)
+	}
+	return c
+}
+
+// get returns a clone of game id's state and its head hash if the cache
+// holds it at exactly version.
+func (c *stateCache) get(id string, version int) (*domain.State, []byte, bool) {
+	if c == nil {
+		return nil, nil, false
+	}
+	e, ok := c.lru.Get(id)
+	if !ok || e.state.Version != version {
+		c.misses.Add(1)
+		return nil, nil, false
+	}
+	c.hits.Add(1)
+	return e.state.Clone(), e.head, true
+}
+
+// head returns the hash of event number version of game id if the cache
+// holds the game at exactly that version.
+func (c *stateCache) head(id string, version int) ([]byte, bool) {
+	if c == nil {
+		return nil, false
+	}
+	e, ok := c.lru.Peek(id)
+	if !ok || e.state.Version != version {
+		return nil, false
+	}
+	return e.head, true
+}
+
+// events returns copies of the records of game id with versions
+// after+1 … after+limit if the entry holds every one of them.
+func (c *stateCache) events(id string, after, limit int) ([]domain.RecordedEvent, bool) {
+	if c == nil || limit < 1 {
+		return nil, false
+	}
+	e, ok := c.lru.Peek(id)
+	if !ok || len(e.recent) == 0 {
+		return nil, false
+	}
+	first := e.recent[0].Version
+	if after+1 < first || after+limit > e.recent[len(e.recent)-1].Version {
+		return nil, false
+	}
+	out := make([]domain.RecordedEvent, limit)
+	for i := range out {
+		out[i] = cloneRecord(e.recent[after+1-first+i])
+	}
+	return out, true
+}
+
+// cloneRecord copies r's byte slices.
+func cloneRecord(r domain.RecordedEvent) domain.RecordedEvent {
+	r.Payload, r.PrevHash, r.Hash = bytes.Clone(r.Payload), bytes.Clone(r.PrevHash), bytes.Clone(r.Hash)
+	return r
+}
+
+// put stores a clone of st, the state of game id after event number
+// st.Version whose hash is head, with recs (the newest records as stored,
+// Position included, ending at st.Version; nil if not known), unless the
+// cache holds a newer version. Faulted states and states larger than a quarter of the budget
+// are not kept.
+func (c *stateCache) put(id string, st *domain.State, head []byte, recs []domain.RecordedEvent) {
+	if c == nil || st == nil || st.Fault != "" || len(head) == 0 {
+		return
+	}
+	if len(recs) > maxRecent {
+		recs = recs[len(recs)-maxRecent:]
+	}
+	if len(recs) > 0 && (recs[len(recs)-1].Version != st.Version || !bytes.Equal(recs[len(recs)-1].Hash, head)) {
+		recs = nil // not the records of this state: keep none
+	}
+	cost := stateCost(st, head)
+	for _, r := range recs {
+		cost += int64(unsafe.Sizeof(r)) + int64(len(r.Payload)+len(r.PrevHash)+len(r.Hash)+len(r.GameID))
+	}
+	if cost > c.budget/4 {
+		c.forget(id)
+		return
+	}
+	e := &cachedState{state: st.Clone(), head: bytes.Clone(head), cost: cost}
+	for _, r := range recs {
+		e.recent = append(e.recent, cloneRecord(r))
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.lru.Peek(id); ok {
+		if old.state.Version > st.Version {
+			return
+		}
+		c.lru.Remove(id)
+	}
+	c.lru.Add(id, e)
+	c.bytes += e.cost
+	for c.bytes > c.budget {
+		if _, _, ok := c.lru.RemoveOldest(); !ok {
+			break
+		}
+	}
+}
+
+// forget drops game id's entry.
+func (c *stateCache) forget(id string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lru.Remove(id)
+}
+
+// stateCost estimates the bytes a cached clone of st holds: the cards,
+// the undo record, the slice headers, and a fixed part for the State
+// itself, the LRU's bookkeeping and the id.
+func stateCost(st *domain.State, head []byte) int64 {
+	const fixed = 1024
+	cards := len(st.Stock) + len(st.Waste)
+	for _, f := range st.Foundations {
+		cards += len(f)
+	}
+	for _, p := range st.Tableau {
+		cards += len(p.Cards)
+	}
+	n := fixed + cards*int(unsafe.Sizeof(domain.Card(0))) +
+		len(st.Foundations)*int(unsafe.Sizeof([]domain.Card(nil))) +
+		len(st.Tableau)*int(unsafe.Sizeof(domain.TableauPile{})) +
+		len(st.Turns)*int(unsafe.Sizeof(domain.Turn{})) +
+		len(st.Ops)*int(unsafe.Sizeof(domain.Op{})) + len(head)
+	return int64(n)
+}
+
+// appendOne is Append in one statement on PostgreSQL, for when the cache
+// knows the hash of the stream head (event number expected) and no
+// snapshot is due, as for most moves: the conditional update of the games
+// row and the insert of the events form one data-modifying WITH query, so
+// an append costs one round trip and one commit, like a single INSERT.
+// The update decides races as in the transaction (a row lock, then the
+// version condition re-checked), and when it matches no row nothing is
+// inserted. It returns the stored records. Errors: domain.ErrNotFound,
+// domain.ErrConflict, or the database's.
+func (s *Store) appendOne(ctx context.Context, gameID string, expected int, head []byte, events []domain.Event, p *domain.Game) ([]domain.RecordedEvent, error) {
+	recs, err := record(gameID, head, events)
+	if err != nil {
+		return nil, err
+	}
+	// database/sql directly, with PostgreSQL's $n placeholders: the
+	// statement is built here, and gorm would expand the []byte of a
+	// parameter right after "(" as a list.
+	var q strings.Builder
+	q.WriteString(`WITH g AS (UPDATE games SET version = $1, status = $2, moves = $3, score = $4, elapsed_ms = $5,
+		finished_at = $6, updated_at = $7 WHERE id = $8 AND version = $9 RETURNING id)
+		INSERT INTO events (game_id, version, type, payload, occurred_at, prev_hash, hash)
+		SELECT g.id, e.version, e.type, e.payload, e.occurred_at, e.prev_hash, e.hash FROM g, (VALUES `)
+	args := make([]any, 0, 9+6*len(recs))
+	args = append(args, p.Version, string(p.Status), p.Moves, nullInt(p.Score), p.ElapsedMS,
+		nullTime(p.FinishedAt), millis(p.UpdatedAt), gameID, expected)
+	for i, r := range recs {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		n := len(args)
+		fmt.Fprintf(&q, "($%d::integer, $%d::text, $%d::bytea, $%d::bigint, $%d::bytea, $%d::bytea)",
+			n+1, n+2, n+3, n+4, n+5, n+6)
+		args = append(args, r.Version, string(r.Type), nonNil(r.Payload), millis(r.OccurredAt), r.PrevHash, r.Hash)
+	}
+	q.WriteString(`) AS e (version, type, payload, occurred_at, prev_hash, hash) RETURNING version, position`)
+	rows, err := s.sqlDB.QueryContext(ctx, q.String(), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var version int
+		var position int64
+		if err := rows.Scan(&version, &position); err != nil {
+			return nil, err
+		}
+		if i := version - expected - 1; i >= 0 && i < len(recs) {
+			recs[i].Position = position
+			n++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	switch {
+	case n == 0:
+		return nil, s.missingOrConflict(s.db.WithContext(ctx), gameID)
+	case n != len(recs):
+		// Cannot happen: one games row matched, so every event went in.
+		return nil, fmt.Errorf("game %s: %d of %d events inserted", gameID, n, len(recs))
+	}
+	return recs, nil
+}
+
+// CacheStats is what the state cache did so far (Store.CacheStats).
+type CacheStats struct {
+	Hits, Misses int64 // Loads served from the cache, and not
+	Entries      int   // games held now
+	Bytes        int64 // estimated size of the held states
+}
+
+// CacheStats reports the state cache's counters; all zero when the store
+// has no cache (Config.StateCacheBytes 0).
+func (s *Store) CacheStats() CacheStats {
+	c := s.cache
+	if c == nil {
+		return CacheStats{}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return CacheStats{Hits: c.hits.Load(), Misses: c.misses.Load(), Entries: c.lru.Len(), Bytes: c.bytes}
+}
+
+// PlayerCache is a domain.PlayerStore that remembers, for a while, the
+// players it found by token hash, so that authenticating a request costs
+// no query while the player is in the cache. A player's token never
+// changes and players are never deleted (API.md "Auth": a token is given
+// once), so an entry can only be stale if a later feature revokes tokens;
+// TTL bounds how long another server process would go on accepting a
+// revoked token, and Forget drops one at once in this process. Unknown
+// tokens are not remembered. CreatePlayer and any other method go to the
+// wrapped store. Safe for concurrent use.
+type PlayerCache struct {
+	domain.PlayerStore
+	ttl time.Duration
+	lru *lru.Cache[string, cachedPlayer]
+	now func() time.Time
+}
+
+// cachedPlayer is a PlayerCache entry.
+type cachedPlayer struct {
+	p  domain.Player
+	at time.Time
+}
+
+// NewPlayerCache wraps next with a cache of up to size players, each kept
+// for at most ttl. A size below 1 means 1.
+func NewPlayerCache(next domain.PlayerStore, size int, ttl time.Duration) *PlayerCache {
+	c, _ := lru.New[string, cachedPlayer](max(size, 1)) // fails only for a size below 1
+	return &PlayerCache{PlayerStore: next, ttl: ttl, lru: c, now: time.Now}
+}
+
+// PlayerByTokenHash returns the player whose token hashes to hash, from
+// the cache if it found it there less than TTL ago, else from the wrapped
+// store. Errors: those of the wrapped store (domain.ErrNotFound for an
+// unknown token). The result is the caller's to change.
+func (c *PlayerCache) PlayerByTokenHash(ctx context.Context, hash []byte) (*domain.Player, error) {
+	key := string(hash)
+	if e, ok := c.lru.Get(key); ok && c.now().Sub(e.at) < c.ttl {
+		p := e.p
+		p.TokenHash = bytes.Clone(p.TokenHash)
+		return &p, nil
+	}
+	p, err := c.PlayerStore.PlayerByTokenHash(ctx, hash)
+	if err != nil {
+		return nil, err
+	}
+	e := cachedPlayer{p: *p, at: c.now()}
+	e.p.TokenHash = bytes.Clone(p.TokenHash)
+	c.lru.Add(key, e)
+	return p, nil
+}
+
+// Forget drops the player with token hash hash from the cache.
+func (c *PlayerCache) Forget(hash []byte) { c.lru.Remove(string(hash)) }

@@ -1,0 +1,380 @@
+package persistence_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/persistence"
+	"github.com/openpatience/solitaire/persistence/pgtest"
+)
+
+// cacheBudget is the state cache of the stores in these tests: far more
+// than they need, so nothing is evicted unless a test says so.
+const cacheBudget = 8 << 20
+
+// cachedStores opens two stores with state caches on one new database of
+// the dialect, as two server processes would, plus one without a cache
+// (the reference).
+func cachedStores(t *testing.T, dialect string) (a, b, plain *persistence.Store) {
+	t.Helper()
+	cfg := persistence.Config{SnapshotEvery: 5, StateCacheBytes: cacheBudget}
+	if dialect == persistence.DialectPostgres {
+		cfg.DatabaseURL = pgtest.DSN(t)
+	} else {
+		cfg.SQLitePath = filepath.Join(t.TempDir(), "cache.db")
+	}
+	open := func(cfg persistence.Config) *persistence.Store {
+		s, err := persistence.Open(t.Context(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	a, b = open(cfg), open(cfg)
+	cfg.StateCacheBytes = 0
+	return a, b, open(cfg)
+}
+
+// testClock is a server clock that moves one second per reading.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(time.Second)
+	return c.t
+}
+
+func gamesOn(s domain.Store, clock *testClock) *domain.Games {
+	g := domain.NewGames(s)
+	g.Now = clock.Now
+	return g
+}
+
+// randomMove picks a legal move of st other than resign (relaxed: undo is
+// among them when allowed).
+func randomMove(t *testing.T, st *domain.State, rng *rand.Rand) domain.Move {
+	t.Helper()
+	var ms []domain.Move
+	for _, m := range domain.LegalMoves(st) {
+		if m.Type != domain.MoveResign {
+			ms = append(ms, m)
+		}
+	}
+	if len(ms) == 0 {
+		t.Fatalf("no legal move but resign at version %d", st.Version)
+	}
+	return ms[rng.IntN(len(ms))]
+}
+
+// sameAsLog checks that s.Load of game id equals a replay of the whole
+// log read through ref (a store without a cache), at version want.
+func sameAsLog(t *testing.T, what string, s, ref *persistence.Store, id string, want int) *domain.State {
+	t.Helper()
+	_, got, err := s.Load(t.Context(), id)
+	if err != nil {
+		t.Fatalf("%s: Load: %v", what, err)
+	}
+	recs, err := ref.Events(t.Context(), id, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replayed := &domain.State{}
+	for _, r := range recs {
+		e, err := domain.DecodeEvent(r.Version, r.Type, r.OccurredAt, r.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		replayed.Apply(e)
+	}
+	if got.Version != want || replayed.Version != want {
+		t.Fatalf("%s: Load at version %d, log at %d; want %d", what, got.Version, replayed.Version, want)
+	}
+	if g, r := mustJSON(t, got), mustJSON(t, replayed); g != r {
+		t.Fatalf("%s: Load differs from a replay of the log\nload:   %s\nreplay: %s", what, g, r)
+	}
+	return got
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestCacheSeesOtherStores: a store with a warm cache never serves a state
+// older than the log, whichever store appended: two stores (two server
+// processes) take turns playing one game, each reading after the other's
+// moves, on PostgreSQL and SQLite.
+func TestCacheSeesOtherStores(t *testing.T) {
+	for _, dialect := range []string{persistence.DialectPostgres, persistence.DialectSQLite} {
+		t.Run(dialect, func(t *testing.T) {
+			a, b, plain := cachedStores(t, dialect)
+			clock := &testClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			ga, gb := gamesOn(a, clock), gamesOn(b, clock)
+			game, _, err := ga.Create(t.Context(), domain.NewGame{Owner: "p", Variant: "relaxed"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(7, 7))
+			version := 1
+			for turn := range 40 {
+				// Both caches are warm with the current version ...
+				sameAsLog(t, "a before", a, plain, game.ID, version)
+				st := sameAsLog(t, "b before", b, plain, game.ID, version)
+				// ... then one store plays one to three moves ...
+				writer, other := ga, b
+				if turn%2 == 1 {
+					writer, other = gb, a
+				}
+				for range 1 + rng.IntN(3) {
+					_, after, _, err := writer.Play(t.Context(), "p", game.ID, randomMove(t, st, rng), -1)
+					if err != nil {
+						t.Fatal(err)
+					}
+					st, version = after, after.Version
+				}
+				// ... and the other sees them at once.
+				sameAsLog(t, "other store after the moves", other, plain, game.ID, version)
+			}
+			if stats := a.CacheStats(); stats.Hits == 0 || stats.Entries != 1 {
+				t.Errorf("cache of a: %+v; want hits and one entry", stats)
+			}
+		})
+	}
+}
+
+// TestCacheRandomGames plays random games through a cached store and
+// checks after every move that Load, Events (the just appended ones, as
+// the move response reads them) and the game record agree with the log
+// as a store without a cache reads it.
+func TestCacheRandomGames(t *testing.T) {
+	for _, dialect := range []string{persistence.DialectPostgres, persistence.DialectSQLite} {
+		t.Run(dialect, func(t *testing.T) {
+			s, _, plain := cachedStores(t, dialect)
+			clock := &testClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			games := gamesOn(s, clock)
+			rng := rand.New(rand.NewPCG(11, 11))
+			for _, variant := range []string{"relaxed", "klondike", "tripleharp"} {
+				game, _, err := games.Create(t.Context(), domain.NewGame{Owner: "p", Variant: variant,
+					Options: domain.Options{Undo: ptr(true)}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, st, err := s.Load(t.Context(), game.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := 0; i < 60 && !st.Status.Ended(); i++ {
+					_, after, evs, err := games.Play(t.Context(), "p", game.ID, randomMove(t, st, rng), st.Version)
+					if err != nil {
+						t.Fatal(err)
+					}
+					st = after
+					sameAsLog(t, variant, s, plain, game.ID, st.Version)
+					got, err := s.Events(t.Context(), game.ID, st.Version-len(evs), len(evs))
+					if err != nil {
+						t.Fatal(err)
+					}
+					want, err := plain.Events(t.Context(), game.ID, st.Version-len(evs), len(evs))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if mustJSON(t, got) != mustJSON(t, want) {
+						t.Fatalf("%s: Events of the last move\ncached: %s\nlog:    %s", variant, mustJSON(t, got), mustJSON(t, want))
+					}
+					rec, err := plain.Game(t.Context(), game.ID)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if rec.Version != st.Version || rec.Moves != st.Moves || rec.Status != st.Status {
+						t.Fatalf("%s: record %d/%d/%s, state %d/%d/%s", variant, rec.Version, rec.Moves, rec.Status,
+							st.Version, st.Moves, st.Status)
+					}
+				}
+			}
+			if v, err := plain.VerifyChain(t.Context(), mustFirstGame(t, plain)); err != nil || v != 0 {
+				t.Errorf("VerifyChain = %d, %v", v, err)
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func mustFirstGame(t *testing.T, s *persistence.Store) string {
+	t.Helper()
+	games, _, err := s.List(t.Context(), domain.GameFilter{Limit: 1})
+	if err != nil || len(games) == 0 {
+		t.Fatalf("List: %v, %d games", err, len(games))
+	}
+	return games[0].ID
+}
+
+// TestCacheIsolation: what Load returns, and the state handed to Append,
+// are the caller's: changing them later changes nothing the cache serves.
+func TestCacheIsolation(t *testing.T) {
+	s, _, plain := cachedStores(t, persistence.DialectPostgres)
+	id, st := appendN(t, s, 3)
+	st.Waste = st.Waste[:0] // the caller's state after Append
+	st.Turns = nil
+	_, got, err := s.Load(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sameAsLog(t, "after changing the appended state", s, plain, id, 4)
+	got.Stock, got.Waste = nil, nil
+	got.Tableau[0].Cards[0] = 0
+	if again := sameAsLog(t, "after changing a loaded state", s, plain, id, 4); mustJSON(t, again) != mustJSON(t, want) {
+		t.Fatal("a loaded state shares memory with the cache")
+	}
+	recs, err := s.Events(t.Context(), id, 3, 1)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("Events: %v, %d", err, len(recs))
+	}
+	recs[0].Hash[0] ^= 0xff
+	again, err := s.Events(t.Context(), id, 3, 1)
+	if err != nil || bytes.Equal(again[0].Hash, recs[0].Hash) {
+		t.Fatal("records from Events share memory with the cache")
+	}
+}
+
+// TestCacheRace: many goroutines append at the same expected version
+// through one cached store (the one-statement append on PostgreSQL):
+// exactly one wins, the others get ErrConflict, and Load equals the log.
+func TestCacheRace(t *testing.T) {
+	for _, dialect := range []string{persistence.DialectPostgres, persistence.DialectSQLite} {
+		t.Run(dialect, func(t *testing.T) {
+			s, _, plain := cachedStores(t, dialect)
+			id, st := appendN(t, s, 1) // version 2, cached
+			at := st.LastAt
+			for round := range 5 {
+				const writers = 12
+				var wins, conflicts atomic.Int32
+				var wg sync.WaitGroup
+				start := make(chan struct{})
+				for w := range writers {
+					wg.Go(func() {
+						mine := st.Clone()
+						e := drawEvent(mine, at.Add(time.Duration(round*writers+w+1)*time.Millisecond))
+						mine.Apply(e)
+						<-start
+						err := s.Append(context.Background(), id, st.Version, []domain.Event{e}, mine)
+						switch {
+						case err == nil:
+							wins.Add(1)
+						case errors.Is(err, domain.ErrConflict):
+							conflicts.Add(1)
+						default:
+							t.Error(err)
+						}
+					})
+				}
+				close(start)
+				wg.Wait()
+				if wins.Load() != 1 || conflicts.Load() != writers-1 {
+					t.Fatalf("round %d: %d wins, %d conflicts", round, wins.Load(), conflicts.Load())
+				}
+				st = sameAsLog(t, "after the race", s, plain, id, st.Version+1)
+				at = at.Add(time.Second)
+			}
+		})
+	}
+}
+
+// TestCacheBudget: a small budget keeps the estimated size within it by
+// evicting the least recently used games, which then load from the
+// database as before.
+func TestCacheBudget(t *testing.T) {
+	s, err := persistence.Open(t.Context(), persistence.Config{SQLitePath: filepath.Join(t.TempDir(), "b.db"),
+		SnapshotEvery: 5, StateCacheBytes: 16 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var ids []string
+	for range 30 {
+		id, _ := appendN(t, s, 2)
+		ids = append(ids, id)
+	}
+	stats := s.CacheStats()
+	if stats.Bytes > 16<<10 || stats.Entries == 0 || stats.Entries >= len(ids) {
+		t.Fatalf("after 30 games: %+v; want some entries within 16 KiB", stats)
+	}
+	for _, id := range ids {
+		if _, st, err := s.Load(t.Context(), id); err != nil || st.Version != 3 {
+			t.Fatalf("Load %s: %v", id, err)
+		}
+	}
+	if stats := s.CacheStats(); stats.Bytes > 16<<10 || stats.Misses == 0 {
+		t.Fatalf("after loading all: %+v", stats)
+	}
+}
+
+// countingPlayers is a PlayerStore that counts lookups.
+type countingPlayers struct {
+	domain.PlayerStore
+	lookups atomic.Int32
+}
+
+func (c *countingPlayers) PlayerByTokenHash(ctx context.Context, hash []byte) (*domain.Player, error) {
+	c.lookups.Add(1)
+	return c.PlayerStore.PlayerByTokenHash(ctx, hash)
+}
+
+// TestPlayerCache: a known token is looked up once per TTL; an unknown
+// one every time; results are copies.
+func TestPlayerCache(t *testing.T) {
+	s, err := persistence.Open(t.Context(), persistence.Config{SQLitePath: filepath.Join(t.TempDir(), "p.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	hash := bytes.Repeat([]byte{7}, 32)
+	if err := s.CreatePlayer(t.Context(), &domain.Player{ID: "p1", Name: "Ada", TokenHash: hash,
+		CreatedAt: domain.Millis(time.Now())}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		ttl  time.Duration
+		want int32
+	}{{time.Hour, 1}, {-1, 5}} {
+		next := &countingPlayers{PlayerStore: s}
+		c := persistence.NewPlayerCache(next, 10, tc.ttl)
+		for range 5 {
+			p, err := c.PlayerByTokenHash(t.Context(), hash)
+			if err != nil || p.ID != "p1" || p.Name != "Ada" {
+				t.Fatalf("lookup: %+v, %v", p, err)
+			}
+			p.Name = "changed"
+		}
+		if n := next.lookups.Load(); n != tc.want {
+			t.Errorf("ttl %s: %d store lookups for 5, want %d", tc.ttl, n, tc.want)
+		}
+		for range 3 {
+			if _, err := c.PlayerByTokenHash(t.Context(), make([]byte, 32)); !errors.Is(err, domain.ErrNotFound) {
+				t.Fatalf("unknown token: %v", err)
+			}
+		}
+		if n := next.lookups.Load(); n != tc.want+3 {
+			t.Errorf("unknown tokens were cached: %d lookups", n)
+		}
+		c.Forget(hash)
+	}
+}
