@@ -101,7 +101,7 @@ func (s *server) idempotent(h func(c *gin.Context, body []byte) reply) gin.Handl
 		if !sent {
 			return h(c, body)
 		}
-		if len(keys) != 1 || keys[0] == "" || len(keys[0]) > maxIdempotencyKey {
+		if len(keys) != 1 || keys[0] == "" || len(keys[0]) > maxIdempotencyKey || !validText(keys[0]) {
 			return s.fail(c, badParam(IdempotencyKeyHeader, "Idempotency-Key must be one value of 1..255 characters"))
 		}
 		key, owner := keys[0], playerOf(c).ID

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/openpatience/solitaire/domain"
 )
@@ -45,7 +46,9 @@ const (
 	CodeInvalidLayout        = "invalid_layout"         // 422: with reason (bad_card, pile_count, card_count, not_a_run, face_down_top, bad_syntax)
 	CodeInvalidField         = "invalid_field"          // 422: a field's value is refused, with param
 	CodeIdempotencyKeyReused = "idempotency_key_reused" // 422: same Idempotency-Key, different request
+	CodeRateLimited          = "rate_limited"           // 429: too many requests; Retry-After says when to try again
 	CodeNotReady             = "not_ready"              // 503: the database does not answer
+	CodeDatabaseUnavailable  = "database_unavailable"   // 503: the database did not answer this request; Retry-After, then retry
 	CodeInternal             = "internal"               // 500
 )
 
@@ -66,7 +69,9 @@ var titles = map[string]string{
 	CodeInvalidLayout:        "Invalid layout",
 	CodeInvalidField:         "Invalid field",
 	CodeIdempotencyKeyReused: "Idempotency key reused",
+	CodeRateLimited:          "Too many requests",
 	CodeNotReady:             "Not ready",
+	CodeDatabaseUnavailable:  "Database unavailable",
 	CodeInternal:             "Internal server error",
 }
 
@@ -103,6 +108,17 @@ func badField(param, detail string) error {
 	return &requestError{status: http.StatusUnprocessableEntity, code: CodeInvalidField, param: param, detail: detail}
 }
 
+// unavailable is the behaviour of an error that means the database could
+// not be reached (persistence.ErrUnavailable has it): the request may
+// succeed later, so it is answered 503 with Retry-After, not 500.
+type unavailable interface{ Unavailable() bool }
+
+// UnavailableRetryAfter is the Retry-After of a 503 database_unavailable
+// answer: long enough for a database restart or failover to be noticed,
+// short enough that clients come back soon after (the pool reconnects on
+// the next request).
+const UnavailableRetryAfter = 2 * time.Second
+
 // problemFor is the one place that maps errors to responses (STYLE.md
 // "Errors"). The bool is false for an unexpected error: the problem is a
 // generic 500 and the caller logs err. badCursor is the store's error for a
@@ -115,8 +131,15 @@ func problemFor(err error, badCursor error) (Problem, bool) {
 		layoutErr  *domain.LayoutError
 		variantErr *domain.UnknownVariantError
 		maxBytes   *http.MaxBytesError
+		outage     unavailable
 	)
 	switch {
+	case errors.As(err, &outage) && outage.Unavailable():
+		// First: an outage may surface wrapped in any other error. A write
+		// answered so either happened whole or not at all.
+		return newProblem(http.StatusServiceUnavailable, CodeDatabaseUnavailable,
+			"the database is not reachable right now; try again after Retry-After seconds. A change "+
+				"answered so was made whole or not at all: read the game, or resend the move with If-Match"), true
 	case errors.As(err, &reqErr):
 		p := newProblem(reqErr.status, reqErr.code, reqErr.detail)
 		p.Param = reqErr.param

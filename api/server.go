@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"time"
 
@@ -52,6 +53,19 @@ type Config struct {
 	// Random is the source of tokens, ids and request ids (default
 	// crypto/rand.Reader).
 	Random io.Reader
+	// RateLimit is the sustained rate, in requests per second, allowed to
+	// each bearer token, and to each client address (IPv4, or IPv6 /64)
+	// for requests without one (API.md "Rate limits"); beyond it requests
+	// get 429 rate_limited with Retry-After. 0 means no limit. The
+	// probes, metrics and spec (tag operations) are never limited.
+	RateLimit float64
+	// RateBurst is how many requests above RateLimit a token or address may
+	// send at once (default: RateLimit rounded up).
+	RateBurst int
+	// CORSOrigins are the browser origins (scheme://host[:port], or "*" for
+	// any) allowed to call the API from another origin; none means the
+	// API sends no CORS headers and answers no preflight.
+	CORSOrigins []string
 }
 
 // server holds the configured dependencies of the handlers.
@@ -61,13 +75,17 @@ type server struct {
 	metrics  *metrics
 	specJSON []byte
 	locks    keyLocks
+	limits   *rateLimits // nil: no rate limit
+
+	corsHandler gin.HandlerFunc // nil: no CORS
 
 	metricsHandler http.Handler
 }
 
 // New returns the HTTP handler of the API (a gin engine) with every route
 // of API.md that exists so far. Errors: a required Config field missing, a
-// spec that does not parse, metrics that are already registered.
+// spec that does not parse, metrics that are already registered, a negative
+// rate limit, a CORS origin that is not scheme://host[:port] or *.
 func New(cfg Config) (http.Handler, error) {
 	if cfg.Games == nil || cfg.Players == nil || cfg.Idempotency == nil || len(cfg.Spec) == 0 {
 		return nil, errors.New("api: Config needs Games, Players, Idempotency and Spec")
@@ -96,7 +114,18 @@ func New(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.RateLimit < 0 || math.IsNaN(cfg.RateLimit) || cfg.RateBurst < 0 {
+		return nil, errors.New("api: Config.RateLimit and RateBurst must not be negative")
+	}
+	if cfg.RateBurst == 0 {
+		cfg.RateBurst = max(1, int(math.Ceil(cfg.RateLimit)))
+	}
+	corsHandler, err := newCORS(cfg.CORSOrigins)
+	if err != nil {
+		return nil, err
+	}
 	s := &server{cfg: cfg, log: log, metrics: m, specJSON: specJSON,
+		limits: newRateLimits(cfg.RateLimit, cfg.RateBurst), corsHandler: corsHandler,
 		metricsHandler: promhttp.HandlerFor(cfg.Metrics, promhttp.HandlerOpts{})}
 	return s.routes(), nil
 }
@@ -107,7 +136,7 @@ func (s *server) routes() *gin.Engine {
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
 	_ = r.SetTrustedProxies(nil) // ClientIP is the peer's address; nil never fails
-	r.Use(s.requestID, s.accessLog, s.observe, s.recover, s.limitBody)
+	r.Use(s.requestID, s.accessLog, s.observe, s.recover, s.cors, s.limitRate, s.cleanPath, s.limitBody)
 	r.NoRoute(s.handle(func(c *gin.Context) reply {
 		return s.fail(c, &requestError{status: http.StatusNotFound, code: CodeNotFound, detail: "no such route"})
 	}))
@@ -195,7 +224,8 @@ func (s *server) problemReply(p Problem) reply {
 }
 
 // fail answers err as a problem (problemFor). An unexpected error is
-// logged with the request id and answered with a generic 500.
+// logged with the request id and answered with a generic 500; a database
+// outage is logged as a warning and answered 503 with Retry-After.
 func (s *server) fail(c *gin.Context, err error) reply {
 	p, known := problemFor(err, s.cfg.BadCursor)
 	if !known {
@@ -203,7 +233,13 @@ func (s *server) fail(c *gin.Context, err error) reply {
 			"method", c.Request.Method, "route", c.FullPath(), "err", err)
 	}
 	p.RequestID = requestIDOf(c)
-	return s.problemReply(p)
+	r := s.problemReply(p)
+	if p.Code == CodeDatabaseUnavailable {
+		s.log.WarnContext(c.Request.Context(), "database unavailable", "request_id", requestIDOf(c),
+			"method", c.Request.Method, "route", c.FullPath(), "err", err)
+		r = r.with("Retry-After", retryAfter(UnavailableRetryAfter))
+	}
+	return r
 }
 
 // write sends r. A reply with status 0 was already written (a stream).
@@ -222,9 +258,13 @@ func (s *server) write(c *gin.Context, r reply) {
 		c.Set(ctxProblemCode, r.code)
 	}
 	c.Writer.WriteHeader(r.status)
-	if c.Request.Method != http.MethodHead {
-		_, _ = c.Writer.Write(r.body)
+	if c.Request.Method == http.MethodHead {
+		// gin sends the status only with the first byte of a body; without
+		// one it would answer a 404 or 405 in text/plain after us.
+		c.Writer.WriteHeaderNow()
+		return
 	}
+	_, _ = c.Writer.Write(r.body)
 }
 
 // handle adapts a handler that returns a reply.

@@ -51,8 +51,10 @@ func isConflict(err error) bool {
 }
 
 // wrap turns a database error into what callers may see: ErrNotFound and
-// ErrConflict pass through, races become domain.ErrConflict, anything else
-// is wrapped as "persistence: op: ..." (still matchable with errors.Is).
+// ErrConflict pass through, races become domain.ErrConflict, an outage
+// (isUnavailable) is wrapped with ErrUnavailable as well as the driver's
+// error, anything else is wrapped as "persistence: op: ..." (still
+// matchable with errors.Is).
 func wrap(op string, err error) error {
 	switch {
 	case err == nil:
@@ -61,6 +63,10 @@ func wrap(op string, err error) error {
 		return err
 	case isConflict(err):
 		return fmt.Errorf("persistence: %s: %w", op, domain.ErrConflict)
+	case errors.Is(err, ErrUnavailable):
+		return err
+	case isUnavailable(err):
+		return fmt.Errorf("persistence: %s: %w: %w", op, ErrUnavailable, err)
 	}
 	return fmt.Errorf("persistence: %s: %w", op, err)
 }

@@ -177,7 +177,8 @@ func encodeCursor(c cursor) string {
 func decodeCursor(s string) (cursor, error) {
 	var c cursor
 	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || json.Unmarshal(b, &c) != nil || c.ID == "" {
+	// A NUL in the id could not be sent to PostgreSQL as text.
+	if err != nil || json.Unmarshal(b, &c) != nil || c.ID == "" || strings.ContainsRune(c.ID, 0) {
 		return cursor{}, ErrBadCursor
 	}
 	return c, nil

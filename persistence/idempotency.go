@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"time"
 
 	"gorm.io/gorm"
@@ -43,7 +42,7 @@ func (s *Store) GetIdempotency(ctx context.Context, owner, key string, now time.
 		return nil, domain.ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("persistence: get idempotency key: %w", err)
+		return nil, wrap("get idempotency key", err)
 	}
 	r.CreatedAt, r.ExpiresAt = fromMillis(created), fromMillis(expires)
 	return &r, nil
@@ -79,7 +78,7 @@ func (s *Store) PutIdempotency(ctx context.Context, r IdempotencyRecord) error {
 func (s *Store) PurgeIdempotency(ctx context.Context, now time.Time) (int64, error) {
 	res := s.db.WithContext(ctx).Exec(`DELETE FROM idempotency_keys WHERE expires_at <= ?`, millis(now))
 	if res.Error != nil {
-		return 0, fmt.Errorf("persistence: purge idempotency keys: %w", res.Error)
+		return 0, wrap("purge idempotency keys", res.Error)
 	}
 	return res.RowsAffected, nil
 }

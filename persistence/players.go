@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 
 	"github.com/openpatience/solitaire/domain"
 )
@@ -32,7 +31,7 @@ func (s *Store) PlayerByTokenHash(ctx context.Context, hash []byte) (*domain.Pla
 		return nil, domain.ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("persistence: player by token: %w", err)
+		return nil, wrap("player by token", err)
 	}
 	p.CreatedAt = fromMillis(created)
 	return &p, nil

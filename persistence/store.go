@@ -129,9 +129,10 @@ func (s *Store) Close() error {
 }
 
 // Ping reports whether the database answers (readiness, API.md /readyz).
+// Errors: ErrUnavailable (wrapped) when it does not.
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.sqlDB.PingContext(ctx); err != nil {
-		return fmt.Errorf("persistence: ping: %w", err)
+		return wrap("ping", err)
 	}
 	return nil
 }

@@ -4,8 +4,8 @@
 //	go run ./docs/gen -in docs/swagger.json -out openapi.yaml
 //
 // It is run by `go generate ./docs`. The conversion is kin-openapi's
-// openapi2conv.ToV3, followed by three fixes for what Swagger 2.0 cannot
-// say (each deterministic, none hand-edited):
+// openapi2conv.ToV3, followed by four fixes for what Swagger 2.0 or swag
+// cannot say (each deterministic, none hand-edited):
 //
 //  1. The BearerAuth scheme becomes an HTTP bearer scheme (Swagger 2.0 only
 //     knows an API key in the Authorization header).
@@ -14,6 +14,10 @@
 //     that media type (Swagger 2.0 has one produces list per operation).
 //  3. An application/x-ndjson response carries one item per line: its
 //     schema becomes the item schema of the page's one array property.
+//  4. The responses of middleware, declared once as components and
+//     referenced by each operation they apply to (common.go): 429
+//     RateLimited on every operation not tagged operations, 503
+//     DatabaseUnavailable on every operation that lists a 500.
 //
 // The result is validated and written as YAML with sorted keys (the top
 // level in the usual order), so the same input always gives the same
@@ -92,6 +96,7 @@ func Convert(swagger []byte) ([]byte, error) {
 			}
 		}
 	}
+	commonResponses(doc)
 	if err := doc.Validate(context.Background()); err != nil {
 		return nil, fmt.Errorf("the converted spec is invalid: %w", err)
 	}

@@ -1,0 +1,27 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gin-gonic/gin"
+)
+
+// validText reports whether s can be kept as text by either database:
+// valid UTF-8 without NUL (PostgreSQL refuses both, SQLSTATE 22021).
+func validText(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+}
+
+// cleanPath answers 404 to a path that is not valid text: no resource has
+// such a name, and a path parameter made of it must not reach the database
+// (PostgreSQL would refuse the query, and the answer would be a 500).
+func (s *server) cleanPath(c *gin.Context) {
+	if validText(c.Request.URL.Path) {
+		return
+	}
+	s.write(c, s.fail(c, &requestError{status: http.StatusNotFound, code: CodeNotFound,
+		detail: "no such route or resource"}))
+	c.Abort()
+}

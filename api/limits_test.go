@@ -1,0 +1,240 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/openpatience/solitaire/api"
+)
+
+// checkTooMany fails unless r is 429 rate_limited with a Retry-After of
+// whole seconds from 1.
+func checkTooMany(t *testing.T, what string, r resp) {
+	t.Helper()
+	if r.status != http.StatusTooManyRequests {
+		t.Fatalf("%s: status %d, want 429: %s", what, r.status, truncate(r.body))
+	}
+	if p := r.problem(t); p.Code != api.CodeRateLimited {
+		t.Errorf("%s: code %q, want %s", what, p.Code, api.CodeRateLimited)
+	}
+	if s, err := strconv.Atoi(r.header.Get("Retry-After")); err != nil || s < 1 {
+		t.Errorf("%s: Retry-After %q, want whole seconds from 1", what, r.header.Get("Retry-After"))
+	}
+}
+
+// TestRateLimit: API.md "Rate limits answer 429 with Retry-After". Each
+// token has its own bucket; requests without a token share their
+// address's; the probes are never limited; made-up tokens cannot dodge the
+// address's limit.
+func TestRateLimit(t *testing.T) {
+	const burst = 4
+	// One request every 10 s refills: nothing refills during the test.
+	e := newEnvOn(t, openStore(t, "sqlite"), func(c *api.Config) { c.RateLimit, c.RateBurst = 0.1, burst })
+	// newEnvOn made a player: one request of the address's bucket. One more.
+	_, other := e.newPlayer("Bob")
+
+	for i := 0; i < burst; i++ {
+		e.must(http.StatusOK, req{method: "GET", path: "/v1/games"})
+	}
+	before := tableCounts(t, e.store)
+	r := e.do(req{method: "POST", path: "/v1/games", body: api.CreateGameRequest{Variant: "klondike"}})
+	checkTooMany(t, "token over its burst", r)
+	if d := sameCounts(before, tableCounts(t, e.store)); d != "" {
+		t.Errorf("a limited request changed the database: %s", d)
+	}
+	if s := r.header.Get("Retry-After"); s != "10" {
+		t.Errorf("Retry-After %s, want 10 (one request per 10 s)", s)
+	}
+	// Another token is not affected.
+	e.must(http.StatusOK, req{method: "GET", path: "/v1/games", token: other})
+
+	// Without a token: the address's bucket, two spent on players.
+	for i := 2; i < burst; i++ {
+		e.must(http.StatusOK, req{method: "GET", path: "/v1/variants", token: "-"})
+	}
+	checkTooMany(t, "address over its burst", e.do(req{method: "GET", path: "/v1/variants", token: "-"}))
+	e.must(http.StatusNotFound, req{method: "GET", path: "/v2/nothing", token: "-"}) // no route: not limited
+	before = tableCounts(t, e.store)
+	checkTooMany(t, "new player over the burst", e.do(req{method: "POST", path: "/v1/players", token: "-", body: api.NewPlayer{Name: "Eve"}}))
+	if d := sameCounts(before, tableCounts(t, e.store)); d != "" {
+		t.Errorf("a limited request changed the database: %s", d)
+	}
+	// The probes, metrics and the spec are never limited.
+	for _, path := range []string{"/healthz", "/readyz", "/openapi.yaml", "/openapi.json", "/docs", "/metrics"} {
+		for i := 0; i < 2; i++ {
+			if r := e.do(req{method: "GET", path: path, token: "-"}); r.status != http.StatusOK {
+				t.Errorf("%s: %d while the address is limited", path, r.status)
+			}
+		}
+	}
+
+	// Made-up tokens: each has a fresh bucket, but every 401 spends from
+	// the address's failure bucket; once it is empty, requests with a
+	// token from the address are refused before the database is asked.
+	for i := 0; i < burst; i++ {
+		e.must(http.StatusUnauthorized, req{method: "GET", path: "/v1/games", token: "made-up-" + strconv.Itoa(i)})
+	}
+	checkTooMany(t, "made-up token after the failure burst", e.do(req{method: "GET", path: "/v1/games", token: "made-up-x"}))
+}
+
+// TestCORS: with SOLITAIRE_CORS_ORIGINS a browser frontend on one of the
+// origins may call the API: preflights are answered, the API's request
+// headers are allowed and its response headers exposed. Other origins get
+// no CORS headers (the browser withholds the answer) but are still served
+// as any client; without origins the API sends no CORS headers at all.
+func TestCORS(t *testing.T) {
+	const origin = "https://cards.example"
+	e := newEnvOn(t, openStore(t, "sqlite"), func(c *api.Config) {
+		c.CORSOrigins = []string{origin, "http://localhost:5173"}
+	})
+	raw := func(method, path, origin string, header map[string]string) *http.Response {
+		t.Helper()
+		r, err := http.NewRequest(method, e.srv.URL+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if origin != "" {
+			r.Header.Set("Origin", origin)
+		}
+		for k, v := range header {
+			r.Header.Set(k, v)
+		}
+		res, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return res
+	}
+	hasAll := func(what, list string, want ...string) {
+		t.Helper()
+		have := map[string]bool{}
+		for _, h := range strings.Split(list, ",") {
+			have[strings.ToLower(strings.TrimSpace(h))] = true
+		}
+		for _, w := range want {
+			if !have[strings.ToLower(w)] {
+				t.Errorf("%s %q lacks %s", what, list, w)
+			}
+		}
+	}
+
+	pre := raw("OPTIONS", "/v1/games/abc/moves", origin, map[string]string{"Access-Control-Request-Method": "POST",
+		"Access-Control-Request-Headers": "authorization,content-type,if-match,idempotency-key"})
+	if pre.StatusCode != http.StatusNoContent || pre.Header.Get("Access-Control-Allow-Origin") != origin {
+		t.Errorf("preflight: %d, Allow-Origin %q", pre.StatusCode, pre.Header.Get("Access-Control-Allow-Origin"))
+	}
+	hasAll("Allow-Headers", pre.Header.Get("Access-Control-Allow-Headers"),
+		"Authorization", "Content-Type", "If-Match", "Idempotency-Key", "Last-Event-ID", "If-None-Match")
+	hasAll("Allow-Methods", pre.Header.Get("Access-Control-Allow-Methods"), "GET", "POST")
+	if pre.Header.Get("Access-Control-Max-Age") == "" || pre.Header.Get("Access-Control-Allow-Credentials") != "" {
+		t.Errorf("preflight: Max-Age %q, Allow-Credentials %q", pre.Header.Get("Access-Control-Max-Age"),
+			pre.Header.Get("Access-Control-Allow-Credentials"))
+	}
+	for _, tc := range []struct {
+		path   string
+		status int
+		auth   bool
+	}{{"/v1/variants", 200, false}, {"/v1/games", 200, true}, {"/v1/games/nope", 404, true}, {"/v1/games", 401, false}} {
+		h := map[string]string{}
+		if tc.auth {
+			h["Authorization"] = "Bearer " + e.token
+		}
+		res := raw("GET", tc.path, origin, h)
+		if res.StatusCode != tc.status || res.Header.Get("Access-Control-Allow-Origin") != origin {
+			t.Errorf("GET %s from %s: %d, Allow-Origin %q", tc.path, origin, res.StatusCode, res.Header.Get("Access-Control-Allow-Origin"))
+		}
+		hasAll("Expose-Headers", res.Header.Get("Access-Control-Expose-Headers"),
+			"ETag", "Location", "Retry-After", "X-Request-Id", "Idempotent-Replayed")
+		hasAll("Vary", strings.Join(res.Header.Values("Vary"), ","), "Origin")
+	}
+
+	// Another origin: served, without CORS headers; its preflight is not
+	// answered (OPTIONS is no method of the API).
+	res := raw("GET", "/v1/variants", "https://evil.example", nil)
+	if res.StatusCode != http.StatusOK || res.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("other origin: %d, Allow-Origin %q", res.StatusCode, res.Header.Get("Access-Control-Allow-Origin"))
+	}
+	hasAll("Vary", strings.Join(res.Header.Values("Vary"), ","), "Origin")
+	res = raw("OPTIONS", "/v1/variants", "https://evil.example", map[string]string{"Access-Control-Request-Method": "GET"})
+	if res.StatusCode != http.StatusMethodNotAllowed || res.Header.Get("Access-Control-Allow-Origin") != "" ||
+		res.Header.Get("Content-Type") != "application/problem+json" {
+		t.Errorf("other origin's preflight: %d, Allow-Origin %q, %s", res.StatusCode,
+			res.Header.Get("Access-Control-Allow-Origin"), res.Header.Get("Content-Type"))
+	}
+
+	// No origins configured: no CORS at all.
+	plain := newEnvOn(t, openStore(t, "sqlite"), nil)
+	r, _ := http.NewRequest("OPTIONS", plain.srv.URL+"/v1/variants", nil)
+	r.Header.Set("Origin", origin)
+	r.Header.Set("Access-Control-Request-Method", "GET")
+	res, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusMethodNotAllowed || res.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("no origins configured: preflight %d, Allow-Origin %q", res.StatusCode, res.Header.Get("Access-Control-Allow-Origin"))
+	}
+
+	for _, bad := range [][]string{{"cards.example"}, {"https://cards.example/app"}, {"ftp://x"}, {"https://*.example"}} {
+		if _, err := api.New(api.Config{Games: e.games, Players: e.store, Idempotency: idempotencyStore{e.store},
+			Spec: []byte("openapi: 3.0.0"), CORSOrigins: bad}); err == nil {
+			t.Errorf("CORS origins %q accepted", bad)
+		}
+	}
+}
+
+// TestBodyLimit: a body over the limit (64 KiB) is answered 413
+// body_too_large on every route that reads one, whether its length is
+// announced or not, and creates nothing; a body of exactly the limit is
+// read.
+func TestBodyLimit(t *testing.T) {
+	forEachStore(t, func(t *testing.T, e *env) {
+		g := e.createGame(api.CreateGameRequest{Variant: "klondike"})
+		pad := func(n int, prefix string) []byte {
+			b := []byte(prefix)
+			return append(b, bytes.Repeat([]byte(" "), n-len(b))...)
+		}
+		before := tableCounts(t, e.store)
+		for _, path := range []string{"/v1/players", "/v1/games", "/v1/games/" + g.ID + "/moves"} {
+			for _, chunked := range []bool{false, true} {
+				body := pad(api.DefaultMaxBodyBytes+1, `{"name":"x","variant":"klondike","type":"draw"}`)
+				hr, err := http.NewRequestWithContext(specInvalid(context.Background()), "POST", e.srv.URL+path, bytes.NewReader(body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if chunked {
+					hr.Body = io.NopCloser(bytes.NewReader(body)) // no length: sent chunked
+					hr.ContentLength = -1
+				}
+				hr.Header.Set("Content-Type", "application/json")
+				hr.Header.Set("Authorization", "Bearer "+e.token)
+				res, err := e.client.Do(hr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				var p api.Problem
+				json.Unmarshal(b, &p)
+				if res.StatusCode != http.StatusRequestEntityTooLarge || p.Code != api.CodeBodyTooLarge {
+					t.Errorf("POST %s (chunked %v): %d %s", path, chunked, res.StatusCode, truncate(b))
+				}
+			}
+		}
+		if d := sameCounts(before, tableCounts(t, e.store)); d != "" {
+			t.Errorf("bodies over the limit changed the database: %s", d)
+		}
+		// Exactly the limit: read, and answered on its merits.
+		e.must(http.StatusOK, req{method: "POST", path: "/v1/games/" + g.ID + "/moves",
+			body: pad(api.DefaultMaxBodyBytes, `{"type":"draw"}`)})
+	})
+}
