@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"sync"
@@ -376,5 +377,108 @@ func TestPlayerCache(t *testing.T) {
 			t.Errorf("unknown tokens were cached: %d lookups", n)
 		}
 		c.Forget(hash)
+	}
+}
+
+// BenchmarkAppendCached is BenchmarkAppend with the state cache, as the
+// server runs: on PostgreSQL each append is one statement (the head's
+// hash comes from the cache). 64 writers is the load tool's client count.
+func BenchmarkAppendCached(b *testing.B) {
+	for _, writers := range []int{1, 16, 64} {
+		b.Run(fmt.Sprintf("postgres/writers=%d", writers), func(b *testing.B) {
+			s, err := persistence.Open(context.Background(), persistence.Config{DatabaseURL: pgtest.DSN(b),
+				SnapshotEvery: persistence.DefaultSnapshotEvery, StateCacheBytes: persistence.DefaultStateCacheBytes,
+				MaxConns: writers})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			ids := make([]string, writers)
+			states := make([]*domain.State, writers)
+			for i := range writers {
+				ids[i], states[i] = appendN(b, s, 0)
+			}
+			var next atomic.Int64
+			var failed atomic.Pointer[error]
+			var ready, wg sync.WaitGroup
+			start := make(chan struct{})
+			for w := range writers {
+				ready.Add(1)
+				wg.Go(func() {
+					var once sync.Once
+					defer once.Do(ready.Done)
+					st := states[w]
+					at := st.LastAt
+					// One append outside the timing: it opens this
+					// writer's connection and prepares the statement.
+					for i := 0; ; i++ {
+						if i == 1 {
+							once.Do(ready.Done)
+							<-start
+						}
+						if i > 0 && next.Add(1) > int64(b.N) {
+							break
+						}
+						at = at.Add(time.Second)
+						e := drawEvent(st, at)
+						st.Apply(e)
+						if err := s.Append(context.Background(), ids[w], st.Version-1, []domain.Event{e}, st); err != nil {
+							failed.Store(&err)
+							return
+						}
+					}
+				})
+			}
+			ready.Wait()
+			b.ResetTimer()
+			close(start)
+			wg.Wait()
+			b.StopTimer()
+			if err := failed.Load(); err != nil {
+				b.Fatal(*err)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "appends/s")
+		})
+	}
+}
+
+// BenchmarkLoad loads a game of 10 and one of 10,000 events, with and
+// without the state cache, on PostgreSQL. The events are relaxed draws,
+// each an undoable turn: the undo record (State.Turns, Ops) grows with
+// every one, the worst case for snapshots and for cloning.
+func BenchmarkLoad(b *testing.B) {
+	for _, events := range []int{10, 10_000} {
+		for _, cache := range []int64{persistence.DefaultStateCacheBytes, 0} {
+			b.Run(fmt.Sprintf("events=%d/cache=%t", events, cache > 0), func(b *testing.B) {
+				s, err := persistence.Open(context.Background(), persistence.Config{DatabaseURL: pgtest.DSN(b),
+					SnapshotEvery: persistence.DefaultSnapshotEvery, StateCacheBytes: cache})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer s.Close()
+				id, st := appendN(b, s, 0)
+				var batch []domain.Event
+				at := st.LastAt
+				for st.Version < events {
+					at = at.Add(time.Second)
+					e := drawEvent(st, at)
+					st.Apply(e)
+					batch = append(batch, e)
+					if st.Version%persistence.DefaultSnapshotEvery == 0 || st.Version == events {
+						if err := s.Append(context.Background(), id, st.Version-len(batch), batch, st); err != nil {
+							b.Fatal(err)
+						}
+						batch = nil
+					}
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for b.Loop() {
+					if _, got, err := s.Load(context.Background(), id); err != nil || got.Version != events {
+						b.Fatalf("Load: %v", err)
+					}
+				}
+			})
+		}
 	}
 }
