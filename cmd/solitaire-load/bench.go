@@ -217,10 +217,12 @@ func loadPhase(ctx context.Context, cfg benchConfig, server string, env []string
 	if profile != "" {
 		go func() { profDone <- srv.cpuProfile(ctx, cfg.Warmup, cfg.Duration-cfg.Warmup, profile) }()
 	}
+	cpu0 := sampleCPU(srv.cmd.Process.Pid)
 	res, err := runLoad(ctx, lc)
 	if err != nil {
 		return nil, procMemory{}, err
 	}
+	cpu1 := sampleCPU(srv.cmd.Process.Pid)
 	if profile != "" {
 		if err := <-profDone; err != nil {
 			fmt.Fprintf(w, "warning: cpu profile: %v\n", err)
@@ -234,6 +236,7 @@ func loadPhase(ctx context.Context, cfg benchConfig, server string, env []string
 	}
 	res.Report(w)
 	fmt.Fprintf(w, "server       pid %d: VmRSS %.1f MB, VmHWM %.1f MB\n", srv.cmd.Process.Pid, mem.RSSMB(), mem.HWMMB())
+	cpu1.report(w, cpu0, res.MovesPerSecond())
 	return res, mem, nil
 }
 
@@ -422,6 +425,76 @@ func (p *serverProc) cpuProfile(ctx context.Context, delay, d time.Duration, pat
 		return err
 	}
 	return f.Close()
+}
+
+// cpuSample is CPU time used so far, by process group, and when it was
+// read.
+type cpuSample struct {
+	at                     time.Time
+	server, self, postgres time.Duration
+	all                    time.Duration // every process on the machine
+}
+
+// clockTick is the unit of /proc/PID/stat's utime and stime (USER_HZ).
+const clockTick = 10 * time.Millisecond
+
+// sampleCPU reads the CPU time of the server (pid), of this process, of
+// every process named postgres (the database's backends, the other
+// databases' included) and of all processes.
+func sampleCPU(pid int) cpuSample {
+	s := cpuSample{at: time.Now()}
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	self := os.Getpid()
+	for _, d := range dirs {
+		b, err := os.ReadFile(d + "/stat")
+		if err != nil {
+			continue
+		}
+		// comm is in parentheses and may hold spaces: fields start after ')'.
+		i := strings.LastIndexByte(string(b), ')')
+		j := strings.IndexByte(string(b), '(')
+		if i < 0 || j < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 13 {
+			continue
+		}
+		ut, _ := strconv.ParseInt(f[11], 10, 64)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		t := time.Duration(ut+st) * clockTick
+		s.all += t
+		p, _ := strconv.Atoi(filepath.Base(d))
+		switch {
+		case p == pid:
+			s.server += t
+		case p == self:
+			s.self += t
+		case string(b[j+1:i]) == "postgres":
+			s.postgres += t
+		}
+	}
+	return s
+}
+
+// report writes the cores used between before and s, and the CPU time
+// per move at movesPerSecond.
+func (s cpuSample) report(w io.Writer, before cpuSample, movesPerSecond float64) {
+	wall := s.at.Sub(before.at)
+	if wall <= 0 {
+		return
+	}
+	line := func(name string, d time.Duration) string {
+		cores := d.Seconds() / wall.Seconds()
+		per := ""
+		if movesPerSecond > 0 {
+			per = fmt.Sprintf(" = %.0f µs per move", cores/movesPerSecond*1e6)
+		}
+		return fmt.Sprintf("%s %.2f cores%s", name, cores, per)
+	}
+	fmt.Fprintf(w, "cpu          %s; %s; %s; %s\n", line("server", s.server-before.server),
+		line("load tool", s.self-before.self), line("postgres (all)", s.postgres-before.postgres),
+		line("machine", s.all-before.all))
 }
 
 // freeAddr returns a loopback address with a port free right now.
