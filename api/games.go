@@ -50,6 +50,7 @@ func gameID(c *gin.Context) (string, error) {
 //	@Failure		401				{object}	Problem					"no or unknown token"
 //	@Failure		413				{object}	Problem					"body too large"
 //	@Failure		415				{object}	Problem					"body not JSON"
+//	@Failure		409				{object}	Problem					"duel_id: duel_already_joined (Location names your game) or duel_ended"
 //	@Failure		422				{object}	Problem					"unknown variant, invalid option or layout, reused idempotency key"
 //	@Failure		500				{object}	Problem
 //	@ID		createGame
@@ -64,7 +65,7 @@ func (s *server) createGame(c *gin.Context, body []byte) reply {
 			detail: "variant is required; GET /v1/variants lists them"})
 	}
 	if req.DuelID != nil {
-		return s.fail(c, badField("duel_id", "no duel with that id"))
+		return s.joinFromCreate(c, req) // duels.go
 	}
 	ng := domain.NewGame{Owner: playerOf(c).ID, Variant: req.Variant, Options: req.Options.options(), Seed: req.Seed}
 	if req.Layout != nil {

@@ -66,6 +66,10 @@ type Config struct {
 	// any) allowed to call the API from another origin; none means the
 	// API sends no CORS headers and answers no preflight.
 	CORSOrigins []string
+	// Competitions keeps duels, daily deals, statistics and leaderboards
+	// (/v1/duels, /v1/daily, /v1/players/me/stats, /v1/leaderboards); nil
+	// leaves those routes out. Wire Games.DuelOver to its DuelOver too.
+	Competitions CompetitionStore
 }
 
 // server holds the configured dependencies of the handlers.
@@ -164,8 +168,10 @@ func (s *server) routes() *gin.Engine {
 	games.POST("/:id/moves", s.idempotent(s.postMove))
 	games.GET("/:id/events", s.handle(s.events))
 	games.GET("/:id/states/:version", s.handle(s.stateAt))
-	// Later issues slot in here: /:id/audit, /:id/stream, /v1/duels,
-	// /v1/daily/:variant/games, /v1/players/me/stats, /v1/leaderboards.
+	if s.cfg.Competitions != nil {
+		s.competitionRoutes(v1) // duels.go
+	}
+	// Later issues slot in here.
 	return r
 }
 

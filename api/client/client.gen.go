@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/oapi-codegen/runtime"
+	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
 // Defines values for CardSuit.
@@ -115,6 +116,42 @@ func (e CreateOptionsScoring) Valid() bool {
 	case CreateOptionsScoringStandard:
 		return true
 	case CreateOptionsScoringVegas:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DailyStatus.
+const (
+	DailyStatusEnded DailyStatus = "ended"
+	DailyStatusOpen  DailyStatus = "open"
+)
+
+// Valid indicates whether the value is a known member of the DailyStatus enum.
+func (e DailyStatus) Valid() bool {
+	switch e {
+	case DailyStatusEnded:
+		return true
+	case DailyStatusOpen:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DuelStatus.
+const (
+	DuelStatusEnded DuelStatus = "ended"
+	DuelStatusOpen  DuelStatus = "open"
+)
+
+// Valid indicates whether the value is a known member of the DuelStatus enum.
+func (e DuelStatus) Valid() bool {
+	switch e {
+	case DuelStatusEnded:
+		return true
+	case DuelStatusOpen:
 		return true
 	default:
 		return false
@@ -286,6 +323,60 @@ func (e GameSummaryStatus) Valid() bool {
 	}
 }
 
+// Defines values for LeaderboardDraw.
+const (
+	LeaderboardDrawN1 LeaderboardDraw = 1
+	LeaderboardDrawN3 LeaderboardDraw = 3
+)
+
+// Valid indicates whether the value is a known member of the LeaderboardDraw enum.
+func (e LeaderboardDraw) Valid() bool {
+	switch e {
+	case LeaderboardDrawN1:
+		return true
+	case LeaderboardDrawN3:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LeaderboardOrderBy.
+const (
+	Score LeaderboardOrderBy = "score"
+	Time  LeaderboardOrderBy = "time"
+)
+
+// Valid indicates whether the value is a known member of the LeaderboardOrderBy enum.
+func (e LeaderboardOrderBy) Valid() bool {
+	switch e {
+	case Score:
+		return true
+	case Time:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LeaderboardPeriod.
+const (
+	LeaderboardPeriodAll LeaderboardPeriod = "all"
+	LeaderboardPeriodDay LeaderboardPeriod = "day"
+)
+
+// Valid indicates whether the value is a known member of the LeaderboardPeriod enum.
+func (e LeaderboardPeriod) Valid() bool {
+	switch e {
+	case LeaderboardPeriodAll:
+		return true
+	case LeaderboardPeriodDay:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MoveRequestType.
 const (
 	Autocomplete MoveRequestType = "autocomplete"
@@ -319,6 +410,48 @@ func (e MoveRequestType) Valid() bool {
 	}
 }
 
+// Defines values for StandingStatus.
+const (
+	StandingStatusExpired    StandingStatus = "expired"
+	StandingStatusInProgress StandingStatus = "in_progress"
+	StandingStatusLost       StandingStatus = "lost"
+	StandingStatusWon        StandingStatus = "won"
+)
+
+// Valid indicates whether the value is a known member of the StandingStatus enum.
+func (e StandingStatus) Valid() bool {
+	switch e {
+	case StandingStatusExpired:
+		return true
+	case StandingStatusInProgress:
+		return true
+	case StandingStatusLost:
+		return true
+	case StandingStatusWon:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for VariantStatsDraw.
+const (
+	VariantStatsDrawN1 VariantStatsDraw = 1
+	VariantStatsDrawN3 VariantStatsDraw = 3
+)
+
+// Valid indicates whether the value is a known member of the VariantStatsDraw enum.
+func (e VariantStatsDraw) Valid() bool {
+	switch e {
+	case VariantStatsDrawN1:
+		return true
+	case VariantStatsDrawN3:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListGamesParamsStatus.
 const (
 	ListGamesParamsStatusExpired    ListGamesParamsStatus = "expired"
@@ -337,6 +470,60 @@ func (e ListGamesParamsStatus) Valid() bool {
 	case ListGamesParamsStatusLost:
 		return true
 	case ListGamesParamsStatusWon:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetLeaderboardParamsPeriod.
+const (
+	GetLeaderboardParamsPeriodAll GetLeaderboardParamsPeriod = "all"
+	GetLeaderboardParamsPeriodDay GetLeaderboardParamsPeriod = "day"
+)
+
+// Valid indicates whether the value is a known member of the GetLeaderboardParamsPeriod enum.
+func (e GetLeaderboardParamsPeriod) Valid() bool {
+	switch e {
+	case GetLeaderboardParamsPeriodAll:
+		return true
+	case GetLeaderboardParamsPeriodDay:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetLeaderboardParamsDraw.
+const (
+	GetLeaderboardParamsDrawN1 GetLeaderboardParamsDraw = 1
+	GetLeaderboardParamsDrawN3 GetLeaderboardParamsDraw = 3
+)
+
+// Valid indicates whether the value is a known member of the GetLeaderboardParamsDraw enum.
+func (e GetLeaderboardParamsDraw) Valid() bool {
+	switch e {
+	case GetLeaderboardParamsDrawN1:
+		return true
+	case GetLeaderboardParamsDrawN3:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetMyStatsParamsDraw.
+const (
+	GetMyStatsParamsDrawN1 GetMyStatsParamsDraw = 1
+	GetMyStatsParamsDrawN3 GetMyStatsParamsDraw = 3
+)
+
+// Valid indicates whether the value is a known member of the GetMyStatsParamsDraw enum.
+func (e GetMyStatsParamsDraw) Valid() bool {
+	switch e {
+	case GetMyStatsParamsDrawN1:
+		return true
+	case GetMyStatsParamsDrawN3:
 		return true
 	default:
 		return false
@@ -367,9 +554,30 @@ type CardList struct {
 	Cards []Card `json:"cards"`
 }
 
+// CreateDuelRequest defines model for CreateDuelRequest.
+type CreateDuelRequest struct {
+	// Deadline when the duel closes, instead of duration_s
+	//
+	// Example: 2026-12-01T18:00:00.000Z
+	Deadline *time.Time `json:"deadline,omitempty"`
+
+	// DurationS run time in seconds; default 86400
+	//
+	// Example: 86400
+	DurationS *int `json:"duration_s,omitempty"`
+
+	// Options options of every game of the duel
+	Options *CreateOptions `json:"options,omitempty"`
+
+	// Variant variant id (GET /v1/variants); default klassik
+	//
+	// Example: klassik
+	Variant *string `json:"variant,omitempty"`
+}
+
 // CreateGameRequest defines model for CreateGameRequest.
 type CreateGameRequest struct {
-	// DuelId reserved for same-deal duels (R6.3); no duel exists yet
+	// DuelId join this same-deal duel (R6.3); as POST /v1/duels/{id}/games
 	DuelId *string `json:"duel_id,omitempty"`
 
 	// Layout deal this layout (R6.5); unranked
@@ -412,6 +620,40 @@ type CreateOptionsFlip string
 // CreateOptionsScoring defines model for CreateOptions.Scoring.
 type CreateOptionsScoring string
 
+// Daily defines model for Daily.
+type Daily struct {
+	// Commitment every daily game of the day shows it (R6.4); null before the first
+	Commitment *string `json:"commitment"`
+
+	// Date the UTC date
+	//
+	// Example: 2026-11-29
+	Date openapi_types.Date `json:"date"`
+
+	// Options the rules of the daily games: the variant's defaults
+	Options GameOptions `json:"options"`
+
+	// Salt the commitment's salt, 64 hex digits; null until the day has ended
+	Salt *string `json:"salt"`
+
+	// Seed the day's seed (R6.1); null until the day has ended
+	Seed *uint64 `json:"seed"`
+
+	// Standings one line per daily game, best first
+	Standings []Standing `json:"standings"`
+
+	// Status open during the day
+	Status DailyStatus `json:"status"`
+
+	// Variant variant id (GET /v1/variants)
+	//
+	// Example: klondike
+	Variant string `json:"variant"`
+}
+
+// DailyStatus open during the day
+type DailyStatus string
+
 // Deal defines model for Deal.
 type Deal struct {
 	Foundations *[][]string  `json:"foundations,omitempty"`
@@ -420,6 +662,55 @@ type Deal struct {
 	Tableau     []LayoutPile `json:"tableau"`
 	Waste       *[]string    `json:"waste,omitempty"`
 }
+
+// Duel defines model for Duel.
+type Duel struct {
+	// Commitment every game of the duel shows this commitment (R6.4)
+	//
+	// Example: sha256:0f1e…
+	Commitment string `json:"commitment"`
+
+	// CreatedAt when the duel was created
+	CreatedAt time.Time `json:"created_at"`
+
+	// CreatedBy player id of the creator
+	CreatedBy string `json:"created_by"`
+
+	// Deadline joining closes; running games are resigned
+	Deadline time.Time `json:"deadline"`
+
+	// EndedAt when the duel ended; null before
+	EndedAt *time.Time `json:"ended_at"`
+
+	// Id opaque id
+	Id string `json:"id"`
+
+	// Options the rules every game of the duel is played with
+	Options GameOptions `json:"options"`
+
+	// Ranked its games count for statistics (default options, R3)
+	Ranked bool `json:"ranked"`
+
+	// Salt the commitment's salt, 64 hex digits; null until the duel has ended
+	Salt *string `json:"salt"`
+
+	// Seed the deal's seed (R6.1); null until the duel has ended
+	Seed *uint64 `json:"seed"`
+
+	// Standings one line per joined game, best first
+	Standings []Standing `json:"standings"`
+
+	// Status open until the duel ends
+	Status DuelStatus `json:"status"`
+
+	// Variant variant id (GET /v1/variants)
+	//
+	// Example: klassik
+	Variant string `json:"variant"`
+}
+
+// DuelStatus open until the duel ends
+type DuelStatus string
 
 // Event defines model for Event.
 type Event struct {
@@ -688,6 +979,65 @@ type LayoutPile struct {
 	FaceUp []string `json:"face_up"`
 }
 
+// Leaderboard defines model for Leaderboard.
+type Leaderboard struct {
+	// Date the UTC date of period day; null for all
+	Date *openapi_types.Date `json:"date"`
+
+	// Draw cards per draw
+	Draw LeaderboardDraw `json:"draw"`
+
+	// Entries best first
+	Entries []LeaderboardEntry `json:"entries"`
+
+	// OrderBy score (then time, moves) or time (then moves)
+	OrderBy LeaderboardOrderBy `json:"order_by"`
+
+	// Period all time, or today (UTC)
+	Period LeaderboardPeriod `json:"period"`
+
+	// Variant variant id
+	//
+	// Example: klondike
+	Variant string `json:"variant"`
+}
+
+// LeaderboardDraw cards per draw
+type LeaderboardDraw int
+
+// LeaderboardOrderBy score (then time, moves) or time (then moves)
+type LeaderboardOrderBy string
+
+// LeaderboardPeriod all time, or today (UTC)
+type LeaderboardPeriod string
+
+// LeaderboardEntry defines model for LeaderboardEntry.
+type LeaderboardEntry struct {
+	// ElapsedMs playing time, ms (R5.2)
+	ElapsedMs int `json:"elapsed_ms"`
+
+	// FinishedAt when the game was won
+	FinishedAt time.Time `json:"finished_at"`
+
+	// GameId the winning game (public: it has ended)
+	GameId string `json:"game_id"`
+
+	// Moves moves made (R2.5)
+	Moves int `json:"moves"`
+
+	// PlayerId the winner
+	PlayerId string `json:"player_id"`
+
+	// PlayerName the winner's display name
+	PlayerName string `json:"player_name"`
+
+	// Rank 1-based; equal results share a rank
+	Rank int `json:"rank"`
+
+	// Score null where the variant does not score
+	Score *int `json:"score"`
+}
+
 // LegalMoves defines model for LegalMoves.
 type LegalMoves struct {
 	Moves []MoveRequest `json:"moves"`
@@ -765,6 +1115,13 @@ type PlayerCreated struct {
 	Token string `json:"token"`
 }
 
+// PlayerStats defines model for PlayerStats.
+type PlayerStats struct {
+	// PlayerId the caller
+	PlayerId string         `json:"player_id"`
+	Stats    []VariantStats `json:"stats"`
+}
+
 // Problem defines model for Problem.
 type Problem struct {
 	// Code stable machine word
@@ -805,6 +1162,36 @@ type Problem struct {
 	// Example: tag:openpatience.github.io,2026:problem/illegal_move
 	Type string `json:"type"`
 }
+
+// Standing defines model for Standing.
+type Standing struct {
+	// ElapsedMs playing time at the game's latest event, ms (R5.2)
+	ElapsedMs int `json:"elapsed_ms"`
+
+	// GameId readable by others once the duel or day is over
+	GameId string `json:"game_id"`
+
+	// Moves moves made (R2.5)
+	Moves int `json:"moves"`
+
+	// PlayerId the game's owner
+	PlayerId string `json:"player_id"`
+
+	// PlayerName the owner's display name
+	PlayerName string `json:"player_name"`
+
+	// Rank 1-based; equal results share a rank
+	Rank int `json:"rank"`
+
+	// Score null for scoring none (R4.1)
+	Score *int `json:"score"`
+
+	// Status the game's status
+	Status StandingStatus `json:"status"`
+}
+
+// StandingStatus the game's status
+type StandingStatus string
 
 // Stock defines model for Stock.
 type Stock struct {
@@ -857,11 +1244,76 @@ type VariantList struct {
 	Variants []Variant `json:"variants"`
 }
 
+// VariantStats defines model for VariantStats.
+type VariantStats struct {
+	// BestScore highest score of a finished game; null where the variant does not score
+	BestScore *int `json:"best_score"`
+
+	// BestTimeMs fastest win; null before the first
+	BestTimeMs *int `json:"best_time_ms"`
+
+	// CurrentStreak wins in a row up to the latest finished game
+	CurrentStreak int `json:"current_streak"`
+
+	// Draw cards per draw (R2.1)
+	Draw VariantStatsDraw `json:"draw"`
+
+	// FewestMoves fewest moves in a win; null before the first
+	FewestMoves *int `json:"fewest_moves"`
+
+	// LongestStreak most wins in a row ever
+	LongestStreak int `json:"longest_streak"`
+
+	// Played ranked games with at least one move
+	Played int `json:"played"`
+
+	// Variant variant id
+	//
+	// Example: klondike
+	Variant string `json:"variant"`
+
+	// VegasBalance sum of the scores of vegas games (R4.4); null without any
+	VegasBalance *int `json:"vegas_balance"`
+
+	// WinRatePct round(100 × won / played); 0 when none played
+	WinRatePct int `json:"win_rate_pct"`
+
+	// Won of them won
+	Won int `json:"won"`
+}
+
+// VariantStatsDraw cards per draw (R2.1)
+type VariantStatsDraw int
+
 // DatabaseUnavailable defines model for DatabaseUnavailable.
 type DatabaseUnavailable = Problem
 
 // RateLimited defines model for RateLimited.
 type RateLimited = Problem
+
+// GetDailyParams defines parameters for GetDaily.
+type GetDailyParams struct {
+	// Date a UTC date, YYYY-MM-DD, not after today; default today
+	Date *openapi_types.Date `form:"date,omitempty" json:"date,omitempty"`
+}
+
+// PlayDailyParams defines parameters for PlayDaily.
+type PlayDailyParams struct {
+	// IdempotencyKey retry key, up to 255 characters
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateDuelParams defines parameters for CreateDuel.
+type CreateDuelParams struct {
+	// IdempotencyKey retry key, up to 255 characters
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// JoinDuelParams defines parameters for JoinDuel.
+type JoinDuelParams struct {
+	// IdempotencyKey retry key, up to 255 characters
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
 
 // ListGamesParams defines parameters for ListGames.
 type ListGamesParams struct {
@@ -910,6 +1362,39 @@ type PlayMoveParams struct {
 	// IdempotencyKey retry key, up to 255 characters
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
+
+// GetLeaderboardParams defines parameters for GetLeaderboard.
+type GetLeaderboardParams struct {
+	// Period all time or today (UTC)
+	Period *GetLeaderboardParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
+
+	// Draw draw count; default the variant's
+	Draw *GetLeaderboardParamsDraw `form:"draw,omitempty" json:"draw,omitempty"`
+
+	// Limit number of entries
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// GetLeaderboardParamsPeriod defines parameters for GetLeaderboard.
+type GetLeaderboardParamsPeriod string
+
+// GetLeaderboardParamsDraw defines parameters for GetLeaderboard.
+type GetLeaderboardParamsDraw int
+
+// GetMyStatsParams defines parameters for GetMyStats.
+type GetMyStatsParams struct {
+	// Variant only this variant
+	Variant *string `form:"variant,omitempty" json:"variant,omitempty"`
+
+	// Draw only this draw count
+	Draw *GetMyStatsParamsDraw `form:"draw,omitempty" json:"draw,omitempty"`
+}
+
+// GetMyStatsParamsDraw defines parameters for GetMyStats.
+type GetMyStatsParamsDraw int
+
+// CreateDuelJSONRequestBody defines body for CreateDuel for application/json ContentType.
+type CreateDuelJSONRequestBody = CreateDuelRequest
 
 // CreateGameJSONRequestBody defines body for CreateGame for application/json ContentType.
 type CreateGameJSONRequestBody = CreateGameRequest
@@ -1024,6 +1509,58 @@ type ClientInterface interface {
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetDaily Get a daily deal's standings
+	//
+	// The variant's daily deal of a UTC date (default today) and its standings, best first (won first, then higher score, then shorter time, then fewer moves). Needs no auth.
+	// The day's seed and salt appear only once the day is over (and none of its games still runs); they match the commitment (R6.4).
+	//
+	// Corresponds with GET /v1/daily/{variant} (the `GetDaily` operationId).
+	GetDaily(ctx context.Context, variant string, params *GetDailyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlayDaily Play today's daily deal
+	//
+	// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day. One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
+	// A daily game is readable by others only after its day is over; games still running then are resigned by the server. The body is empty or {}.
+	//
+	// Corresponds with POST /v1/daily/{variant}/games (the `PlayDaily` operationId).
+	PlayDaily(ctx context.Context, variant string, params *PlayDailyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateDuelWithBody Create a duel
+	//
+	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
+	// The duel ends when every joined game has ended (at least one), or at its deadline; games still running then are resigned by the server. Creating a duel does not join it.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/duels (the `CreateDuel` operationId).
+	CreateDuelWithBody(ctx context.Context, params *CreateDuelParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateDuel Create a duel
+	//
+	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
+	// The duel ends when every joined game has ended (at least one), or at its deadline; games still running then are resigned by the server. Creating a duel does not join it.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/duels (the `CreateDuel` operationId).
+	CreateDuel(ctx context.Context, params *CreateDuelParams, body CreateDuelJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetDuel Get a duel
+	//
+	// The duel and its standings, best first (won first, then higher score, then shorter time, then fewer moves). Needs no auth.
+	// Once the duel has ended (every joined game ended, or the deadline passed) it shows the seed and salt, which match the commitment (R6.4); before, never.
+	//
+	// Corresponds with GET /v1/duels/{id} (the `GetDuel` operationId).
+	GetDuel(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// JoinDuel Join a duel
+	//
+	// Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
+	// While the duel runs, its games (even ended ones) are readable only by their owners; once it has ended, by anyone. The body is empty or {}.
+	//
+	// Corresponds with POST /v1/duels/{id}/games (the `JoinDuel` operationId).
+	JoinDuel(ctx context.Context, id string, params *JoinDuelParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListGames List my games
 	//
 	// The caller's games, newest first, one page at a time.
@@ -1104,6 +1641,13 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/games/{id}/states/{version} (the `GetState` operationId).
 	GetState(ctx context.Context, id string, version int, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetLeaderboard Get a leaderboard
+	//
+	// Each player's best ranked win of the variant and draw count, best first: by score where the variant scores, else by time then moves; equal results share a rank. period=day counts only games won on the current UTC date. Needs no auth.
+	//
+	// Corresponds with GET /v1/leaderboards/{variant} (the `GetLeaderboard` operationId).
+	GetLeaderboard(ctx context.Context, variant string, params *GetLeaderboardParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// CreatePlayerWithBody Create a player
 	//
 	// Registers a player and returns its bearer token, once. Needs no auth.
@@ -1121,6 +1665,14 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/players (the `CreatePlayer` operationId).
 	CreatePlayer(ctx context.Context, body CreatePlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetMyStats Get my statistics
+	//
+	// The caller's statistics per variant and draw count: played, won, win rate, current and longest winning streak, best time, fewest moves, best score, vegas balance. Ranked games only (RULES R3); a game counts once its first move is made.
+	// With variant: that variant, for draw or else every draw count it deals (even if not played). Without: every variant and draw the caller has played.
+	//
+	// Corresponds with GET /v1/players/me/stats (the `GetMyStats` operationId).
+	GetMyStats(ctx context.Context, params *GetMyStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListVariants List the variants
 	//
@@ -1210,6 +1762,118 @@ func (c *Client) GetSpecYAML(ctx context.Context, reqEditors ...RequestEditorFn)
 // Corresponds with GET /readyz (the `Readyz` operationId).
 func (c *Client) Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewReadyzRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetDaily Get a daily deal's standings
+//
+// The variant's daily deal of a UTC date (default today) and its standings, best first (won first, then higher score, then shorter time, then fewer moves). Needs no auth.
+// The day's seed and salt appear only once the day is over (and none of its games still runs); they match the commitment (R6.4).
+//
+// Corresponds with GET /v1/daily/{variant} (the `GetDaily` operationId).
+func (c *Client) GetDaily(ctx context.Context, variant string, params *GetDailyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetDailyRequest(c.Server, variant, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlayDaily Play today's daily deal
+//
+// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day. One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
+// A daily game is readable by others only after its day is over; games still running then are resigned by the server. The body is empty or {}.
+//
+// Corresponds with POST /v1/daily/{variant}/games (the `PlayDaily` operationId).
+func (c *Client) PlayDaily(ctx context.Context, variant string, params *PlayDailyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlayDailyRequest(c.Server, variant, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateDuelWithBody Create a duel
+//
+// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
+// The duel ends when every joined game has ended (at least one), or at its deadline; games still running then are resigned by the server. Creating a duel does not join it.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/duels (the `CreateDuel` operationId).
+func (c *Client) CreateDuelWithBody(ctx context.Context, params *CreateDuelParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateDuelRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateDuel Create a duel
+//
+// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
+// The duel ends when every joined game has ended (at least one), or at its deadline; games still running then are resigned by the server. Creating a duel does not join it.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/duels (the `CreateDuel` operationId).
+func (c *Client) CreateDuel(ctx context.Context, params *CreateDuelParams, body CreateDuelJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateDuelRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetDuel Get a duel
+//
+// The duel and its standings, best first (won first, then higher score, then shorter time, then fewer moves). Needs no auth.
+// Once the duel has ended (every joined game ended, or the deadline passed) it shows the seed and salt, which match the commitment (R6.4); before, never.
+//
+// Corresponds with GET /v1/duels/{id} (the `GetDuel` operationId).
+func (c *Client) GetDuel(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetDuelRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// JoinDuel Join a duel
+//
+// Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
+// While the duel runs, its games (even ended ones) are readable only by their owners; once it has ended, by anyone. The body is empty or {}.
+//
+// Corresponds with POST /v1/duels/{id}/games (the `JoinDuel` operationId).
+func (c *Client) JoinDuel(ctx context.Context, id string, params *JoinDuelParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewJoinDuelRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -1390,6 +2054,23 @@ func (c *Client) GetState(ctx context.Context, id string, version int, reqEditor
 	return c.Client.Do(req)
 }
 
+// GetLeaderboard Get a leaderboard
+//
+// Each player's best ranked win of the variant and draw count, best first: by score where the variant scores, else by time then moves; equal results share a rank. period=day counts only games won on the current UTC date. Needs no auth.
+//
+// Corresponds with GET /v1/leaderboards/{variant} (the `GetLeaderboard` operationId).
+func (c *Client) GetLeaderboard(ctx context.Context, variant string, params *GetLeaderboardParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetLeaderboardRequest(c.Server, variant, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // CreatePlayerWithBody Create a player
 //
 // Registers a player and returns its bearer token, once. Needs no auth.
@@ -1418,6 +2099,24 @@ func (c *Client) CreatePlayerWithBody(ctx context.Context, contentType string, b
 // Corresponds with POST /v1/players (the `CreatePlayer` operationId).
 func (c *Client) CreatePlayer(ctx context.Context, body CreatePlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreatePlayerRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetMyStats Get my statistics
+//
+// The caller's statistics per variant and draw count: played, won, win rate, current and longest winning streak, best time, fewest moves, best score, vegas balance. Ranked games only (RULES R3); a game counts once its first move is made.
+// With variant: that variant, for draw or else every draw count it deals (even if not played). Without: every variant and draw the caller has played.
+//
+// Corresponds with GET /v1/players/me/stats (the `GetMyStats` operationId).
+func (c *Client) GetMyStats(ctx context.Context, params *GetMyStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetMyStatsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -1602,6 +2301,254 @@ func NewReadyzRequest(server string) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetDailyRequest constructs an http.Request for the GetDaily method
+func NewGetDailyRequest(server string, variant string, params *GetDailyParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "variant", variant, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/daily/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Date != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "date", *params.Date, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPlayDailyRequest constructs an http.Request for the PlayDaily method
+func NewPlayDailyRequest(server string, variant string, params *PlayDailyParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "variant", variant, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/daily/%s/games", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewCreateDuelRequest calls the generic CreateDuel builder with application/json body
+func NewCreateDuelRequest(server string, params *CreateDuelParams, body CreateDuelJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateDuelRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateDuelRequestWithBody constructs an http.Request for the CreateDuel method, with any body, and a specified content type
+func NewCreateDuelRequestWithBody(server string, params *CreateDuelParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/duels")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetDuelRequest constructs an http.Request for the GetDuel method
+func NewGetDuelRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/duels/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewJoinDuelRequest constructs an http.Request for the JoinDuel method
+func NewJoinDuelRequest(server string, id string, params *JoinDuelParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/duels/%s/games", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -2022,6 +2969,91 @@ func NewGetStateRequest(server string, id string, version int) (*http.Request, e
 	return req, nil
 }
 
+// NewGetLeaderboardRequest constructs an http.Request for the GetLeaderboard method
+func NewGetLeaderboardRequest(server string, variant string, params *GetLeaderboardParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "variant", variant, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/leaderboards/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Period != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "period", *params.Period, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Draw != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "draw", *params.Draw, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewCreatePlayerRequest calls the generic CreatePlayer builder with application/json body
 func NewCreatePlayerRequest(server string, body CreatePlayerJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -2058,6 +3090,72 @@ func NewCreatePlayerRequestWithBody(server string, contentType string, body io.R
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetMyStatsRequest constructs an http.Request for the GetMyStats method
+func NewGetMyStatsRequest(server string, params *GetMyStatsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/players/me/stats")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Variant != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "variant", *params.Variant, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Draw != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "draw", *params.Draw, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -2175,6 +3273,66 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	ReadyzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReadyzResponse, error)
 
+	// GetDailyWithResponse Get a daily deal's standings
+	//
+	// The variant's daily deal of a UTC date (default today) and its standings, best first (won first, then higher score, then shorter time, then fewer moves). Needs no auth.
+	// The day's seed and salt appear only once the day is over (and none of its games still runs); they match the commitment (R6.4).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/daily/{variant} (the `GetDaily` operationId).
+	GetDailyWithResponse(ctx context.Context, variant string, params *GetDailyParams, reqEditors ...RequestEditorFn) (*GetDailyResponse, error)
+
+	// PlayDailyWithResponse Play today's daily deal
+	//
+	// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day. One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
+	// A daily game is readable by others only after its day is over; games still running then are resigned by the server. The body is empty or {}.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/daily/{variant}/games (the `PlayDaily` operationId).
+	PlayDailyWithResponse(ctx context.Context, variant string, params *PlayDailyParams, reqEditors ...RequestEditorFn) (*PlayDailyResponse, error)
+
+	// CreateDuelWithBodyWithResponse Create a duel
+	//
+	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
+	// The duel ends when every joined game has ended (at least one), or at its deadline; games still running then are resigned by the server. Creating a duel does not join it.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/duels (the `CreateDuel` operationId).
+	CreateDuelWithBodyWithResponse(ctx context.Context, params *CreateDuelParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDuelResponse, error)
+
+	// CreateDuelWithResponse Create a duel
+	//
+	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
+	// The duel ends when every joined game has ended (at least one), or at its deadline; games still running then are resigned by the server. Creating a duel does not join it.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/duels (the `CreateDuel` operationId).
+	CreateDuelWithResponse(ctx context.Context, params *CreateDuelParams, body CreateDuelJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDuelResponse, error)
+
+	// GetDuelWithResponse Get a duel
+	//
+	// The duel and its standings, best first (won first, then higher score, then shorter time, then fewer moves). Needs no auth.
+	// Once the duel has ended (every joined game ended, or the deadline passed) it shows the seed and salt, which match the commitment (R6.4); before, never.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/duels/{id} (the `GetDuel` operationId).
+	GetDuelWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetDuelResponse, error)
+
+	// JoinDuelWithResponse Join a duel
+	//
+	// Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
+	// While the duel runs, its games (even ended ones) are readable only by their owners; once it has ended, by anyone. The body is empty or {}.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/duels/{id}/games (the `JoinDuel` operationId).
+	JoinDuelWithResponse(ctx context.Context, id string, params *JoinDuelParams, reqEditors ...RequestEditorFn) (*JoinDuelResponse, error)
+
 	// ListGamesWithResponse List my games
 	//
 	// The caller's games, newest first, one page at a time.
@@ -2265,6 +3423,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/games/{id}/states/{version} (the `GetState` operationId).
 	GetStateWithResponse(ctx context.Context, id string, version int, reqEditors ...RequestEditorFn) (*GetStateResponse, error)
 
+	// GetLeaderboardWithResponse Get a leaderboard
+	//
+	// Each player's best ranked win of the variant and draw count, best first: by score where the variant scores, else by time then moves; equal results share a rank. period=day counts only games won on the current UTC date. Needs no auth.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/leaderboards/{variant} (the `GetLeaderboard` operationId).
+	GetLeaderboardWithResponse(ctx context.Context, variant string, params *GetLeaderboardParams, reqEditors ...RequestEditorFn) (*GetLeaderboardResponse, error)
+
 	// CreatePlayerWithBodyWithResponse Create a player
 	//
 	// Registers a player and returns its bearer token, once. Needs no auth.
@@ -2282,6 +3449,16 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/players (the `CreatePlayer` operationId).
 	CreatePlayerWithResponse(ctx context.Context, body CreatePlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePlayerResponse, error)
+
+	// GetMyStatsWithResponse Get my statistics
+	//
+	// The caller's statistics per variant and draw count: played, won, win rate, current and longest winning streak, best time, fewest moves, best score, vegas balance. Ranked games only (RULES R3); a game counts once its first move is made.
+	// With variant: that variant, for draw or else every draw count it deals (even if not played). Without: every variant and draw the caller has played.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/players/me/stats (the `GetMyStats` operationId).
+	GetMyStatsWithResponse(ctx context.Context, params *GetMyStatsParams, reqEditors ...RequestEditorFn) (*GetMyStatsResponse, error)
 
 	// ListVariantsWithResponse List the variants
 	//
@@ -2532,6 +3709,587 @@ func (r ReadyzResponse) ContentType() string {
 	return ""
 }
 
+// GetDailyResponse429Headers the declared response headers of an HTTP 429 response for GetDaily
+type GetDailyResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetDailyResponse503Headers the declared response headers of an HTTP 503 response for GetDaily
+type GetDailyResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetDailyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Daily
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *DatabaseUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetDailyResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDailyResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetDailyResponse) GetJSON200() *Daily {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetDailyResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetDailyResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetDailyResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetDailyResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetDailyResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetDailyResponse) GetApplicationproblemJSON503() *DatabaseUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetDailyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetDailyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetDailyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetDailyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PlayDailyResponse201Headers the declared response headers of an HTTP 201 response for PlayDaily
+type PlayDailyResponse201Headers struct {
+	ETag               *string
+	IdempotentReplayed *string
+	Location           *string
+}
+
+// PlayDailyResponse409Headers the declared response headers of an HTTP 409 response for PlayDaily
+type PlayDailyResponse409Headers struct {
+	Location *string
+}
+
+// PlayDailyResponse429Headers the declared response headers of an HTTP 429 response for PlayDaily
+type PlayDailyResponse429Headers struct {
+	RetryAfter *int
+}
+
+// PlayDailyResponse503Headers the declared response headers of an HTTP 503 response for PlayDaily
+type PlayDailyResponse503Headers struct {
+	RetryAfter *int
+}
+
+type PlayDailyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Game
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *DatabaseUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *PlayDailyResponse201Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PlayDailyResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PlayDailyResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PlayDailyResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r PlayDailyResponse) GetJSON201() *Game {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PlayDailyResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PlayDailyResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PlayDailyResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PlayDailyResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PlayDailyResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PlayDailyResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PlayDailyResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PlayDailyResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PlayDailyResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r PlayDailyResponse) GetApplicationproblemJSON503() *DatabaseUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PlayDailyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PlayDailyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PlayDailyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PlayDailyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateDuelResponse201Headers the declared response headers of an HTTP 201 response for CreateDuel
+type CreateDuelResponse201Headers struct {
+	IdempotentReplayed *string
+	Location           *string
+}
+
+// CreateDuelResponse429Headers the declared response headers of an HTTP 429 response for CreateDuel
+type CreateDuelResponse429Headers struct {
+	RetryAfter *int
+}
+
+// CreateDuelResponse503Headers the declared response headers of an HTTP 503 response for CreateDuel
+type CreateDuelResponse503Headers struct {
+	RetryAfter *int
+}
+
+type CreateDuelResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Duel
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *DatabaseUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateDuelResponse201Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateDuelResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateDuelResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateDuelResponse) GetJSON201() *Duel {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateDuelResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateDuelResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreateDuelResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreateDuelResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CreateDuelResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r CreateDuelResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreateDuelResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreateDuelResponse) GetApplicationproblemJSON503() *DatabaseUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateDuelResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateDuelResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateDuelResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateDuelResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetDuelResponse429Headers the declared response headers of an HTTP 429 response for GetDuel
+type GetDuelResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetDuelResponse503Headers the declared response headers of an HTTP 503 response for GetDuel
+type GetDuelResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetDuelResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Duel
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *DatabaseUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetDuelResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDuelResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetDuelResponse) GetJSON200() *Duel {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetDuelResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetDuelResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetDuelResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetDuelResponse) GetApplicationproblemJSON503() *DatabaseUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetDuelResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetDuelResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetDuelResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetDuelResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// JoinDuelResponse201Headers the declared response headers of an HTTP 201 response for JoinDuel
+type JoinDuelResponse201Headers struct {
+	ETag               *string
+	IdempotentReplayed *string
+	Location           *string
+}
+
+// JoinDuelResponse409Headers the declared response headers of an HTTP 409 response for JoinDuel
+type JoinDuelResponse409Headers struct {
+	Location *string
+}
+
+// JoinDuelResponse429Headers the declared response headers of an HTTP 429 response for JoinDuel
+type JoinDuelResponse429Headers struct {
+	RetryAfter *int
+}
+
+// JoinDuelResponse503Headers the declared response headers of an HTTP 503 response for JoinDuel
+type JoinDuelResponse503Headers struct {
+	RetryAfter *int
+}
+
+type JoinDuelResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Game
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *DatabaseUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *JoinDuelResponse201Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *JoinDuelResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *JoinDuelResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *JoinDuelResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r JoinDuelResponse) GetJSON201() *Game {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r JoinDuelResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r JoinDuelResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r JoinDuelResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r JoinDuelResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r JoinDuelResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r JoinDuelResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r JoinDuelResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r JoinDuelResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r JoinDuelResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r JoinDuelResponse) GetApplicationproblemJSON503() *DatabaseUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r JoinDuelResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r JoinDuelResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r JoinDuelResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r JoinDuelResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListGamesResponse429Headers the declared response headers of an HTTP 429 response for ListGames
 type ListGamesResponse429Headers struct {
 	RetryAfter *int
@@ -2655,6 +4413,8 @@ type CreateGameResponse struct {
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -2688,6 +4448,11 @@ func (r CreateGameResponse) GetApplicationproblemJSON400() *Problem {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r CreateGameResponse) GetApplicationproblemJSON401() *Problem {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r CreateGameResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
@@ -3284,6 +5049,103 @@ func (r GetStateResponse) ContentType() string {
 	return ""
 }
 
+// GetLeaderboardResponse429Headers the declared response headers of an HTTP 429 response for GetLeaderboard
+type GetLeaderboardResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetLeaderboardResponse503Headers the declared response headers of an HTTP 503 response for GetLeaderboard
+type GetLeaderboardResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetLeaderboardResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Leaderboard
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *DatabaseUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetLeaderboardResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetLeaderboardResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetLeaderboardResponse) GetJSON200() *Leaderboard {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetLeaderboardResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetLeaderboardResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetLeaderboardResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetLeaderboardResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetLeaderboardResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetLeaderboardResponse) GetApplicationproblemJSON503() *DatabaseUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetLeaderboardResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetLeaderboardResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetLeaderboardResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetLeaderboardResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // CreatePlayerResponse429Headers the declared response headers of an HTTP 429 response for CreatePlayer
 type CreatePlayerResponse429Headers struct {
 	RetryAfter *int
@@ -3382,6 +5244,103 @@ func (r CreatePlayerResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r CreatePlayerResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetMyStatsResponse429Headers the declared response headers of an HTTP 429 response for GetMyStats
+type GetMyStatsResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetMyStatsResponse503Headers the declared response headers of an HTTP 503 response for GetMyStats
+type GetMyStatsResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetMyStatsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlayerStats
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *DatabaseUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetMyStatsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMyStatsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetMyStatsResponse) GetJSON200() *PlayerStats {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetMyStatsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetMyStatsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetMyStatsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetMyStatsResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetMyStatsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetMyStatsResponse) GetApplicationproblemJSON503() *DatabaseUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetMyStatsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetMyStatsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetMyStatsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetMyStatsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -3542,6 +5501,102 @@ func (c *ClientWithResponses) ReadyzWithResponse(ctx context.Context, reqEditors
 	return ParseReadyzResponse(rsp)
 }
 
+// GetDailyWithResponse Get a daily deal's standings
+//
+// The variant's daily deal of a UTC date (default today) and its standings, best first (won first, then higher score, then shorter time, then fewer moves). Needs no auth.
+// The day's seed and salt appear only once the day is over (and none of its games still runs); they match the commitment (R6.4).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/daily/{variant} (the `GetDaily` operationId).
+func (c *ClientWithResponses) GetDailyWithResponse(ctx context.Context, variant string, params *GetDailyParams, reqEditors ...RequestEditorFn) (*GetDailyResponse, error) {
+	rsp, err := c.GetDaily(ctx, variant, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetDailyResponse(rsp)
+}
+
+// PlayDailyWithResponse Play today's daily deal
+//
+// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day. One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
+// A daily game is readable by others only after its day is over; games still running then are resigned by the server. The body is empty or {}.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/daily/{variant}/games (the `PlayDaily` operationId).
+func (c *ClientWithResponses) PlayDailyWithResponse(ctx context.Context, variant string, params *PlayDailyParams, reqEditors ...RequestEditorFn) (*PlayDailyResponse, error) {
+	rsp, err := c.PlayDaily(ctx, variant, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlayDailyResponse(rsp)
+}
+
+// CreateDuelWithBodyWithResponse Create a duel
+//
+// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
+// The duel ends when every joined game has ended (at least one), or at its deadline; games still running then are resigned by the server. Creating a duel does not join it.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/duels (the `CreateDuel` operationId).
+func (c *ClientWithResponses) CreateDuelWithBodyWithResponse(ctx context.Context, params *CreateDuelParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDuelResponse, error) {
+	rsp, err := c.CreateDuelWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateDuelResponse(rsp)
+}
+
+// CreateDuelWithResponse Create a duel
+//
+// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
+// The duel ends when every joined game has ended (at least one), or at its deadline; games still running then are resigned by the server. Creating a duel does not join it.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/duels (the `CreateDuel` operationId).
+func (c *ClientWithResponses) CreateDuelWithResponse(ctx context.Context, params *CreateDuelParams, body CreateDuelJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDuelResponse, error) {
+	rsp, err := c.CreateDuel(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateDuelResponse(rsp)
+}
+
+// GetDuelWithResponse Get a duel
+//
+// The duel and its standings, best first (won first, then higher score, then shorter time, then fewer moves). Needs no auth.
+// Once the duel has ended (every joined game ended, or the deadline passed) it shows the seed and salt, which match the commitment (R6.4); before, never.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/duels/{id} (the `GetDuel` operationId).
+func (c *ClientWithResponses) GetDuelWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetDuelResponse, error) {
+	rsp, err := c.GetDuel(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetDuelResponse(rsp)
+}
+
+// JoinDuelWithResponse Join a duel
+//
+// Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
+// While the duel runs, its games (even ended ones) are readable only by their owners; once it has ended, by anyone. The body is empty or {}.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/duels/{id}/games (the `JoinDuel` operationId).
+func (c *ClientWithResponses) JoinDuelWithResponse(ctx context.Context, id string, params *JoinDuelParams, reqEditors ...RequestEditorFn) (*JoinDuelResponse, error) {
+	rsp, err := c.JoinDuel(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseJoinDuelResponse(rsp)
+}
+
 // ListGamesWithResponse List my games
 //
 // The caller's games, newest first, one page at a time.
@@ -3686,6 +5741,21 @@ func (c *ClientWithResponses) GetStateWithResponse(ctx context.Context, id strin
 	return ParseGetStateResponse(rsp)
 }
 
+// GetLeaderboardWithResponse Get a leaderboard
+//
+// Each player's best ranked win of the variant and draw count, best first: by score where the variant scores, else by time then moves; equal results share a rank. period=day counts only games won on the current UTC date. Needs no auth.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/leaderboards/{variant} (the `GetLeaderboard` operationId).
+func (c *ClientWithResponses) GetLeaderboardWithResponse(ctx context.Context, variant string, params *GetLeaderboardParams, reqEditors ...RequestEditorFn) (*GetLeaderboardResponse, error) {
+	rsp, err := c.GetLeaderboard(ctx, variant, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetLeaderboardResponse(rsp)
+}
+
 // CreatePlayerWithBodyWithResponse Create a player
 //
 // Registers a player and returns its bearer token, once. Needs no auth.
@@ -3714,6 +5784,22 @@ func (c *ClientWithResponses) CreatePlayerWithResponse(ctx context.Context, body
 		return nil, err
 	}
 	return ParseCreatePlayerResponse(rsp)
+}
+
+// GetMyStatsWithResponse Get my statistics
+//
+// The caller's statistics per variant and draw count: played, won, win rate, current and longest winning streak, best time, fewest moves, best score, vegas balance. Ranked games only (RULES R3); a game counts once its first move is made.
+// With variant: that variant, for draw or else every draw count it deals (even if not played). Without: every variant and draw the caller has played.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/players/me/stats (the `GetMyStats` operationId).
+func (c *ClientWithResponses) GetMyStatsWithResponse(ctx context.Context, params *GetMyStatsParams, reqEditors ...RequestEditorFn) (*GetMyStatsResponse, error) {
+	rsp, err := c.GetMyStats(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetMyStatsResponse(rsp)
 }
 
 // ListVariantsWithResponse List the variants
@@ -3874,6 +5960,602 @@ func ParseReadyzResponse(rsp *http.Response) (*ReadyzResponse, error) {
 	return response, nil
 }
 
+// ParseGetDailyResponse parses an HTTP response from a GetDailyWithResponse call
+func ParseGetDailyResponse(rsp *http.Response) (*GetDailyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetDailyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Daily
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest DatabaseUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetDailyResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDailyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePlayDailyResponse parses an HTTP response from a PlayDailyWithResponse call
+func ParsePlayDailyResponse(rsp *http.Response) (*PlayDailyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PlayDailyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Game
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest DatabaseUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers PlayDailyResponse201Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 409:
+		var headers PlayDailyResponse409Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers PlayDailyResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers PlayDailyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateDuelResponse parses an HTTP response from a CreateDuelWithResponse call
+func ParseCreateDuelResponse(rsp *http.Response) (*CreateDuelResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateDuelResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Duel
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest DatabaseUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateDuelResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateDuelResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateDuelResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetDuelResponse parses an HTTP response from a GetDuelWithResponse call
+func ParseGetDuelResponse(rsp *http.Response) (*GetDuelResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetDuelResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Duel
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest DatabaseUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetDuelResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDuelResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseJoinDuelResponse parses an HTTP response from a JoinDuelWithResponse call
+func ParseJoinDuelResponse(rsp *http.Response) (*JoinDuelResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &JoinDuelResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Game
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest DatabaseUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers JoinDuelResponse201Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 409:
+		var headers JoinDuelResponse409Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers JoinDuelResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers JoinDuelResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListGamesResponse parses an HTTP response from a ListGamesWithResponse call
 func ParseListGamesResponse(rsp *http.Response) (*ListGamesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -3999,6 +6681,13 @@ func ParseCreateGameResponse(rsp *http.Response) (*CreateGameResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest Problem
@@ -4623,6 +7312,97 @@ func ParseGetStateResponse(rsp *http.Response) (*GetStateResponse, error) {
 	return response, nil
 }
 
+// ParseGetLeaderboardResponse parses an HTTP response from a GetLeaderboardWithResponse call
+func ParseGetLeaderboardResponse(rsp *http.Response) (*GetLeaderboardResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetLeaderboardResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Leaderboard
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest DatabaseUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetLeaderboardResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetLeaderboardResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseCreatePlayerResponse parses an HTTP response from a CreatePlayerWithResponse call
 func ParseCreatePlayerResponse(rsp *http.Response) (*CreatePlayerResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -4708,6 +7488,97 @@ func ParseCreatePlayerResponse(rsp *http.Response) (*CreatePlayerResponse, error
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreatePlayerResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetMyStatsResponse parses an HTTP response from a GetMyStatsWithResponse call
+func ParseGetMyStatsResponse(rsp *http.Response) (*GetMyStatsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetMyStatsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlayerStats
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest DatabaseUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetMyStatsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetMyStatsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -15,6 +15,8 @@
 //	SOLITAIRE_STATE_CACHE_MB  memory for cached game states, MiB (default 32, 0 = no cache)
 //	SOLITAIRE_DB_MAX_CONNS    PostgreSQL connections in the pool (default 20)
 //	SOLITAIRE_PPROF_ADDR      if set, serve net/http/pprof on this address (loopback only; off by default)
+//	SOLITAIRE_SWEEP_EVERY     how often games past their time limit are expired and games of closed
+//	                          duels and daily deals resigned (a Go duration, default 5s)
 //
 // Logs are JSON lines (log/slog) on standard error.
 package main
@@ -85,6 +87,8 @@ type config struct {
 	// pprofAddr serves net/http/pprof when set (SOLITAIRE_PPROF_ADDR):
 	// profiles for BENCHMARKS.md, never on the API's listener.
 	pprofAddr string
+	// sweepEvery is the interval of the sweeper (SOLITAIRE_SWEEP_EVERY).
+	sweepEvery time.Duration
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
@@ -128,6 +132,14 @@ func loadConfig(getenv func(string) string) (config, error) {
 		}
 		c.pprofAddr = v
 	}
+	c.sweepEvery = defaultSweepEvery
+	if v := getenv("SOLITAIRE_SWEEP_EVERY"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 100*time.Millisecond || d > time.Hour {
+			return config{}, fmt.Errorf("SOLITAIRE_SWEEP_EVERY=%q: want a duration of 100ms..1h, e.g. 5s", v)
+		}
+		c.sweepEvery = d
+	}
 	if v := getenv("SOLITAIRE_LOG_LEVEL"); v != "" {
 		if err := c.level.UnmarshalText([]byte(v)); err != nil {
 			return config{}, fmt.Errorf("SOLITAIRE_LOG_LEVEL=%q: want debug, info, warn or error", v)
@@ -169,8 +181,12 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	games := domain.NewGames(store)
+	games.DuelOver = func(ctx context.Context, duelID string) (bool, error) {
+		return store.DuelOver(ctx, duelID, games.Now())
+	}
 	handler, err := api.New(api.Config{
-		Games:       domain.NewGames(store),
+		Games:       games,
 		Players:     persistence.NewPlayerCache(store, playerCacheSize, playerCacheTTL),
 		Idempotency: idempotencyStore{store},
 		Ready:       store.Ping,
@@ -178,6 +194,8 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 		Spec:        solitaire.OpenAPIYAML,
 		Metrics:     reg,
 		Logger:      log,
+
+		Competitions: competitionStore{store},
 	})
 	if err != nil {
 		return err
@@ -203,6 +221,13 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 		purgeLoop(purgeCtx, store, purgeEvery, log)
 	}()
 	defer func() { stopPurge(); <-purged }()
+
+	swept := make(chan struct{})
+	go func() {
+		defer close(swept)
+		sweepLoop(purgeCtx, games, cfg.sweepEvery, log)
+	}()
+	defer func() { stopPurge(); <-swept }()
 
 	if cfg.pprofAddr != "" {
 		stopPprof, err := servePprof(cfg.pprofAddr, log)
@@ -299,4 +324,71 @@ func (a idempotencyStore) GetIdempotency(ctx context.Context, owner, key string,
 // PutIdempotency is persistence.Store.PutIdempotency in api's types.
 func (a idempotencyStore) PutIdempotency(ctx context.Context, r api.IdempotencyRecord) error {
 	return a.s.PutIdempotency(ctx, persistence.IdempotencyRecord(r))
+}
+
+// defaultSweepEvery is the sweeper's interval without SOLITAIRE_SWEEP_EVERY.
+const defaultSweepEvery = 5 * time.Second
+
+// sweepLoop runs the sweeper (domain.Games.Sweep) now and then every
+// interval until ctx is done: games past their time limit are expired
+// (RULES R5.3) and games of closed duels and daily deals resigned, even if
+// no client ever reads them again.
+func sweepLoop(ctx context.Context, g *domain.Games, every time.Duration, log *slog.Logger) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		expired, closed, err := g.Sweep(ctx, g.Now())
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Warn("sweeping games", "err", err, "expired", expired, "closed", closed)
+		case expired+closed > 0:
+			log.Info("swept games", "expired", expired, "closed", closed)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// competitionStore is the store as api.CompetitionStore: duel and daily
+// records converted to api's (the same fields; api does not import
+// persistence), every other method the store's own.
+type competitionStore struct{ *persistence.Store }
+
+// CreateDuel is persistence.Store.CreateDuel in api's types.
+func (c competitionStore) CreateDuel(ctx context.Context, d *api.DuelRecord) error {
+	r := persistence.Duel(*d)
+	return c.Store.CreateDuel(ctx, &r)
+}
+
+// Duel is persistence.Store.Duel in api's types.
+func (c competitionStore) Duel(ctx context.Context, id string) (*api.DuelRecord, error) {
+	d, err := c.Store.Duel(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	out := api.DuelRecord(*d)
+	return &out, nil
+}
+
+// EnsureDailyDeal is persistence.Store.EnsureDailyDeal in api's types.
+func (c competitionStore) EnsureDailyDeal(ctx context.Context, d api.DailyDealRecord) (*api.DailyDealRecord, error) {
+	r, err := c.Store.EnsureDailyDeal(ctx, persistence.DailyDeal(d))
+	if err != nil {
+		return nil, err
+	}
+	out := api.DailyDealRecord(*r)
+	return &out, nil
+}
+
+// FindDailyDeal is persistence.Store.FindDailyDeal in api's types.
+func (c competitionStore) FindDailyDeal(ctx context.Context, variant, day string) (*api.DailyDealRecord, error) {
+	r, err := c.Store.FindDailyDeal(ctx, variant, day)
+	if err != nil {
+		return nil, err
+	}
+	out := api.DailyDealRecord(*r)
+	return &out, nil
 }

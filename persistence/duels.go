@@ -1,0 +1,391 @@
+package persistence
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/openpatience/solitaire/domain"
+)
+
+// SeatTTL is how long a duel seat may wait for its game: a seat taken
+// longer ago whose game was never dealt (the server stopped between the two
+// steps) no longer holds the duel open, and its player may join again.
+const SeatTTL = time.Minute
+
+// Duel is the record of a same-deal duel (RULES R6.3): every game joined to
+// it is dealt from Seed and Salt, so every participant gets the same cards
+// in the same order and the same Commitment. Seed and Salt are secret until
+// the duel has ended (EndedAt set). Times are UTC, stored in milliseconds.
+type Duel struct {
+	ID         string         // opaque id, 1..64 characters
+	Variant    string         // variant id (R3)
+	Rules      domain.Rules   // the variant's rules with Options applied
+	Options    domain.Options // options as the creator gave them
+	Ranked     bool           // default options (R3): its games count for statistics
+	CreatedBy  string         // player id
+	Seed       uint64         // the deal's seed (R6.1)
+	Salt       []byte         // 32 bytes of the commitment (R6.4)
+	Commitment string         // domain.Commitment(domain.Deal(Rules, Seed), Salt)
+	CreatedAt  time.Time      //
+	Deadline   time.Time      // joining closes; games still running are resigned
+	EndedAt    *time.Time     // nil until the duel has ended
+}
+
+const duelColumns = `id, variant, rules, options, ranked, created_by, seed, salt, commitment,
+	created_at, deadline_at, ended_at`
+
+// CreateDuel stores d (EndedAt is ignored: a new duel has not ended).
+// Errors: domain.ErrConflict if the id exists; "persistence: create duel:
+// ..." for an id of 0 or more than 64 bytes, a salt that is not 32 bytes,
+// and database failures.
+func (s *Store) CreateDuel(ctx context.Context, d *Duel) error {
+	switch {
+	case d == nil || d.ID == "" || len(d.ID) > 64:
+		return errors.New("persistence: create duel: id of 1..64 bytes required")
+	case len(d.Salt) != 32:
+		return fmt.Errorf("persistence: create duel: salt of %d bytes, want 32", len(d.Salt))
+	}
+	rules, err := json.Marshal(d.Rules)
+	if err != nil {
+		return fmt.Errorf("persistence: create duel: rules: %w", err)
+	}
+	options, err := json.Marshal(d.Options)
+	if err != nil {
+		return fmt.Errorf("persistence: create duel: options: %w", err)
+	}
+	err = s.db.WithContext(ctx).Exec(`INSERT INTO duels (`+duelColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
+		d.ID, d.Variant, string(rules), string(options), d.Ranked, d.CreatedBy,
+		strconv.FormatUint(d.Seed, 10), d.Salt, d.Commitment, millis(d.CreatedAt), millis(d.Deadline)).Error
+	return wrap("create duel", err)
+}
+
+// Duel returns the duel with that id. Errors: domain.ErrNotFound.
+func (s *Store) Duel(ctx context.Context, id string) (*Duel, error) {
+	d, err := scanDuel(s.db.WithContext(ctx).Raw(`SELECT `+duelColumns+` FROM duels WHERE id = ?`, id).Row())
+	if err != nil {
+		return nil, wrap("duel", err)
+	}
+	return d, nil
+}
+
+func scanDuel(r scanner) (*Duel, error) {
+	var (
+		d                    Duel
+		rules, options, seed string
+		created, deadline    int64
+		ended                sql.NullInt64
+	)
+	err := r.Scan(&d.ID, &d.Variant, &rules, &options, &d.Ranked, &d.CreatedBy, &seed, &d.Salt,
+		&d.Commitment, &created, &deadline, &ended)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, domain.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(rules), &d.Rules); err != nil {
+		return nil, fmt.Errorf("duel %s: rules: %w", d.ID, err)
+	}
+	if err := json.Unmarshal([]byte(options), &d.Options); err != nil {
+		return nil, fmt.Errorf("duel %s: options: %w", d.ID, err)
+	}
+	if d.Seed, err = strconv.ParseUint(seed, 10, 64); err != nil {
+		return nil, fmt.Errorf("duel %s: seed: %w", d.ID, err)
+	}
+	d.CreatedAt, d.Deadline = fromMillis(created), fromMillis(deadline)
+	if ended.Valid {
+		t := fromMillis(ended.Int64)
+		d.EndedAt = &t
+	}
+	return &d, nil
+}
+
+// TakeDuelSeat gives player a seat in duel duelID at instant now, the step
+// before the player's game is dealt: under the duel's row lock it refuses a
+// duel that has ended, whose deadline is at or before now, or whose every
+// joined game has ended (the duel is over then, and the end is recorded),
+// and otherwise stores the seat. A seat older than SeatTTL whose game was
+// never dealt is given up first. It reports whether the seat was taken
+// (false: the duel is closed). Errors: domain.ErrNotFound for an unknown
+// duel; domain.ErrConflict if the player already has a seat (DuelGameOf
+// names its game).
+func (s *Store) TakeDuelSeat(ctx context.Context, duelID, player string, now time.Time) (bool, error) {
+	taken := false
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		over, err := s.endDuelLocked(tx, duelID, now)
+		if err != nil || over {
+			return err
+		}
+		var deadline int64
+		if err := tx.Raw(`SELECT deadline_at FROM duels WHERE id = ?`, duelID).Row().Scan(&deadline); err != nil {
+			return err
+		}
+		if deadline <= millis(now) {
+			return nil
+		}
+		if err := tx.Exec(`DELETE FROM duel_seats WHERE duel_id = ? AND player = ? AND taken_at <= ?
+			AND NOT EXISTS (SELECT 1 FROM games g WHERE g.duel_id = duel_seats.duel_id AND g.owner = duel_seats.player)`,
+			duelID, player, millis(now.Add(-SeatTTL))).Error; err != nil {
+			return err
+		}
+		if err := tx.Exec(`INSERT INTO duel_seats (duel_id, player, taken_at) VALUES (?, ?, ?)`,
+			duelID, player, millis(now)).Error; err != nil {
+			return err
+		}
+		taken = true
+		return tx.Exec(`UPDATE duels SET seats = seats + 1 WHERE id = ?`, duelID).Error
+	})
+	if err != nil {
+		return false, wrap("take duel seat", err)
+	}
+	return taken, nil
+}
+
+// LeaveDuelSeat gives up player's seat in duel duelID if no game was dealt
+// for it (dealing failed). No error if there is no such seat.
+func (s *Store) LeaveDuelSeat(ctx context.Context, duelID, player string) error {
+	err := s.db.WithContext(ctx).Exec(`DELETE FROM duel_seats WHERE duel_id = ? AND player = ?
+		AND NOT EXISTS (SELECT 1 FROM games g WHERE g.duel_id = duel_seats.duel_id AND g.owner = duel_seats.player)`,
+		duelID, player).Error
+	return wrap("leave duel seat", err)
+}
+
+// DuelGameOf returns the id of player's game in the duel (or daily deal,
+// whose games carry a duel id too) duelID. Errors: domain.ErrNotFound if
+// the player has none.
+func (s *Store) DuelGameOf(ctx context.Context, duelID, player string) (string, error) {
+	var id string
+	err := s.db.WithContext(ctx).Raw(`SELECT id FROM games WHERE duel_id = ? AND owner = ?
+		ORDER BY created_at, id LIMIT 1`, duelID, player).Row().Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", domain.ErrNotFound
+	}
+	if err != nil {
+		return "", wrap("duel game", err)
+	}
+	return id, nil
+}
+
+// DuelGames returns the games whose duel id is duelID (a duel's, or a daily
+// deal's), oldest first, with their projections (for standings,
+// domain.RankStandings).
+func (s *Store) DuelGames(ctx context.Context, duelID string) ([]domain.Game, error) {
+	out, err := s.queryGames(ctx, `SELECT `+gameColumns+` FROM games WHERE duel_id = ? ORDER BY created_at, id`, duelID)
+	if err != nil {
+		return nil, wrap("duel games", err)
+	}
+	return out, nil
+}
+
+// DuelOver reports whether the duel duelID has ended at instant now, the
+// domain.Games.DuelOver hook (bind now to the server clock when wiring):
+// until then the duel's games stay private to their owners, even once
+// they have ended, because they show the deal a rival is still playing.
+//
+// A duel ends once it has at least one game and every one has ended, or
+// once its deadline has passed and none is still running (the sweeper,
+// domain.Games.CloseDue, resigns those); no seat may be waiting for its
+// game. The first call that finds it so records the end (EndedAt: when the
+// last game finished, or the deadline if nobody joined).
+//
+// duelID may also be a daily deal's (the games of a daily deal carry one so
+// that they stay private until the day is over): such a "duel" is over
+// once its day (UTC) has passed and none of its games is running. Nothing
+// is recorded for it. An id that no duel and no daily game has is not
+// over. Errors: database failures only.
+func (s *Store) DuelOver(ctx context.Context, duelID string, now time.Time) (bool, error) {
+	db := s.db.WithContext(ctx)
+	var ended sql.NullInt64
+	err := db.Raw(`SELECT ended_at FROM duels WHERE id = ?`, duelID).Row().Scan(&ended)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return s.dailyOver(db, duelID, now)
+	case err != nil:
+		return false, wrap("duel over", err)
+	case ended.Valid:
+		return true, nil
+	}
+	over := false
+	err = db.Transaction(func(tx *gorm.DB) error {
+		var err error
+		over, err = s.endDuelLocked(tx, duelID, now)
+		return err
+	})
+	if err != nil {
+		return false, wrap("duel over", err)
+	}
+	return over, nil
+}
+
+// endDuelLocked locks duel duelID's row (inside tx), records its end if it
+// is due (see DuelOver) and reports whether it has ended. ErrNotFound if
+// there is no such duel.
+func (s *Store) endDuelLocked(tx *gorm.DB, duelID string, now time.Time) (bool, error) {
+	q := `SELECT deadline_at, ended_at FROM duels WHERE id = ?`
+	if s.dialect == DialectPostgres {
+		q += ` FOR UPDATE` // SQLite's immediate transactions already hold the write lock
+	}
+	var (
+		deadline int64
+		ended    sql.NullInt64
+	)
+	err := tx.Raw(q, duelID).Row().Scan(&deadline, &ended)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, domain.ErrNotFound
+	}
+	if err != nil {
+		return false, err
+	}
+	if ended.Valid {
+		return true, nil
+	}
+	var (
+		games, running, pending int64
+		last                    sql.NullInt64
+	)
+	err = tx.Raw(`SELECT
+			(SELECT COUNT(*) FROM games WHERE duel_id = ?),
+			(SELECT COUNT(*) FROM games WHERE duel_id = ? AND status = 'in_progress'),
+			(SELECT COUNT(*) FROM duel_seats st WHERE st.duel_id = ? AND st.taken_at > ?
+				AND NOT EXISTS (SELECT 1 FROM games g WHERE g.duel_id = st.duel_id AND g.owner = st.player)),
+			(SELECT MAX(finished_at) FROM games WHERE duel_id = ?)`,
+		duelID, duelID, duelID, millis(now.Add(-SeatTTL)), duelID).Row().Scan(&games, &running, &pending, &last)
+	if err != nil {
+		return false, err
+	}
+	if running > 0 || pending > 0 || (games == 0 && deadline > millis(now)) {
+		return false, nil
+	}
+	at := deadline
+	if games > 0 && last.Valid {
+		at = last.Int64
+	}
+	if err := tx.Exec(`UPDATE duels SET ended_at = ? WHERE id = ?`, at, duelID).Error; err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// dailyOver is DuelOver for an id that names no duel: a daily deal's games
+// are over once their day has passed and none of them runs.
+func (s *Store) dailyOver(db *gorm.DB, duelID string, now time.Time) (bool, error) {
+	var (
+		day     sql.NullString
+		running int64
+	)
+	err := db.Raw(`SELECT MAX(daily_date), COUNT(CASE WHEN status = 'in_progress' THEN 1 END)
+		FROM games WHERE duel_id = ?`, duelID).Row().Scan(&day, &running)
+	if err != nil {
+		return false, wrap("duel over", err)
+	}
+	if !day.Valid || day.String == "" {
+		return false, nil
+	}
+	return running == 0 && day.String < utcDay(now), nil
+}
+
+// utcDay is the UTC date of t as "2006-01-02".
+func utcDay(t time.Time) string { return t.UTC().Format(time.DateOnly) }
+
+// queryGames runs a query that selects gameColumns and scans every row.
+func (s *Store) queryGames(ctx context.Context, q string, args ...any) ([]domain.Game, error) {
+	rows, err := s.db.WithContext(ctx).Raw(q, args...).Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []domain.Game{}
+	for rows.Next() {
+		g, err := scanGame(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *g)
+	}
+	return out, rows.Err()
+}
+
+// DailyDeal is the deal of a variant on a UTC day: every player's daily
+// game of that variant and day is dealt from Seed and Salt (secret until
+// the day is over) and shows Commitment.
+type DailyDeal struct {
+	Variant    string    // variant id (R3)
+	Day        string    // "2006-01-02", UTC
+	Seed       uint64    // the deal's seed (R6.1)
+	Salt       []byte    // 32 bytes
+	Commitment string    // domain.Commitment(deal, Salt) under the variant's default rules
+	CreatedAt  time.Time //
+}
+
+// EnsureDailyDeal returns the stored deal of d.Variant and d.Day, storing
+// d first if there is none: racing first players of a day all get the one
+// row that was stored first. Errors: "persistence: daily deal: ..." for a
+// salt that is not 32 bytes and for database failures.
+func (s *Store) EnsureDailyDeal(ctx context.Context, d DailyDeal) (*DailyDeal, error) {
+	if len(d.Salt) != 32 {
+		return nil, fmt.Errorf("persistence: daily deal: salt of %d bytes, want 32", len(d.Salt))
+	}
+	err := s.db.WithContext(ctx).Exec(`INSERT INTO daily_deals (variant, day, seed, salt, commitment, created_at)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (variant, day) DO NOTHING`,
+		d.Variant, d.Day, strconv.FormatUint(d.Seed, 10), d.Salt, d.Commitment, millis(d.CreatedAt)).Error
+	if err != nil {
+		return nil, wrap("daily deal", err)
+	}
+	return s.FindDailyDeal(ctx, d.Variant, d.Day)
+}
+
+// FindDailyDeal returns the deal of variant on day ("2006-01-02"). Errors:
+// domain.ErrNotFound if nobody has played that day's deal.
+func (s *Store) FindDailyDeal(ctx context.Context, variant, day string) (*DailyDeal, error) {
+	d := DailyDeal{Variant: variant, Day: day}
+	var (
+		seed    string
+		created int64
+	)
+	err := s.db.WithContext(ctx).Raw(`SELECT seed, salt, commitment, created_at FROM daily_deals
+		WHERE variant = ? AND day = ?`, variant, day).Row().Scan(&seed, &d.Salt, &d.Commitment, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, domain.ErrNotFound
+	}
+	if err != nil {
+		return nil, wrap("daily deal", err)
+	}
+	if d.Seed, err = strconv.ParseUint(seed, 10, 64); err != nil {
+		return nil, fmt.Errorf("persistence: daily deal %s %s: seed: %w", variant, day, err)
+	}
+	d.CreatedAt = fromMillis(created)
+	return &d, nil
+}
+
+// DailyGameOf returns the id of owner's daily game of variant on day.
+// Errors: domain.ErrNotFound if there is none.
+func (s *Store) DailyGameOf(ctx context.Context, owner, variant, day string) (string, error) {
+	var id string
+	err := s.db.WithContext(ctx).Raw(`SELECT id FROM games WHERE owner = ? AND variant = ? AND daily_date = ?`,
+		owner, variant, day).Row().Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", domain.ErrNotFound
+	}
+	if err != nil {
+		return "", wrap("daily game", err)
+	}
+	return id, nil
+}
+
+// DailyGames returns the daily games of variant on day, oldest first.
+func (s *Store) DailyGames(ctx context.Context, variant, day string) ([]domain.Game, error) {
+	out, err := s.queryGames(ctx, `SELECT `+gameColumns+` FROM games WHERE variant = ? AND daily_date = ?
+		ORDER BY created_at, id`, variant, day)
+	if err != nil {
+		return nil, wrap("daily games", err)
+	}
+	return out, nil
+}
