@@ -54,17 +54,18 @@ func (a idempotency) PutIdempotency(ctx context.Context, r api.IdempotencyRecord
 	return a.s.PutIdempotency(ctx, persistence.IdempotencyRecord(r))
 }
 
-// TestRunLoad plays for a moment with a few players: moves of every kind
+// TestRunLoad plays 120 moves with a few players: moves of every kind
 // are made, none is refused, and the report has the percentiles.
 func TestRunLoad(t *testing.T) {
 	cfg := defaultLoadConfig()
-	cfg.URL, cfg.Players, cfg.Duration, cfg.Warmup, cfg.GameMoves = testServer(t), 4, 3*time.Second, 200*time.Millisecond, 5
+	cfg.URL, cfg.Players, cfg.Duration, cfg.Warmup = testServer(t), 4, time.Minute, 0
+	cfg.Games, cfg.GameMoves, cfg.UndoShare = 4, 30, 0.3
 	res, err := runLoad(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Moves < 20 || res.Games < 1 {
-		t.Fatalf("%d moves, %d games in %s", res.Moves, res.Games, res.Measured)
+	if res.Moves < 120 || res.Games != 4 {
+		t.Fatalf("%d moves, %d games in %s; want 4 games of 30 moves", res.Moves, res.Games, res.Measured)
 	}
 	if n := res.ErrorCount(); n != 0 {
 		t.Errorf("%d failed requests: %v", n, res.Errors)
