@@ -12,6 +12,11 @@
 //	SOLITAIRE_SQLITE_PATH     the SQLite file (default solitaire.db)
 //	SOLITAIRE_SNAPSHOT_EVERY  events between state snapshots (default 100, 0 = none)
 //	SOLITAIRE_LOG_LEVEL       debug, info (default), warn or error
+//	SOLITAIRE_RATE_LIMIT      requests per second per bearer token, and per client address for
+//	                          requests without one (default 50, 0 = no limit); beyond it 429
+//	SOLITAIRE_RATE_BURST      requests a token or address may send at once (default twice the limit)
+//	SOLITAIRE_CORS_ORIGINS    browser origins allowed to call the API, comma-separated
+//	                          (scheme://host[:port], or *; default none: no CORS)
 //	SOLITAIRE_STATE_CACHE_MB  memory for cached game states, MiB (default 32, 0 = no cache)
 //	SOLITAIRE_DB_MAX_CONNS    PostgreSQL connections in the pool (default 20)
 //	SOLITAIRE_PPROF_ADDR      if set, serve net/http/pprof on this address (loopback only; off by default)
@@ -84,6 +89,12 @@ type config struct {
 	addr  string
 	level slog.Level
 	store persistence.Config
+	// rateLimit, rateBurst and corsOrigins are api.Config's RateLimit,
+	// RateBurst and CORSOrigins (SOLITAIRE_RATE_LIMIT,
+	// SOLITAIRE_RATE_BURST, SOLITAIRE_CORS_ORIGINS).
+	rateLimit   float64
+	rateBurst   int
+	corsOrigins []string
 	// pprofAddr serves net/http/pprof when set (SOLITAIRE_PPROF_ADDR):
 	// profiles for BENCHMARKS.md, never on the API's listener.
 	pprofAddr string
@@ -140,6 +151,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		}
 		c.sweepEvery = d
 	}
+	if err := c.loadLimits(getenv); err != nil {
+		return config{}, err
+	}
 	if v := getenv("SOLITAIRE_LOG_LEVEL"); v != "" {
 		if err := c.level.UnmarshalText([]byte(v)); err != nil {
 			return config{}, fmt.Errorf("SOLITAIRE_LOG_LEVEL=%q: want debug, info, warn or error", v)
@@ -194,6 +208,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 		Spec:        solitaire.OpenAPIYAML,
 		Metrics:     reg,
 		Logger:      log,
+		RateLimit:   cfg.rateLimit,
+		RateBurst:   cfg.rateBurst,
+		CORSOrigins: cfg.corsOrigins,
 
 		Competitions: competitionStore{store},
 	})

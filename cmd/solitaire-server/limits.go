@@ -1,0 +1,44 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Defaults of the rate limit (API.md "Rate limits"): far above what a
+// person or a well-behaved bot sends, so normal play is never throttled;
+// floods are.
+const (
+	defaultRateLimit = 50 // requests per second per token, or per address without one
+)
+
+// loadLimits reads SOLITAIRE_RATE_LIMIT (requests per second, 0 = no
+// limit; default defaultRateLimit), SOLITAIRE_RATE_BURST (default twice the
+// limit) and SOLITAIRE_CORS_ORIGINS (comma-separated; api.New checks each).
+func (c *config) loadLimits(getenv func(string) string) error {
+	c.rateLimit = defaultRateLimit
+	if v := getenv("SOLITAIRE_RATE_LIMIT"); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+			return fmt.Errorf("SOLITAIRE_RATE_LIMIT=%q: want requests per second, 0 for no limit", v)
+		}
+		c.rateLimit = f
+	}
+	c.rateBurst = max(1, int(math.Ceil(2*c.rateLimit)))
+	if v := getenv("SOLITAIRE_RATE_BURST"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("SOLITAIRE_RATE_BURST=%q: want a whole number of requests from 1", v)
+		}
+		c.rateBurst = n
+	}
+	c.corsOrigins = nil
+	for _, o := range strings.Split(getenv("SOLITAIRE_CORS_ORIGINS"), ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			c.corsOrigins = append(c.corsOrigins, o)
+		}
+	}
+	return nil
+}
