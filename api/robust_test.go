@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"fmt"
 	"io"
 	"log/slog"
@@ -155,7 +156,7 @@ func (e *env) send(q call) (resp, error) {
 	return resp{status: res.StatusCode, header: res.Header, body: b}, nil
 }
 
-// tableList lists the tables of the store's database that tableCountsOf
+// tableList lists the tables of the store's database that tableCounter
 // counts: all but the ones a rejected request may write (kept idempotent
 // replies) and the migration bookkeeping.
 func tableList(t testing.TB, s *persistence.Store) []string {
@@ -185,35 +186,52 @@ func tableList(t testing.TB, s *persistence.Store) []string {
 	return tables
 }
 
-// tableCountsOf counts the rows of the tables, plus the sum of the games'
+// tableCounter counts the rows of tables, plus the sum of the games'
 // versions: a request that changes none of them has appended, created and
-// updated nothing.
-func tableCountsOf(t testing.TB, s *persistence.Store, tables []string) map[string]int64 {
+// updated nothing. One prepared statement, so the figures are of one
+// moment and cheap to take before and after every request.
+type tableCounter struct {
+	tables []string
+	stmt   *sql.Stmt
+}
+
+// newTableCounter prepares the count of the tables on the store's database.
+func newTableCounter(t testing.TB, s *persistence.Store, tables []string) *tableCounter {
 	t.Helper()
-	// One statement, so the figures are of one moment.
 	cols := []string{"(SELECT COALESCE(SUM(version), 0) FROM games)"}
 	for _, name := range tables {
 		cols = append(cols, "(SELECT COUNT(*) FROM "+name+")")
 	}
-	vals := make([]int64, len(cols))
-	ptrs := make([]any, len(cols))
+	stmt, err := s.DB().PrepareContext(context.Background(), "SELECT "+strings.Join(cols, ", "))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stmt.Close() })
+	return &tableCounter{tables: tables, stmt: stmt}
+}
+
+// counts are the counts now, by table ("games.version" for the sum).
+func (c *tableCounter) counts(t testing.TB) map[string]int64 {
+	t.Helper()
+	vals := make([]int64, len(c.tables)+1)
+	ptrs := make([]any, len(vals))
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
-	if err := s.DB().QueryRowContext(context.Background(), "SELECT "+strings.Join(cols, ", ")).Scan(ptrs...); err != nil {
+	if err := c.stmt.QueryRowContext(context.Background()).Scan(ptrs...); err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]int64{"games.version": vals[0]}
-	for i, name := range tables {
+	for i, name := range c.tables {
 		out[name] = vals[i+1]
 	}
 	return out
 }
 
-// tableCounts is tableCountsOf every table of tableList.
+// tableCounts counts every table of tableList once (see tableCounter).
 func tableCounts(t testing.TB, s *persistence.Store) map[string]int64 {
 	t.Helper()
-	return tableCountsOf(t, s, tableList(t, s))
+	return newTableCounter(t, s, tableList(t, s)).counts(t)
 }
 
 // sameCounts reports how two tableCounts differ ("" if not).

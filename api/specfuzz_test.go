@@ -97,7 +97,7 @@ type specFuzzer struct {
 	sent, valid, mutated, wrongMethod, specValid                          int
 	fiveXX, rejectedChanged, readChanged, legalRefused, foreign, valid400 int
 	byStatus                                                              map[int]int
-	tables                                                                []string
+	counter                                                               *tableCounter
 }
 
 func newSpecFuzzer(t *testing.T, e *env, seed uint64) *specFuzzer {
@@ -149,7 +149,7 @@ func newSpecFuzzer(t *testing.T, e *env, seed uint64) *specFuzzer {
 	e.must(http.StatusCreated, req{method: "POST", path: "/v1/games", body: api.CreateGameRequest{Variant: "klondike"}}).decode(t, &g)
 	e.must(http.StatusOK, req{method: "POST", path: "/v1/games/" + g.ID + "/moves", body: resign()})
 	f.addID("/v1/games", g.ID, 0)
-	f.tables = tableList(t, e.store)
+	f.counter = newTableCounter(t, e.store, tableList(t, e.store))
 	return f
 }
 
@@ -679,7 +679,7 @@ func (f *specFuzzer) send(q *fuzzReq) {
 		c.timeout = 300 * time.Millisecond
 	}
 	f.specValid += b2i(f.validBySpec(c))
-	before := tableCountsOf(t, e.store, f.tables)
+	before := f.counter.counts(t)
 	var wasInProgress bool
 	if q.gameID != "" {
 		if g, err := e.store.Game(context.Background(), q.gameID); err == nil {
@@ -712,7 +712,7 @@ func (f *specFuzzer) send(q *fuzzReq) {
 		f.fiveXX++
 		t.Errorf("%s: %s", where, truncate(r.body))
 	}
-	changed := sameCounts(before, tableCountsOf(t, e.store, f.tables))
+	changed := sameCounts(before, f.counter.counts(t))
 	switch {
 	case changed != "" && r.status >= 300:
 		f.rejectedChanged++
