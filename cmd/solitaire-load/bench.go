@@ -236,7 +236,7 @@ func loadPhase(ctx context.Context, cfg benchConfig, server string, env []string
 	}
 	res.Report(w)
 	fmt.Fprintf(w, "server       pid %d: VmRSS %.1f MB, VmHWM %.1f MB\n", srv.cmd.Process.Pid, mem.RSSMB(), mem.HWMMB())
-	cpu1.report(w, cpu0, res.MovesPerSecond())
+	cpu1.report(w, cpu0, res.MovesPerSecond(), "server", "per move")
 	return res, mem, nil
 }
 
@@ -264,11 +264,29 @@ func runPgbench(ctx context.Context, pgbench, dbURL, tmp string, cfg benchConfig
 	fmt.Fprintf(w, "script       %s\n", strings.ReplaceAll(strings.TrimSpace(body), "\n", "\n             "))
 	pctx, cancel := context.WithTimeout(ctx, cfg.Duration+2*time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(pctx, pgbench, args...).CombinedOutput()
-	if err != nil {
-		return 0, "", fmt.Errorf("pgbench: %w\n%s", err, out)
+	cmd := exec.CommandContext(pctx, pgbench, args...)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		return 0, "", fmt.Errorf("pgbench: %w", err)
 	}
-	return parsePgbench(out)
+	// CPU is sampled while pgbench and its backends run (their /proc
+	// entries go when they exit): from 2 s in to 1 s before the end.
+	var cpu0, cpu1 cpuSample
+	if cfg.Duration >= 5*time.Second {
+		time.Sleep(2 * time.Second)
+		cpu0 = sampleCPU(cmd.Process.Pid)
+		time.Sleep(cfg.Duration - 3*time.Second)
+		cpu1 = sampleCPU(cmd.Process.Pid)
+	}
+	if err := cmd.Wait(); err != nil {
+		return 0, "", fmt.Errorf("pgbench: %w\n%s", err, out.String())
+	}
+	tps, lat, err := parsePgbench([]byte(out.String()))
+	if err == nil && tps > 0 && !cpu0.at.IsZero() {
+		cpu1.report(w, cpu0, tps, "pgbench", "per transaction")
+	}
+	return tps, lat, err
 }
 
 var (
@@ -478,8 +496,9 @@ func sampleCPU(pid int) cpuSample {
 }
 
 // report writes the cores used between before and s, and the CPU time
-// per move at movesPerSecond.
-func (s cpuSample) report(w io.Writer, before cpuSample, movesPerSecond float64) {
+// per unit ("per move") at perSecond units per second; the process
+// sampled by pid is called name.
+func (s cpuSample) report(w io.Writer, before cpuSample, perSecond float64, name, unit string) {
 	wall := s.at.Sub(before.at)
 	if wall <= 0 {
 		return
@@ -487,14 +506,17 @@ func (s cpuSample) report(w io.Writer, before cpuSample, movesPerSecond float64)
 	line := func(name string, d time.Duration) string {
 		cores := d.Seconds() / wall.Seconds()
 		per := ""
-		if movesPerSecond > 0 {
-			per = fmt.Sprintf(" = %.0f µs per move", cores/movesPerSecond*1e6)
+		if perSecond > 0 {
+			per = fmt.Sprintf(" = %.0f µs %s", cores/perSecond*1e6, unit)
 		}
 		return fmt.Sprintf("%s %.2f cores%s", name, cores, per)
 	}
-	fmt.Fprintf(w, "cpu          %s; %s; %s; %s\n", line("server", s.server-before.server),
-		line("load tool", s.self-before.self), line("postgres (all)", s.postgres-before.postgres),
-		line("machine", s.all-before.all))
+	parts := []string{line(name, s.server-before.server)}
+	if d := s.self - before.self; d > 0 {
+		parts = append(parts, line("load tool", d))
+	}
+	parts = append(parts, line("postgres (all)", s.postgres-before.postgres), line("machine", s.all-before.all))
+	fmt.Fprintf(w, "cpu          %s\n", strings.Join(parts, "; "))
 }
 
 // freeAddr returns a loopback address with a port free right now.
