@@ -161,7 +161,7 @@ func TestSQLiteTwoStores(t *testing.T) {
 		for i := range writers {
 			wg.Go(func() {
 				next := st.Clone()
-				e := drawEvent(next, time.UnixMilli(int64(1e12+round*1000+i)))
+				e := drawEvent(next, st.LastAt.Add(time.Duration(round*1000+i+1)*time.Millisecond))
 				next.Apply(e)
 				<-start
 				errs[i] = stores[i%2].Append(t.Context(), id, st.Version, []domain.Event{e}, next)
