@@ -3,6 +3,8 @@ package persistence
 import (
 	"bytes"
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -11,6 +13,7 @@ import (
 	"unsafe"
 
 	lru "github.com/hashicorp/golang-lru/v2"
+	"gorm.io/gorm"
 
 	"github.com/openpatience/solitaire/domain"
 )
@@ -60,6 +63,11 @@ type cachedState struct {
 	// Events never change, so they answer Events for their versions
 	// whatever the log's version now.
 	recent []domain.RecordedEvent
+	// record is the game's record without its projection (which changes
+	// with every append and is read each time), or nil if not known. The
+	// rest of a games row never changes: Append updates only the
+	// projection, nothing else updates the row.
+	record *domain.Game
 	cost   int64 // estimated bytes, counted in stateCache.bytes
 }
 
@@ -173,6 +181,7 @@ func (c *stateCache) put(id string, st *domain.State, head []byte, recs []domain
 		if old.state.Version > st.Version {
 			return
 		}
+		e.record = old.record // immutable: carried over
 		c.lru.Remove(id)
 	}
 	c.lru.Add(id, e)
@@ -182,6 +191,105 @@ func (c *stateCache) put(id string, st *domain.State, head []byte, recs []domain
 			break
 		}
 	}
+}
+
+// keepRecord stores a copy of g's record (its projection left out) with
+// game g.ID's entry, if there is one without. (An entry's record is read
+// and written only under mu.)
+func (c *stateCache) keepRecord(id string, g *domain.Game) {
+	if c == nil || g == nil || g.ID != id {
+		return
+	}
+	c.mu.Lock()
+	e, ok := c.lru.Peek(id)
+	need := ok && e.record == nil
+	c.mu.Unlock()
+	if !need {
+		return
+	}
+	r := cloneIdentity(g)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.lru.Peek(id); ok && e.record == nil {
+		e.record = r
+	}
+}
+
+// record returns a copy of game id's record without its projection, if
+// the cache knows it.
+func (c *stateCache) record(id string) (*domain.Game, bool) {
+	if c == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	e, ok := c.lru.Peek(id)
+	var r *domain.Game
+	if ok {
+		r = e.record
+	}
+	c.mu.Unlock()
+	if r == nil {
+		return nil, false
+	}
+	return cloneIdentity(r), true
+}
+
+// cloneIdentity copies the parts of g that never change, sharing no
+// memory with g; the projection fields are left zero.
+func cloneIdentity(g *domain.Game) *domain.Game {
+	r := &domain.Game{ID: g.ID, Variant: g.Variant, Rules: g.Rules, Options: cloneOptions(g.Options),
+		Owner: g.Owner, Ranked: g.Ranked, Seed: g.Seed, HasSeed: g.HasSeed, Salt: bytes.Clone(g.Salt),
+		Commitment: g.Commitment, DuelID: g.DuelID, DailyDate: g.DailyDate, CreatedAt: g.CreatedAt}
+	return r
+}
+
+// cloneOptions copies the pointed-to values of o.
+func cloneOptions(o domain.Options) domain.Options {
+	o.Draw, o.Scoring, o.TakeBack, o.Flip = clonePtr(o.Draw), clonePtr(o.Scoring), clonePtr(o.TakeBack), clonePtr(o.Flip)
+	o.Autocomplete, o.TimeLimitS, o.Undo = clonePtr(o.Autocomplete), clonePtr(o.TimeLimitS), clonePtr(o.Undo)
+	return o
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// loadRecord reads game id's record. When the cache knows the parts of
+// the record that never change, it reads only the projection (no JSON to
+// decode, a narrower row); else the whole row. Errors: domain.ErrNotFound,
+// or the database's.
+func (s *Store) loadRecord(db *gorm.DB, id string) (*domain.Game, error) {
+	g, ok := s.cache.record(id)
+	if !ok {
+		return scanGame(db.Raw(`SELECT `+gameColumns+` FROM games WHERE id = ?`, id).Row())
+	}
+	var (
+		status          string
+		updated         int64
+		score, finished sql.NullInt64
+	)
+	err := db.Raw(`SELECT status, version, moves, score, elapsed_ms, finished_at, updated_at FROM games WHERE id = ?`, id).
+		Row().Scan(&status, &g.Version, &g.Moves, &score, &g.ElapsedMS, &finished, &updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, domain.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	g.Status, g.UpdatedAt = domain.Status(status), fromMillis(updated)
+	if score.Valid {
+		v := int(score.Int64)
+		g.Score = &v
+	}
+	if finished.Valid {
+		t := fromMillis(finished.Int64)
+		g.FinishedAt = &t
+	}
+	return g, nil
 }
 
 // forget drops game id's entry.

@@ -85,9 +85,17 @@ func randomMove(t *testing.T, st *domain.State, rng *rand.Rand) domain.Move {
 // log read through ref (a store without a cache), at version want.
 func sameAsLog(t *testing.T, what string, s, ref *persistence.Store, id string, want int) *domain.State {
 	t.Helper()
-	_, got, err := s.Load(t.Context(), id)
+	rec, got, err := s.Load(t.Context(), id)
 	if err != nil {
 		t.Fatalf("%s: Load: %v", what, err)
+	}
+	// The record too: with a warm cache only its projection is read.
+	row, err := ref.Game(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := mustJSON(t, rec), mustJSON(t, row); g != w {
+		t.Fatalf("%s: Load's record differs from the row\nload: %s\nrow:  %s", what, g, w)
 	}
 	recs, err := ref.Events(t.Context(), id, 0, 0)
 	if err != nil {

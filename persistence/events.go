@@ -208,13 +208,14 @@ func (s *Store) writeSnapshot(tx *gorm.DB, gameID string, head []byte, st *domai
 // the record's version, and for database failures.
 func (s *Store) Load(ctx context.Context, id string) (*domain.Game, *domain.State, error) {
 	db := s.db.WithContext(ctx)
-	g, err := scanGame(db.Raw(`SELECT `+gameColumns+` FROM games WHERE id = ?`, id).Row())
+	g, err := s.loadRecord(db, id)
 	if err != nil {
 		return nil, nil, wrap("load", err)
 	}
 	// The cache holds the state at a version only if the log has it: the
 	// row's version says the log has nothing newer (cache.go).
 	if st, _, ok := s.cache.get(id, g.Version); ok {
+		s.cache.keepRecord(id, g)
 		return g, st, nil
 	}
 	// Events are immutable and committed with the record that counts them,
@@ -242,6 +243,7 @@ func (s *Store) Load(ctx context.Context, id string) (*domain.Game, *domain.Stat
 	}
 	if st.Version == g.Version {
 		s.cache.put(id, st, head, nil)
+		s.cache.keepRecord(id, g)
 	}
 	return g, st, nil
 }

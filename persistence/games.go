@@ -83,6 +83,7 @@ func (s *Store) Create(ctx context.Context, g *domain.Game, first domain.Event, 
 	})
 	if err == nil {
 		s.cache.put(g.ID, st, recs[0].Hash, nil) // recs lack the position
+		s.cache.keepRecord(g.ID, g)
 	}
 	return wrap("create", err)
 }
