@@ -1,19 +1,55 @@
 package api
 
 import (
+	"encoding/hex"
+	"encoding/json"
+
 	"github.com/openpatience/solitaire/domain"
 )
 
-// Event is one entry of a game's log: its 1-based version, its type, the
-// server's time and the payload (domain.EventData). While the game is in
-// progress a game_dealt event is redacted (RULES R6.4): its deal lists no
-// face-down or stock card and data.hidden gives their counts.
+// Event is one entry of a game's log, in the wire form of
+// domain.ExportedEvent (the same fields in the same order): the game, the
+// 1-based version, the type, the server's time, the payload
+// (domain.EventData) and the hash chain links (domain.EventHash, lower-case
+// hex). data is the stored payload byte for byte, so anyone can recompute
+// hash from prev_hash, game_id, version, type, occurred_at and data, and an
+// NDJSON export of a game that has ended is exactly what `solitaire audit`
+// verifies offline.
+//
+// While the game is in progress a game_dealt event is redacted (RULES
+// R6.4): its deal lists no face-down or stock card and data.hidden gives
+// their counts. Its hash is still that of the stored payload, so the chain
+// verifies only once the game has ended and the deal is shown whole.
 type Event struct {
+	GameID     string    `json:"game_id"` // the game, bound into every hash
 	Version    int       `json:"version" minimum:"1"`
 	Type       string    `json:"type" enums:"game_dealt,stock_drawn,stock_recycled,cards_moved,card_flipped,move_undone,game_won,game_resigned,game_expired"`
 	OccurredAt string    `json:"occurred_at" format:"date-time"`
 	Data       EventData `json:"data"`
+	PrevHash   string    `json:"prev_hash" example:"0000000000000000000000000000000000000000000000000000000000000000"` // hash of the previous event, 64 hex digits; all zeros for version 1
+	Hash       string    `json:"hash" example:"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"`      // this event's chain link, 64 hex digits
+
+	// raw is the data as sent: the stored payload (or, for a redacted
+	// deal, its redacted encoding). MarshalJSON writes it in place of
+	// Data; an Event decoded from JSON has none and writes Data.
+	raw json.RawMessage
 } // @name Event
+
+// MarshalJSON writes the event as json.Marshal writes the
+// domain.ExportedEvent of the same fields, with data the raw payload the
+// event was made from (see Event), else Data.
+func (e Event) MarshalJSON() ([]byte, error) {
+	data := e.raw
+	if data == nil {
+		b, err := json.Marshal(e.Data)
+		if err != nil {
+			return nil, err
+		}
+		data = b
+	}
+	return json.Marshal(domain.ExportedEvent{GameID: e.GameID, Version: e.Version, Type: domain.EventType(e.Type),
+		OccurredAt: e.OccurredAt, Data: data, PrevHash: e.PrevHash, Hash: e.Hash})
+}
 
 // EventData is an event's payload, the JSON of domain.EventData: each event
 // type uses the fields named in its description and omits the rest. Cards
@@ -90,11 +126,38 @@ func codes(cs []domain.Card) []string {
 	return out
 }
 
-// newEvent renders e, redacted when redact is set (RULES R6.4).
-func newEvent(e domain.Event, redact bool) Event {
-	if redact {
-		e = domain.RedactEvent(e)
+// nullData stands in for a stored payload that is not JSON at all (a log
+// changed in the database): the event is still listed, and its hash, over
+// the stored bytes, shows the chain broken there.
+var nullData = json.RawMessage("null")
+
+// newEvent renders a recorded event; with redact set (the game is in
+// progress) a game_dealt event is redacted (RULES R6.4). Every other event
+// carries its stored payload verbatim. It never fails: a payload that does
+// not decode is sent as data null (redacted) or as stored.
+func newEvent(r domain.RecordedEvent, redact bool) Event {
+	out := Event{GameID: r.GameID, Version: r.Version, Type: string(r.Type), OccurredAt: domain.FormatTime(r.OccurredAt),
+		PrevHash: hex.EncodeToString(r.PrevHash), Hash: hex.EncodeToString(r.Hash), raw: r.Payload}
+	// The first event is the deal whatever its stored type says: a type
+	// changed in the database must not unredact it.
+	if redact && (r.Type == domain.EventGameDealt || r.Version == 1) {
+		e, err := domain.DecodeEvent(r.Version, r.Type, r.OccurredAt, r.Payload)
+		if err != nil || e.Data.Deal == nil {
+			out.raw = nullData // nothing of it may be shown while in progress
+			return out
+		}
+		out.Data = newEventData(domain.RedactEvent(e))
+		out.raw = nil
+		return out
 	}
+	if !json.Valid(out.raw) {
+		out.raw = nullData
+	}
+	return out
+}
+
+// newEventData renders a decoded payload in the API's types.
+func newEventData(e domain.Event) EventData {
 	d := e.Data
 	out := EventData{V: d.V, Move: d.Move, Auto: d.Auto, Commitment: d.Commitment,
 		From: d.From.String(), To: d.To.String(), Pile: d.Pile.String(), Count: d.Count, Undone: d.Undone}
@@ -131,5 +194,5 @@ func newEvent(e domain.Event, redact bool) Event {
 	if h := d.Hidden; h != nil {
 		out.Hidden = &Hidden{FaceDown: append([]int{}, h.FaceDown...), Stock: h.Stock}
 	}
-	return Event{Version: e.Version, Type: string(e.Type), OccurredAt: domain.FormatTime(e.OccurredAt), Data: out}
+	return out
 }

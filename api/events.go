@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 
@@ -19,7 +20,8 @@ const ndjsonBatch = 500
 //	@Summary		Read a game's events
 //	@Description	The game's log, oldest first: a page of `limit` events after version `after`.
 //	@Description	With `Accept: application/x-ndjson` the whole log after `after` is streamed instead, one Event per line (the schema of that media type is one line).
-//	@Description	While the game is in progress its game_dealt event is redacted (RULES R6.4).
+//	@Description	Each event carries its hash chain links; data is the stored payload byte for byte, so the NDJSON export of a game that has ended is exactly what the offline tool verifies (`solitaire audit FILE`).
+//	@Description	While the game is in progress its game_dealt event is redacted (RULES R6.4), so the chain verifies only once the game has ended.
 //	@Tags			games
 //	@Produce		json
 //	@Produce		application/x-ndjson
@@ -48,17 +50,16 @@ func (s *server) events(c *gin.Context) reply {
 		return s.fail(c, err)
 	}
 	ctx := c.Request.Context()
-	_, st, err := s.cfg.Games.Get(ctx, playerOf(c).ID, id)
+	game, _, err := s.readable(ctx, playerOf(c).ID, id)
 	if err != nil {
 		return s.fail(c, err)
 	}
-	// Redaction follows the state read before the events: if the game
-	// ends in between, the page is redacted needlessly, never the other way.
-	redact := !st.Status.Ended()
+	// Redaction follows the game read before the events: if it ends in
+	// between, the page is redacted needlessly, never the other way.
+	redact := !game.Status.Ended()
 	if c.NegotiateFormat(mimeJSON, mimeNDJSON) == mimeNDJSON {
 		s.streamEvents(c, id, after, redact)
 		return reply{} // written
-
 	}
 	recs, err := s.cfg.Games.Store.Events(ctx, id, after, limit+1)
 	if err != nil {
@@ -71,11 +72,7 @@ func (s *server) events(c *gin.Context) reply {
 		page.NextAfter = &next
 	}
 	for _, r := range recs {
-		e, err := domain.DecodeEvent(r.Version, r.Type, r.OccurredAt, r.Payload)
-		if err != nil {
-			return s.fail(c, err)
-		}
-		page.Events = append(page.Events, newEvent(e, redact))
+		page.Events = append(page.Events, newEvent(r, redact))
 	}
 	return s.jsonReply(http.StatusOK, page)
 }
@@ -105,12 +102,7 @@ func (s *server) streamEvents(c *gin.Context, id string, after int, redact bool)
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
 		for _, r := range recs {
-			e, err := domain.DecodeEvent(r.Version, r.Type, r.OccurredAt, r.Payload)
-			if err != nil {
-				s.log.ErrorContext(ctx, "events stream cut short", "request_id", requestIDOf(c), "err", err)
-				return
-			}
-			if err := enc.Encode(newEvent(e, redact)); err != nil {
+			if err := enc.Encode(newEvent(r, redact)); err != nil {
 				return // the client went away
 			}
 			after = r.Version
@@ -120,4 +112,34 @@ func (s *server) streamEvents(c *gin.Context, id string, after int, redact bool)
 			return
 		}
 	}
+}
+
+// appendedEvents renders the events a move just appended (versions after
+// version-len(evs)) as stored, hashes included: read back from the log,
+// which holds exactly these versions once the append has committed. The
+// hashes chain from the stream's head before the move, which only the log
+// knows, so if it cannot be read the error is returned: the caller answers
+// it (503 for a database outage: the move's outcome is then for the client
+// to read, as after any outage answer) rather than send events without
+// their hashes.
+func (s *server) appendedEvents(c *gin.Context, id string, version int, evs []domain.Event, redact bool) ([]Event, error) {
+	out := make([]Event, 0, len(evs))
+	if len(evs) == 0 {
+		return out, nil
+	}
+	ctx := c.Request.Context()
+	recs, err := s.cfg.Games.Store.Events(ctx, id, version-len(evs), len(evs))
+	if err == nil && (len(recs) != len(evs) || recs[0].Version != evs[0].Version) {
+		err = fmt.Errorf("api: game %s: read back %d events after version %d, appended %d",
+			id, len(recs), version-len(evs), len(evs))
+	}
+	if err != nil {
+		s.log.WarnContext(ctx, "a move was appended but its events could not be read back", "request_id",
+			requestIDOf(c), "game", id, "version", version, "err", err)
+		return nil, err
+	}
+	for _, r := range recs {
+		out = append(out, newEvent(r, redact))
+	}
+	return out, nil
 }

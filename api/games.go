@@ -316,10 +316,11 @@ func (s *server) postMove(c *gin.Context, body []byte) reply {
 		return r
 	}
 	ended := st.Status.Ended()
-	out := MoveResult{Game: newGame(g, st, st.LastAt, false), Events: make([]Event, len(evs))}
-	for i, e := range evs {
-		out.Events[i] = newEvent(e, !ended)
+	events, err := s.appendedEvents(c, id, st.Version, evs, !ended)
+	if err != nil {
+		return s.fail(c, err)
 	}
+	out := MoveResult{Game: newGame(g, st, st.LastAt, false), Events: events}
 	return s.jsonReply(http.StatusOK, out).with("ETag", etag(st.Version))
 }
 

@@ -53,6 +53,24 @@ type Config struct {
 	// Random is the source of tokens, ids and request ids (default
 	// crypto/rand.Reader).
 	Random io.Reader
+	// Feed wakes live streams (GET /v1/games/{id}/stream) when a game's
+	// log grows, whichever server process appended to it (the persistence
+	// Store: LISTEN/NOTIFY on PostgreSQL, in-process on SQLite). nil means
+	// streams read the log every second instead.
+	Feed EventFeed
+	// Heartbeat is the interval of a live stream's heartbeat events
+	// (default DefaultHeartbeat, 15 s); a stream also reads the log at
+	// each, in case a wake-up was lost.
+	Heartbeat time.Duration
+	// MaxStreamsPerPlayer bounds the live streams one player may have open
+	// at once (default DefaultMaxStreamsPerPlayer, 8); one more gets 429
+	// too_many_streams with Retry-After.
+	MaxStreamsPerPlayer int
+	// Done, once closed, ends every live stream: http.Server.Shutdown
+	// waits for handlers, and a stream would otherwise last until its
+	// client leaves. Clients resume elsewhere with Last-Event-ID. nil:
+	// streams end only with their client or their game.
+	Done <-chan struct{}
 	// RateLimit is the sustained rate, in requests per second, allowed to
 	// each bearer token, and to each client address (IPv4, or IPv6 /64)
 	// for requests without one (API.md "Rate limits"); beyond it requests
@@ -168,6 +186,8 @@ func (s *server) routes() *gin.Engine {
 	games.POST("/:id/moves", s.idempotent(s.postMove))
 	games.GET("/:id/events", s.handle(s.events))
 	games.GET("/:id/states/:version", s.handle(s.stateAt))
+	games.GET("/:id/audit", s.handle(s.audit))
+	games.GET("/:id/stream", s.streamHandler())
 	if s.cfg.Competitions != nil {
 		s.competitionRoutes(v1) // duels.go
 	}

@@ -530,6 +530,52 @@ func (e GetMyStatsParamsDraw) Valid() bool {
 	}
 }
 
+// Audit defines model for Audit.
+type Audit struct {
+	// ChainBrokenAt first version where the chain breaks; null if it holds
+	ChainBrokenAt *int `json:"chain_broken_at"`
+
+	// ChainOk the hash chain holds and the log is as long as the record says
+	ChainOk bool `json:"chain_ok"`
+
+	// Commitment the commitment in the first event (RULES R6.4)
+	//
+	// Example: sha256:0f1e…
+	Commitment string `json:"commitment"`
+
+	// CommitmentOk the commitment matches the deal and salt; null while in progress
+	CommitmentOk *bool `json:"commitment_ok"`
+
+	// Events events in the log
+	Events int `json:"events"`
+
+	// FirstBrokenVersion the lowest version any check found broken; null if all hold
+	FirstBrokenVersion *int `json:"first_broken_version"`
+
+	// HeadHash hash of the last event, 64 hex digits ("" for an empty log)
+	HeadHash string `json:"head_hash"`
+
+	// Problem what the replay found wrong, for people; null while in progress or if nothing
+	Problem *string `json:"problem"`
+
+	// ProjectionOk the stored version, status, moves and score are the replay's
+	ProjectionOk bool `json:"projection_ok"`
+
+	// ReplayBrokenAt first version the rules do not give; null if all do
+	ReplayBrokenAt *int `json:"replay_broken_at"`
+
+	// ReplayOk the rules re-decide every command to exactly the logged events
+	ReplayOk bool `json:"replay_ok"`
+
+	// Salt the commitment's secret salt, hex; null while in progress
+	//
+	// Example: 5e2b…
+	Salt *string `json:"salt"`
+
+	// Seed the deal's seed (R6.1); null while in progress and for a custom layout
+	Seed *uint64 `json:"seed"`
+}
+
 // Card defines model for Card.
 type Card struct {
 	// Code rank A23456789TJQK then suit CDHS (R1.1)
@@ -714,10 +760,23 @@ type DuelStatus string
 
 // Event defines model for Event.
 type Event struct {
-	Data       EventData `json:"data"`
+	Data EventData `json:"data"`
+
+	// GameId the game, bound into every hash
+	GameId string `json:"game_id"`
+
+	// Hash this event's chain link, 64 hex digits
+	//
+	// Example: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+	Hash       string    `json:"hash"`
 	OccurredAt time.Time `json:"occurred_at"`
-	Type       EventType `json:"type"`
-	Version    int       `json:"version"`
+
+	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
+	//
+	// Example: 0000000000000000000000000000000000000000000000000000000000000000
+	PrevHash string    `json:"prev_hash"`
+	Type     EventType `json:"type"`
+	Version  int       `json:"version"`
 }
 
 // EventType defines model for Event.Type.
@@ -1363,6 +1422,12 @@ type PlayMoveParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
+// StreamGameParams defines parameters for StreamGame.
+type StreamGameParams struct {
+	// LastEventID the version of the last event received; the stream starts after it
+	LastEventID *int `json:"Last-Event-ID,omitempty"`
+}
+
 // GetLeaderboardParams defines parameters for GetLeaderboard.
 type GetLeaderboardParams struct {
 	// Period all time or today (UTC)
@@ -1596,11 +1661,21 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
 	GetGame(ctx context.Context, id string, params *GetGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// AuditGame Audit a game
+	//
+	// Verifies the game's log from the first event: the hash chain (chain_ok), the rules by replay, every command re-decided from the state before it giving exactly the logged events (replay_ok), and the stored record (version, status, moves, score) against the replayed state (projection_ok). first_broken_version names the first version found broken.
+	// Once the game has ended the audit also reveals seed and salt and checks the commitment published at creation against the deal in the log (commitment_ok); anyone may then audit it. While it is in progress only its owner may, and commitment_ok, seed, salt and problem are null (RULES R6.4).
+	// The same checks run offline on the NDJSON export: `solitaire audit FILE -salt SALT`.
+	//
+	// Corresponds with GET /v1/games/{id}/audit (the `AuditGame` operationId).
+	AuditGame(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListEvents Read a game's events
 	//
 	// The game's log, oldest first: a page of `limit` events after version `after`.
 	// With `Accept: application/x-ndjson` the whole log after `after` is streamed instead, one Event per line (the schema of that media type is one line).
-	// While the game is in progress its game_dealt event is redacted (RULES R6.4).
+	// Each event carries its hash chain links; data is the stored payload byte for byte, so the NDJSON export of a game that has ended is exactly what the offline tool verifies (`solitaire audit FILE`).
+	// While the game is in progress its game_dealt event is redacted (RULES R6.4), so the chain verifies only once the game has ended.
 	//
 	// Corresponds with GET /v1/games/{id}/events (the `ListEvents` operationId).
 	ListEvents(ctx context.Context, id string, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1640,6 +1715,15 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/games/{id}/states/{version} (the `GetState` operationId).
 	GetState(ctx context.Context, id string, version int, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StreamGame Stream a game's events live
+	//
+	// Server-Sent Events (`text/event-stream`): the events of the game's log after `Last-Event-ID` (absent: from the deal), then each new event as it is appended, by this server or by any other on the same database. Each SSE event has `id:` the event's version and `data:` one Event as JSON (the shape of GET /v1/games/{id}/events, hash chain links included); on reconnecting, an EventSource sends `Last-Event-ID` and gets exactly the events it missed.
+	// A `heartbeat` SSE event with empty data is sent at a fixed interval (15 s by default), which an EventSource does not dispatch. The stream ends after the game's final event (game_won, game_resigned, game_expired). A game that has ended with nothing after `Last-Event-ID` answers 204, which tells an EventSource to stop reconnecting.
+	// Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4). A player may have a bounded number of streams open at once (8 by default); one more gets 429 too_many_streams with Retry-After.
+	//
+	// Corresponds with GET /v1/games/{id}/stream (the `StreamGame` operationId).
+	StreamGame(ctx context.Context, id string, params *StreamGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetLeaderboard Get a leaderboard
 	//
@@ -1959,11 +2043,31 @@ func (c *Client) GetGame(ctx context.Context, id string, params *GetGameParams, 
 	return c.Client.Do(req)
 }
 
+// AuditGame Audit a game
+//
+// Verifies the game's log from the first event: the hash chain (chain_ok), the rules by replay, every command re-decided from the state before it giving exactly the logged events (replay_ok), and the stored record (version, status, moves, score) against the replayed state (projection_ok). first_broken_version names the first version found broken.
+// Once the game has ended the audit also reveals seed and salt and checks the commitment published at creation against the deal in the log (commitment_ok); anyone may then audit it. While it is in progress only its owner may, and commitment_ok, seed, salt and problem are null (RULES R6.4).
+// The same checks run offline on the NDJSON export: `solitaire audit FILE -salt SALT`.
+//
+// Corresponds with GET /v1/games/{id}/audit (the `AuditGame` operationId).
+func (c *Client) AuditGame(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAuditGameRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListEvents Read a game's events
 //
 // The game's log, oldest first: a page of `limit` events after version `after`.
 // With `Accept: application/x-ndjson` the whole log after `after` is streamed instead, one Event per line (the schema of that media type is one line).
-// While the game is in progress its game_dealt event is redacted (RULES R6.4).
+// Each event carries its hash chain links; data is the stored payload byte for byte, so the NDJSON export of a game that has ended is exactly what the offline tool verifies (`solitaire audit FILE`).
+// While the game is in progress its game_dealt event is redacted (RULES R6.4), so the chain verifies only once the game has ended.
 //
 // Corresponds with GET /v1/games/{id}/events (the `ListEvents` operationId).
 func (c *Client) ListEvents(ctx context.Context, id string, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2044,6 +2148,25 @@ func (c *Client) PlayMove(ctx context.Context, id string, params *PlayMoveParams
 // Corresponds with GET /v1/games/{id}/states/{version} (the `GetState` operationId).
 func (c *Client) GetState(ctx context.Context, id string, version int, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetStateRequest(c.Server, id, version)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StreamGame Stream a game's events live
+//
+// Server-Sent Events (`text/event-stream`): the events of the game's log after `Last-Event-ID` (absent: from the deal), then each new event as it is appended, by this server or by any other on the same database. Each SSE event has `id:` the event's version and `data:` one Event as JSON (the shape of GET /v1/games/{id}/events, hash chain links included); on reconnecting, an EventSource sends `Last-Event-ID` and gets exactly the events it missed.
+// A `heartbeat` SSE event with empty data is sent at a fixed interval (15 s by default), which an EventSource does not dispatch. The stream ends after the game's final event (game_won, game_resigned, game_expired). A game that has ended with nothing after `Last-Event-ID` answers 204, which tells an EventSource to stop reconnecting.
+// Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4). A player may have a bounded number of streams open at once (8 by default); one more gets 429 too_many_streams with Retry-After.
+//
+// Corresponds with GET /v1/games/{id}/stream (the `StreamGame` operationId).
+func (c *Client) StreamGame(ctx context.Context, id string, params *StreamGameParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStreamGameRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -2748,6 +2871,40 @@ func NewGetGameRequest(server string, id string, params *GetGameParams) (*http.R
 	return req, nil
 }
 
+// NewAuditGameRequest constructs an http.Request for the AuditGame method
+func NewAuditGameRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/audit", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListEventsRequest constructs an http.Request for the ListEvents method
 func NewListEventsRequest(server string, id string, params *ListEventsParams) (*http.Request, error) {
 	var err error
@@ -2964,6 +3121,55 @@ func NewGetStateRequest(server string, id string, version int) (*http.Request, e
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewStreamGameRequest constructs an http.Request for the StreamGame method
+func NewStreamGameRequest(server string, id string, params *StreamGameParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/stream", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.LastEventID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Last-Event-ID", *params.LastEventID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "integer", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Last-Event-ID", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -3372,11 +3578,23 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
 	GetGameWithResponse(ctx context.Context, id string, params *GetGameParams, reqEditors ...RequestEditorFn) (*GetGameResponse, error)
 
+	// AuditGameWithResponse Audit a game
+	//
+	// Verifies the game's log from the first event: the hash chain (chain_ok), the rules by replay, every command re-decided from the state before it giving exactly the logged events (replay_ok), and the stored record (version, status, moves, score) against the replayed state (projection_ok). first_broken_version names the first version found broken.
+	// Once the game has ended the audit also reveals seed and salt and checks the commitment published at creation against the deal in the log (commitment_ok); anyone may then audit it. While it is in progress only its owner may, and commitment_ok, seed, salt and problem are null (RULES R6.4).
+	// The same checks run offline on the NDJSON export: `solitaire audit FILE -salt SALT`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/games/{id}/audit (the `AuditGame` operationId).
+	AuditGameWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*AuditGameResponse, error)
+
 	// ListEventsWithResponse Read a game's events
 	//
 	// The game's log, oldest first: a page of `limit` events after version `after`.
 	// With `Accept: application/x-ndjson` the whole log after `after` is streamed instead, one Event per line (the schema of that media type is one line).
-	// While the game is in progress its game_dealt event is redacted (RULES R6.4).
+	// Each event carries its hash chain links; data is the stored payload byte for byte, so the NDJSON export of a game that has ended is exactly what the offline tool verifies (`solitaire audit FILE`).
+	// While the game is in progress its game_dealt event is redacted (RULES R6.4), so the chain verifies only once the game has ended.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -3422,6 +3640,17 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/games/{id}/states/{version} (the `GetState` operationId).
 	GetStateWithResponse(ctx context.Context, id string, version int, reqEditors ...RequestEditorFn) (*GetStateResponse, error)
+
+	// StreamGameWithResponse Stream a game's events live
+	//
+	// Server-Sent Events (`text/event-stream`): the events of the game's log after `Last-Event-ID` (absent: from the deal), then each new event as it is appended, by this server or by any other on the same database. Each SSE event has `id:` the event's version and `data:` one Event as JSON (the shape of GET /v1/games/{id}/events, hash chain links included); on reconnecting, an EventSource sends `Last-Event-ID` and gets exactly the events it missed.
+	// A `heartbeat` SSE event with empty data is sent at a fixed interval (15 s by default), which an EventSource does not dispatch. The stream ends after the game's final event (game_won, game_resigned, game_expired). A game that has ended with nothing after `Last-Event-ID` answers 204, which tells an EventSource to stop reconnecting.
+	// Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4). A player may have a bounded number of streams open at once (8 by default); one more gets 429 too_many_streams with Retry-After.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/games/{id}/stream (the `StreamGame` operationId).
+	StreamGameWithResponse(ctx context.Context, id string, params *StreamGameParams, reqEditors ...RequestEditorFn) (*StreamGameResponse, error)
 
 	// GetLeaderboardWithResponse Get a leaderboard
 	//
@@ -4611,6 +4840,103 @@ func (r GetGameResponse) ContentType() string {
 	return ""
 }
 
+// AuditGameResponse200Headers the declared response headers of an HTTP 200 response for AuditGame
+type AuditGameResponse200Headers struct {
+	ETag *string
+}
+
+// AuditGameResponse429Headers the declared response headers of an HTTP 429 response for AuditGame
+type AuditGameResponse429Headers struct {
+	RetryAfter *int
+}
+
+// AuditGameResponse503Headers the declared response headers of an HTTP 503 response for AuditGame
+type AuditGameResponse503Headers struct {
+	RetryAfter *int
+}
+
+type AuditGameResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Audit
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *DatabaseUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *AuditGameResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *AuditGameResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AuditGameResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AuditGameResponse) GetJSON200() *Audit {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r AuditGameResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r AuditGameResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r AuditGameResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r AuditGameResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r AuditGameResponse) GetApplicationproblemJSON503() *DatabaseUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r AuditGameResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AuditGameResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AuditGameResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AuditGameResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListEventsResponse429Headers the declared response headers of an HTTP 429 response for ListEvents
 type ListEventsResponse429Headers struct {
 	RetryAfter *int
@@ -5043,6 +5369,103 @@ func (r GetStateResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetStateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// StreamGameResponse200Headers the declared response headers of an HTTP 200 response for StreamGame
+type StreamGameResponse200Headers struct {
+	CacheControl *string
+}
+
+// StreamGameResponse429Headers the declared response headers of an HTTP 429 response for StreamGame
+type StreamGameResponse429Headers struct {
+	RetryAfter *string
+}
+
+// StreamGameResponse503Headers the declared response headers of an HTTP 503 response for StreamGame
+type StreamGameResponse503Headers struct {
+	RetryAfter *int
+}
+
+type StreamGameResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *DatabaseUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *StreamGameResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *StreamGameResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *StreamGameResponse503Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r StreamGameResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r StreamGameResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r StreamGameResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r StreamGameResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r StreamGameResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r StreamGameResponse) GetApplicationproblemJSON503() *DatabaseUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r StreamGameResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StreamGameResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StreamGameResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StreamGameResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -5660,11 +6083,29 @@ func (c *ClientWithResponses) GetGameWithResponse(ctx context.Context, id string
 	return ParseGetGameResponse(rsp)
 }
 
+// AuditGameWithResponse Audit a game
+//
+// Verifies the game's log from the first event: the hash chain (chain_ok), the rules by replay, every command re-decided from the state before it giving exactly the logged events (replay_ok), and the stored record (version, status, moves, score) against the replayed state (projection_ok). first_broken_version names the first version found broken.
+// Once the game has ended the audit also reveals seed and salt and checks the commitment published at creation against the deal in the log (commitment_ok); anyone may then audit it. While it is in progress only its owner may, and commitment_ok, seed, salt and problem are null (RULES R6.4).
+// The same checks run offline on the NDJSON export: `solitaire audit FILE -salt SALT`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/games/{id}/audit (the `AuditGame` operationId).
+func (c *ClientWithResponses) AuditGameWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*AuditGameResponse, error) {
+	rsp, err := c.AuditGame(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAuditGameResponse(rsp)
+}
+
 // ListEventsWithResponse Read a game's events
 //
 // The game's log, oldest first: a page of `limit` events after version `after`.
 // With `Accept: application/x-ndjson` the whole log after `after` is streamed instead, one Event per line (the schema of that media type is one line).
-// While the game is in progress its game_dealt event is redacted (RULES R6.4).
+// Each event carries its hash chain links; data is the stored payload byte for byte, so the NDJSON export of a game that has ended is exactly what the offline tool verifies (`solitaire audit FILE`).
+// While the game is in progress its game_dealt event is redacted (RULES R6.4), so the chain verifies only once the game has ended.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -5739,6 +6180,23 @@ func (c *ClientWithResponses) GetStateWithResponse(ctx context.Context, id strin
 		return nil, err
 	}
 	return ParseGetStateResponse(rsp)
+}
+
+// StreamGameWithResponse Stream a game's events live
+//
+// Server-Sent Events (`text/event-stream`): the events of the game's log after `Last-Event-ID` (absent: from the deal), then each new event as it is appended, by this server or by any other on the same database. Each SSE event has `id:` the event's version and `data:` one Event as JSON (the shape of GET /v1/games/{id}/events, hash chain links included); on reconnecting, an EventSource sends `Last-Event-ID` and gets exactly the events it missed.
+// A `heartbeat` SSE event with empty data is sent at a fixed interval (15 s by default), which an EventSource does not dispatch. The stream ends after the game's final event (game_won, game_resigned, game_expired). A game that has ended with nothing after `Last-Event-ID` answers 204, which tells an EventSource to stop reconnecting.
+// Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4). A player may have a bounded number of streams open at once (8 by default); one more gets 429 too_many_streams with Retry-After.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/games/{id}/stream (the `StreamGame` operationId).
+func (c *ClientWithResponses) StreamGameWithResponse(ctx context.Context, id string, params *StreamGameParams, reqEditors ...RequestEditorFn) (*StreamGameResponse, error) {
+	rsp, err := c.StreamGame(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStreamGameResponse(rsp)
 }
 
 // GetLeaderboardWithResponse Get a leaderboard
@@ -6880,6 +7338,100 @@ func ParseGetGameResponse(rsp *http.Response) (*GetGameResponse, error) {
 	return response, nil
 }
 
+// ParseAuditGameResponse parses an HTTP response from a AuditGameWithResponse call
+func ParseAuditGameResponse(rsp *http.Response) (*AuditGameResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AuditGameResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Audit
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest DatabaseUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers AuditGameResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers AuditGameResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers AuditGameResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListEventsResponse parses an HTTP response from a ListEventsWithResponse call
 func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -7299,6 +7851,103 @@ func ParseGetStateResponse(rsp *http.Response) (*GetStateResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetStateResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseStreamGameResponse parses an HTTP response from a StreamGameWithResponse call
+func ParseStreamGameResponse(rsp *http.Response) (*StreamGameResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StreamGameResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest DatabaseUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers StreamGameResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers StreamGameResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers StreamGameResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -12,6 +12,8 @@
 //	SOLITAIRE_SQLITE_PATH     the SQLite file (default solitaire.db)
 //	SOLITAIRE_SNAPSHOT_EVERY  events between state snapshots (default 100, 0 = none)
 //	SOLITAIRE_LOG_LEVEL       debug, info (default), warn or error
+//	SOLITAIRE_STREAM_HEARTBEAT        interval of live-stream heartbeats (a Go duration, default 15s)
+//	SOLITAIRE_MAX_STREAMS_PER_PLAYER  live streams one player may have open at once (default 8)
 //	SOLITAIRE_RATE_LIMIT      requests per second per bearer token, and per client address for
 //	                          requests without one (default 50, 0 = no limit); beyond it 429
 //	SOLITAIRE_RATE_BURST      requests a token or address may send at once (default twice the limit)
@@ -89,6 +91,11 @@ type config struct {
 	addr  string
 	level slog.Level
 	store persistence.Config
+	// heartbeat and maxStreams tune the live streams of
+	// GET /v1/games/{id}/stream (SOLITAIRE_STREAM_HEARTBEAT,
+	// SOLITAIRE_MAX_STREAMS_PER_PLAYER).
+	heartbeat  time.Duration
+	maxStreams int
 	// rateLimit, rateBurst and corsOrigins are api.Config's RateLimit,
 	// RateBurst and CORSOrigins (SOLITAIRE_RATE_LIMIT,
 	// SOLITAIRE_RATE_BURST, SOLITAIRE_CORS_ORIGINS).
@@ -154,6 +161,21 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if err := c.loadLimits(getenv); err != nil {
 		return config{}, err
 	}
+	c.heartbeat, c.maxStreams = api.DefaultHeartbeat, api.DefaultMaxStreamsPerPlayer
+	if v := getenv("SOLITAIRE_STREAM_HEARTBEAT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 10*time.Millisecond || d > time.Hour {
+			return config{}, fmt.Errorf("SOLITAIRE_STREAM_HEARTBEAT=%q: want a duration of 10ms..1h, e.g. 15s", v)
+		}
+		c.heartbeat = d
+	}
+	if v := getenv("SOLITAIRE_MAX_STREAMS_PER_PLAYER"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 10000 {
+			return config{}, fmt.Errorf("SOLITAIRE_MAX_STREAMS_PER_PLAYER=%q: want 1..10000 streams", v)
+		}
+		c.maxStreams = n
+	}
 	if v := getenv("SOLITAIRE_LOG_LEVEL"); v != "" {
 		if err := c.level.UnmarshalText([]byte(v)); err != nil {
 			return config{}, fmt.Errorf("SOLITAIRE_LOG_LEVEL=%q: want debug, info, warn or error", v)
@@ -193,6 +215,19 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 	}
 	defer store.Close()
 
+	// Live streams hear of appends by every server on the database
+	// (PostgreSQL LISTEN/NOTIFY; on SQLite appends notify in-process).
+	listenCtx, stopListen := context.WithCancel(context.Background())
+	listened := make(chan struct{})
+	go func() {
+		defer close(listened)
+		_ = store.Listen(listenCtx)
+	}()
+	defer func() { stopListen(); <-listened }()
+	// Closed when shutdown begins: open streams end, so Shutdown need not
+	// wait for their clients; they resume elsewhere with Last-Event-ID.
+	streamsDone := make(chan struct{})
+
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	games := domain.NewGames(store)
@@ -212,6 +247,11 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 		RateBurst:   cfg.rateBurst,
 		CORSOrigins: cfg.corsOrigins,
 
+		Feed:                store,
+		Heartbeat:           cfg.heartbeat,
+		MaxStreamsPerPlayer: cfg.maxStreams,
+		Done:                streamsDone,
+
 		Competitions: competitionStore{store},
 	})
 	if err != nil {
@@ -230,6 +270,8 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+
+	srv.RegisterOnShutdown(func() { close(streamsDone) })
 
 	purgeCtx, stopPurge := context.WithCancel(context.Background())
 	purged := make(chan struct{})

@@ -1,0 +1,294 @@
+package api
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gin-contrib/sse"
+	"github.com/gin-gonic/gin"
+
+	"github.com/openpatience/solitaire/domain"
+)
+
+// EventFeed tells live streams that a game's log has grown. The
+// persistence Store implements it: on PostgreSQL every server process
+// hears every other's appends through LISTEN/NOTIFY; on SQLite appends
+// notify in-process.
+type EventFeed interface {
+	// Subscribe returns a channel that receives a value after events are
+	// appended to game gameID, and a function that ends the subscription.
+	// Values are wake-ups, not events (a stream reads the log from the
+	// last version it sent); several appends may give one value, and a
+	// value may come with nothing new.
+	Subscribe(gameID string) (<-chan struct{}, func())
+}
+
+// Defaults of the live stream (GET /v1/games/{id}/stream).
+const (
+	// DefaultHeartbeat is the default interval of heartbeat events.
+	DefaultHeartbeat = 15 * time.Second
+	// DefaultMaxStreamsPerPlayer is the default bound of the streams one
+	// player may have open at once.
+	DefaultMaxStreamsPerPlayer = 8
+)
+
+// CodeTooManyStreams is the problem code of a stream refused because the
+// caller already has Config.MaxStreamsPerPlayer open (429, with
+// Retry-After).
+const CodeTooManyStreams = "too_many_streams"
+
+// LastEventIDHeader is the header a reconnecting SSE client sends: the id
+// (version) of the last event it received (WHATWG HTML §9.2 Server-sent
+// events).
+const LastEventIDHeader = "Last-Event-ID"
+
+// Stream tuning.
+const (
+	// streamPoll is how often a stream reads the log when there is no
+	// EventFeed to wake it.
+	streamPoll = time.Second
+	// streamWriteGrace is how long, beyond a heartbeat, a client may keep
+	// a write waiting (not reading) before the stream gives up on it.
+	streamWriteGrace = 30 * time.Second
+	// heartbeatEvent names the heartbeat events. Their data is empty, so
+	// an EventSource never dispatches them; they keep proxies from closing
+	// an idle connection and make a dead client show up as a failed write.
+	heartbeatEvent = "heartbeat"
+)
+
+// streamSlots counts each player's open streams.
+type streamSlots struct {
+	mu   sync.Mutex
+	max  int
+	open map[string]int
+}
+
+// acquire takes a slot of player's, and reports false if all are taken.
+// release gives it back.
+func (l *streamSlots) acquire(player string) (release func(), ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.open[player] >= l.max {
+		return nil, false
+	}
+	l.open[player]++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			if l.open[player]--; l.open[player] <= 0 {
+				delete(l.open, player)
+			}
+		})
+	}, true
+}
+
+// streamHandler is GET /v1/games/{id}/stream with the configured limits.
+func (s *server) streamHandler() gin.HandlerFunc {
+	heartbeat := s.cfg.Heartbeat
+	if heartbeat <= 0 {
+		heartbeat = DefaultHeartbeat
+	}
+	limit := s.cfg.MaxStreamsPerPlayer
+	if limit <= 0 {
+		limit = DefaultMaxStreamsPerPlayer
+	}
+	slots := &streamSlots{max: limit, open: map[string]int{}}
+	return func(c *gin.Context) { s.stream(c, slots, heartbeat) }
+}
+
+// stream serves a game's events live as Server-Sent Events.
+//
+//	@Summary		Stream a game's events live
+//	@Description	Server-Sent Events (`text/event-stream`): the events of the game's log after `Last-Event-ID` (absent: from the deal), then each new event as it is appended, by this server or by any other on the same database. Each SSE event has `id:` the event's version and `data:` one Event as JSON (the shape of GET /v1/games/{id}/events, hash chain links included); on reconnecting, an EventSource sends `Last-Event-ID` and gets exactly the events it missed.
+//	@Description	A `heartbeat` SSE event with empty data is sent at a fixed interval (15 s by default), which an EventSource does not dispatch. The stream ends after the game's final event (game_won, game_resigned, game_expired). A game that has ended with nothing after `Last-Event-ID` answers 204, which tells an EventSource to stop reconnecting.
+//	@Description	Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4). A player may have a bounded number of streams open at once (8 by default); one more gets 429 too_many_streams with Retry-After.
+//	@Tags			games
+//	@Produce		event-stream
+//	@Security		BearerAuth
+//	@Param			id				path		string	true	"game id"
+//	@Param			Last-Event-ID	header		int		false	"the version of the last event received; the stream starts after it"	minimum(0)
+//	@Success		200				{string}	string	"the event stream"
+//	@Header			200				{string}	Cache-Control	"no-cache"
+//	@Success		204				"the game has ended and no event follows Last-Event-ID"
+//	@Failure		400				{object}	Problem	"bad Last-Event-ID"
+//	@Failure		401				{object}	Problem	"no or unknown token"
+//	@Failure		404				{object}	Problem	"no such game, or not yours"
+//	@Failure		429				{object}	Problem	"too many streams open"
+//	@Header			429				{string}	Retry-After	"seconds after which a stream may be free"
+//	@Failure		500				{object}	Problem
+//	@ID		streamGame
+//	@Router			/v1/games/{id}/stream [get]
+func (s *server) stream(c *gin.Context, slots *streamSlots, heartbeat time.Duration) {
+	id, err := gameID(c)
+	if err != nil {
+		s.write(c, s.fail(c, err))
+		return
+	}
+	last, err := lastEventID(c)
+	if err != nil {
+		s.write(c, s.fail(c, err))
+		return
+	}
+	player := playerOf(c).ID
+	release, ok := slots.acquire(player)
+	if !ok {
+		p := newProblem(http.StatusTooManyRequests, CodeTooManyStreams,
+			"you have "+strconv.Itoa(slots.max)+" streams open, the most allowed; close one, or retry after Retry-After seconds")
+		p.Title = "Too many streams"
+		p.RequestID = requestIDOf(c)
+		s.write(c, s.problemReply(p).with("Retry-After", strconv.Itoa(int(math.Ceil(heartbeat.Seconds())))))
+		return
+	}
+	defer release()
+
+	ctx := c.Request.Context()
+	// Subscribe before the first read of the log, so that no append falls
+	// between the read and the subscription.
+	var wake <-chan struct{}
+	if s.cfg.Feed != nil {
+		ch, unsubscribe := s.cfg.Feed.Subscribe(id)
+		defer unsubscribe()
+		wake = ch
+	}
+	game, st, err := s.readable(ctx, player, id)
+	if err != nil {
+		s.write(c, s.fail(c, err))
+		return
+	}
+	if game.Status.Ended() && last >= game.Version {
+		s.write(c, reply{status: http.StatusNoContent})
+		return
+	}
+	// Redaction follows the game read before the events (see events).
+	redact := !game.Status.Ended()
+
+	w := c.Writer
+	rc := http.NewResponseController(w)
+	// A stream outlives the server's read and write timeouts; instead each
+	// write gets its own deadline.
+	_ = rc.SetReadDeadline(time.Time{})
+	h := w.Header()
+	h.Set("Content-Type", sse.ContentType)
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
+	w.WriteHeader(http.StatusOK)
+	_ = rc.SetWriteDeadline(time.Now().Add(heartbeat + streamWriteGrace))
+	if rc.Flush() != nil {
+		return
+	}
+
+	ticker := time.NewTicker(heartbeat)
+	defer ticker.Stop()
+	var poll <-chan time.Time
+	if wake == nil {
+		t := time.NewTicker(min(streamPoll, heartbeat))
+		defer t.Stop()
+		poll = t.C
+	}
+	// A game with a time limit expires when it is read past its deadline
+	// (R5.3); the stream reads it then, so its watchers see the expiry.
+	var expiry <-chan time.Time
+	if st != nil && !game.Status.Ended() {
+		if dl, ok := st.Deadline(); ok {
+			t := time.NewTimer(max(dl.Sub(s.now()), 0) + 10*time.Millisecond)
+			defer t.Stop()
+			expiry = t.C
+		}
+	}
+	var done <-chan struct{} = s.cfg.Done
+
+	c.Stream(func(io.Writer) bool {
+		ended, err := s.sendNew(c, rc, id, &last, redact, heartbeat)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.log.WarnContext(ctx, "event stream ended", "request_id", requestIDOf(c), "game", id, "err", err)
+			}
+			return false
+		}
+		if ended {
+			return false
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-done:
+			return false
+		case <-wake:
+		case <-poll:
+		case <-expiry:
+			expiry = nil
+			if _, _, err := s.cfg.Games.Get(ctx, player, id); err != nil && ctx.Err() == nil {
+				s.log.WarnContext(ctx, "expiring a streamed game", "request_id", requestIDOf(c), "game", id, "err", err)
+			}
+		case <-ticker.C:
+			_ = rc.SetWriteDeadline(time.Now().Add(heartbeat + streamWriteGrace))
+			c.Render(-1, sse.Event{Event: heartbeatEvent, Data: ""})
+			if rc.Flush() != nil {
+				return false // the client went away or stopped reading
+			}
+		}
+		return true
+	})
+}
+
+// sendNew writes every event after *last as an SSE event and advances
+// *last. It reports whether one of them was the game's final event.
+func (s *server) sendNew(c *gin.Context, rc *http.ResponseController, id string, last *int, redact bool,
+	heartbeat time.Duration) (bool, error) {
+	ctx := c.Request.Context()
+	for {
+		recs, err := s.cfg.Games.Store.Events(ctx, id, *last, ndjsonBatch)
+		if err != nil {
+			return false, err
+		}
+		for _, r := range recs {
+			data, err := json.Marshal(newEvent(r, redact))
+			if err != nil {
+				return false, err
+			}
+			_ = rc.SetWriteDeadline(time.Now().Add(heartbeat + streamWriteGrace))
+			c.Render(-1, sse.Event{Id: strconv.Itoa(r.Version), Data: data})
+			if err := rc.Flush(); err != nil { // the client went away or stopped reading
+				return false, err
+			}
+			*last = r.Version
+			if final(r.Type) {
+				return true, nil
+			}
+		}
+		if len(recs) < ndjsonBatch {
+			return false, nil
+		}
+	}
+}
+
+// final reports whether an event of type t ends a game: nothing follows it
+// in the log.
+func final(t domain.EventType) bool {
+	switch t {
+	case domain.EventGameWon, domain.EventGameResigned, domain.EventGameExpired:
+		return true
+	}
+	return false
+}
+
+// lastEventID reads Last-Event-ID: a version, 0 if absent.
+func lastEventID(c *gin.Context) (int, error) {
+	v := strings.TrimSpace(c.GetHeader(LastEventIDHeader))
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > math.MaxInt32 {
+		return 0, badParam(LastEventIDHeader, "Last-Event-ID must be the version of an event, a whole number from 0")
+	}
+	return n, nil
+}
