@@ -217,12 +217,19 @@ func loadPhase(ctx context.Context, cfg benchConfig, server string, env []string
 	if profile != "" {
 		go func() { profDone <- srv.cpuProfile(ctx, cfg.Warmup, cfg.Duration-cfg.Warmup, profile) }()
 	}
-	cpu0 := sampleCPU(srv.cmd.Process.Pid)
+	// CPU is sampled from the end of the warm-up (the pool's connections
+	// and their backends exist by then) to the end of the run.
+	first := make(chan cpuSample, 1)
+	go func() {
+		time.Sleep(max(lc.Warmup, time.Second))
+		first <- sampleCPU(srv.cmd.Process.Pid)
+	}()
 	res, err := runLoad(ctx, lc)
 	if err != nil {
 		return nil, procMemory{}, err
 	}
 	cpu1 := sampleCPU(srv.cmd.Process.Pid)
+	cpu0 := <-first
 	if profile != "" {
 		if err := <-profDone; err != nil {
 			fmt.Fprintf(w, "warning: cpu profile: %v\n", err)
@@ -445,24 +452,28 @@ func (p *serverProc) cpuProfile(ctx context.Context, delay, d time.Duration, pat
 	return f.Close()
 }
 
-// cpuSample is CPU time used so far, by process group, and when it was
-// read.
+// cpuSample is the CPU time every process has used so far, and when it
+// was read.
 type cpuSample struct {
-	at                     time.Time
-	server, self, postgres time.Duration
-	all                    time.Duration // every process on the machine
+	at     time.Time
+	target int // the process reported by name (the server, pgbench)
+	procs  map[int]procCPU
+}
+
+// procCPU is one process's command name and CPU time.
+type procCPU struct {
+	comm string
+	cpu  time.Duration
 }
 
 // clockTick is the unit of /proc/PID/stat's utime and stime (USER_HZ).
 const clockTick = 10 * time.Millisecond
 
-// sampleCPU reads the CPU time of the server (pid), of this process, of
-// every process named postgres (the database's backends, the other
-// databases' included) and of all processes.
-func sampleCPU(pid int) cpuSample {
-	s := cpuSample{at: time.Now()}
+// sampleCPU reads the CPU time of every process; target is the one
+// report names (the server or pgbench).
+func sampleCPU(target int) cpuSample {
+	s := cpuSample{at: time.Now(), target: target, procs: map[int]procCPU{}}
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	self := os.Getpid()
 	for _, d := range dirs {
 		b, err := os.ReadFile(d + "/stat")
 		if err != nil {
@@ -471,7 +482,7 @@ func sampleCPU(pid int) cpuSample {
 		// comm is in parentheses and may hold spaces: fields start after ')'.
 		i := strings.LastIndexByte(string(b), ')')
 		j := strings.IndexByte(string(b), '(')
-		if i < 0 || j < 0 {
+		if i < 0 || j < 0 || j > i {
 			continue
 		}
 		f := strings.Fields(string(b[i+1:]))
@@ -480,28 +491,39 @@ func sampleCPU(pid int) cpuSample {
 		}
 		ut, _ := strconv.ParseInt(f[11], 10, 64)
 		st, _ := strconv.ParseInt(f[12], 10, 64)
-		t := time.Duration(ut+st) * clockTick
-		s.all += t
 		p, _ := strconv.Atoi(filepath.Base(d))
-		switch {
-		case p == pid:
-			s.server += t
-		case p == self:
-			s.self += t
-		case string(b[j+1:i]) == "postgres":
-			s.postgres += t
-		}
+		s.procs[p] = procCPU{comm: string(b[j+1 : i]), cpu: time.Duration(ut+st) * clockTick}
 	}
 	return s
 }
 
-// report writes the cores used between before and s, and the CPU time
-// per unit ("per move") at perSecond units per second; the process
-// sampled by pid is called name.
+// report writes the cores used between before and s by the target
+// process (called name), this process (the load tool), PostgreSQL's
+// processes (every database's: other work on the cluster counts too) and
+// the machine, and the CPU time per unit ("per move") at perSecond units
+// per second. Only processes alive at both samples count: a backend that
+// started or ended in between is left out.
 func (s cpuSample) report(w io.Writer, before cpuSample, perSecond float64, name, unit string) {
 	wall := s.at.Sub(before.at)
 	if wall <= 0 {
 		return
+	}
+	var target, self, postgres, all time.Duration
+	for pid, p := range s.procs {
+		p0, ok := before.procs[pid]
+		if !ok || p0.comm != p.comm || p.cpu < p0.cpu {
+			continue
+		}
+		d := p.cpu - p0.cpu
+		all += d
+		switch {
+		case pid == s.target:
+			target += d
+		case pid == os.Getpid():
+			self += d
+		case p.comm == "postgres":
+			postgres += d
+		}
 	}
 	line := func(name string, d time.Duration) string {
 		cores := d.Seconds() / wall.Seconds()
@@ -511,11 +533,11 @@ func (s cpuSample) report(w io.Writer, before cpuSample, perSecond float64, name
 		}
 		return fmt.Sprintf("%s %.2f cores%s", name, cores, per)
 	}
-	parts := []string{line(name, s.server-before.server)}
-	if d := s.self - before.self; d > 0 {
-		parts = append(parts, line("load tool", d))
+	parts := []string{line(name, target)}
+	if self > 0 {
+		parts = append(parts, line("load tool", self))
 	}
-	parts = append(parts, line("postgres (all)", s.postgres-before.postgres), line("machine", s.all-before.all))
+	parts = append(parts, line("postgres (all)", postgres), line("machine", all))
 	fmt.Fprintf(w, "cpu          %s\n", strings.Join(parts, "; "))
 }
 
