@@ -29,7 +29,11 @@
 //   - 422 the request was read but the rules refuse it: an illegal move
 //     (reason says why), an unknown variant, an option or layout the variant
 //     does not accept, a reused Idempotency-Key.
+//   - 429 too many requests from a token, or from an address without one
+//     (rate_limited, with Retry-After; RELIABILITY.md).
 //   - 500 anything else; the body says nothing but the request id.
+//   - 503 the database is unavailable (database_unavailable, with
+//     Retry-After): never a 500 for an outage. /readyz says not_ready.
 //
 // @title                      Solitaire server API
 // @version                    1.0

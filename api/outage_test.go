@@ -64,7 +64,7 @@ func (p *tcpProxy) accept() {
 		p.mu.Lock()
 		if p.down {
 			p.mu.Unlock()
-			reset(c)
+			resetConn(c)
 			continue
 		}
 		p.conns[c] = struct{}{}
@@ -83,7 +83,7 @@ func (p *tcpProxy) pipe(c net.Conn) {
 	if err != nil || p.down {
 		p.mu.Unlock()
 		if u != nil {
-			reset(u)
+			resetConn(u)
 		}
 		p.drop(c)
 		return
@@ -104,11 +104,11 @@ func (p *tcpProxy) drop(c net.Conn) {
 	p.mu.Lock()
 	delete(p.conns, c)
 	p.mu.Unlock()
-	reset(c)
+	resetConn(c)
 }
 
 // reset closes c with a TCP RST, as a dead peer or a firewall would.
-func reset(c net.Conn) {
+func resetConn(c net.Conn) {
 	if tc, ok := c.(*net.TCPConn); ok {
 		tc.SetLinger(0)
 	}
@@ -121,7 +121,7 @@ func (p *tcpProxy) Cut() {
 	defer p.mu.Unlock()
 	p.down = true
 	for c := range p.conns {
-		reset(c)
+		resetConn(c)
 		delete(p.conns, c)
 	}
 }
@@ -262,7 +262,7 @@ func TestDatabaseOutage(t *testing.T) {
 func waitReady(e *env, want int, limit time.Duration) time.Duration {
 	t0 := time.Now()
 	for time.Since(t0) < limit {
-		r, err := e.send(call{method: "GET", path: "/readyz", token: "-", timeout: 3 * time.Second})
+		r, err := e.sendRaw(rawReq{method: "GET", path: "/readyz", token: "-", timeout: 3 * time.Second})
 		if err == nil && r.status == want {
 			return time.Since(t0)
 		}
@@ -283,7 +283,7 @@ func (p *outagePlayer) lastOKAt() time.Time {
 // retry after an unknown outcome is refused, never applied twice). It
 // returns false once the game has no move left.
 func (p *outagePlayer) step(t *testing.T, e *env) bool {
-	r, err := e.send(call{method: "GET", path: "/v1/games/" + p.game + "/legal-moves", token: p.token})
+	r, err := e.sendRaw(rawReq{method: "GET", path: "/v1/games/" + p.game + "/legal-moves", token: p.token})
 	if !p.count(t, r, err, false) {
 		return true
 	}
@@ -302,7 +302,7 @@ func (p *outagePlayer) step(t *testing.T, e *env) bool {
 		return false
 	}
 	body, _ := json.Marshal(choice[p.rnd.IntN(len(choice))])
-	r, err = e.send(call{method: "POST", path: "/v1/games/" + p.game + "/moves", token: p.token, body: body,
+	r, err = e.sendRaw(rawReq{method: "POST", path: "/v1/games/" + p.game + "/moves", token: p.token, body: body,
 		header: map[string]string{"If-Match": quoted(l.Version)}})
 	if !p.count(t, r, err, true) {
 		return true

@@ -101,9 +101,9 @@ func serverErrors(e *env) int {
 	return 0
 }
 
-// call is one request sent from any goroutine (env.do may only be called
+// rawReq is one request sent from any goroutine (env.do may only be called
 // from the test's): it returns transport errors instead of failing.
-type call struct {
+type rawReq struct {
 	method, path string
 	body         []byte
 	token        string // "-": none
@@ -112,8 +112,8 @@ type call struct {
 	timeout      time.Duration // 0: 10 s
 }
 
-// send does q through the validating transport.
-func (e *env) send(q call) (resp, error) {
+// sendRaw does q through the validating transport.
+func (e *env) sendRaw(q rawReq) (resp, error) {
 	timeout := q.timeout
 	if timeout == 0 {
 		timeout = 10 * time.Second

@@ -161,7 +161,7 @@ func (f *specFuzzer) addID(coll, id string, owner int) {
 }
 
 // pick returns one of xs.
-func pick[T any](r *rand.Rand, xs []T) T { return xs[r.IntN(len(xs))] }
+func fuzzPick[T any](r *rand.Rand, xs []T) T { return xs[r.IntN(len(xs))] }
 
 // fuzzReq is a request being built.
 type fuzzReq struct {
@@ -182,11 +182,11 @@ type fuzzReq struct {
 
 // one builds, sends and checks one request.
 func (f *specFuzzer) one() {
-	op := pick(f.rnd, f.ops)
+	op := fuzzPick(f.rnd, f.ops)
 	// Streams wait for their timeout, and validating the spec itself as an
 	// answer is slow: fewer of both; the API's operations get the rest.
 	for (op.stream && f.streams >= 4 || op.static) && f.rnd.IntN(4) != 0 {
-		op = pick(f.rnd, f.ops)
+		op = fuzzPick(f.rnd, f.ops)
 	}
 	q := f.build(op)
 	switch r := f.rnd.IntN(100); {
@@ -251,7 +251,7 @@ func (f *specFuzzer) pathValue(tmpl string, p *openapi3.Parameter, q *fuzzReq) s
 	coll := tmpl[:max(strings.Index(tmpl, "/{"), 0)]
 	switch {
 	case p.Name == "id" && len(f.ids[coll]) > 0:
-		id := pick(f.rnd, f.ids[coll])
+		id := fuzzPick(f.rnd, f.ids[coll])
 		if coll == "/v1/games" {
 			q.gameID = id
 			q.token = f.owner[id]
@@ -266,7 +266,7 @@ func (f *specFuzzer) pathValue(tmpl string, p *openapi3.Parameter, q *fuzzReq) s
 		}
 		return "1"
 	case p.Name == "variant" || strings.Contains(strings.ToLower(p.Name), "variant"):
-		return pick(f.rnd, f.variants).ID
+		return fuzzPick(f.rnd, f.variants).ID
 	}
 	return f.schemaString(p.Schema)
 }
@@ -279,9 +279,9 @@ func (f *specFuzzer) queryValue(p *openapi3.Parameter) (string, bool) {
 		if len(f.cursors) == 0 {
 			return "", false
 		}
-		return pick(f.rnd, f.cursors), true
+		return fuzzPick(f.rnd, f.cursors), true
 	case p.Name == "variant":
-		return pick(f.rnd, f.variants).ID, true
+		return fuzzPick(f.rnd, f.variants).ID, true
 	}
 	if p.Schema == nil || p.Schema.Value == nil {
 		return "x", true
@@ -292,7 +292,7 @@ func (f *specFuzzer) queryValue(p *openapi3.Parameter) (string, bool) {
 // scalar is a valid value of a scalar schema, as text.
 func (f *specFuzzer) scalar(s *openapi3.Schema) string {
 	if len(s.Enum) > 0 {
-		return fmt.Sprint(pick(f.rnd, s.Enum))
+		return fmt.Sprint(fuzzPick(f.rnd, s.Enum))
 	}
 	switch {
 	case s.Type.Is("integer"), s.Type.Is("number"):
@@ -313,13 +313,13 @@ func (f *specFuzzer) scalar(s *openapi3.Schema) string {
 func (f *specFuzzer) schemaString(s *openapi3.SchemaRef) string {
 	if s != nil && s.Value != nil {
 		if len(s.Value.Enum) > 0 {
-			return fmt.Sprint(pick(f.rnd, s.Value.Enum))
+			return fmt.Sprint(fuzzPick(f.rnd, s.Value.Enum))
 		}
 		if s.Value.Example != nil && f.rnd.IntN(2) == 0 {
 			return fmt.Sprint(s.Value.Example)
 		}
 	}
-	return pick(f.rnd, []string{"a", "abc", "0123456789abcdef0123456789abcdef", "klondike"})
+	return fuzzPick(f.rnd, []string{"a", "abc", "0123456789abcdef0123456789abcdef", "klondike"})
 }
 
 func (f *specFuzzer) headerValue(name string, q *fuzzReq) string {
@@ -363,13 +363,13 @@ func (f *specFuzzer) bodyFor(q *fuzzReq, s *openapi3.SchemaRef) []byte {
 				}
 				if len(legal) > 0 {
 					q.legal = q.header["If-Match"] == "" || q.header["If-Match"] == quoted(q.version) || q.header["If-Match"] == "*"
-					b, _ := json.Marshal(fromDomain(pick(f.rnd, legal)))
+					b, _ := json.Marshal(fromDomain(fuzzPick(f.rnd, legal)))
 					return b
 				}
 			}
 		}
 	case props["variant"] && props["layout"]: // CreateGameRequest
-		v := pick(f.rnd, f.variants)
+		v := fuzzPick(f.rnd, f.variants)
 		body := map[string]any{"variant": v.ID}
 		switch f.rnd.IntN(4) {
 		case 0:
@@ -385,7 +385,7 @@ func (f *specFuzzer) bodyFor(q *fuzzReq, s *openapi3.SchemaRef) []byte {
 		b, _ := json.Marshal(body)
 		return b
 	case props["name"] && len(props) == 1: // NewPlayer
-		b, _ := json.Marshal(map[string]string{"name": pick(f.rnd, []string{"Ada", "Zoë", "李雷", "O'Brien", "  x  ", "🂡 player"})})
+		b, _ := json.Marshal(map[string]string{"name": fuzzPick(f.rnd, []string{"Ada", "Zoë", "李雷", "O'Brien", "  x  ", "🂡 player"})})
 		return b
 	}
 	b, _ := json.Marshal(f.object(s, 0))
@@ -455,8 +455,8 @@ func (f *specFuzzer) object(s *openapi3.SchemaRef, depth int) any {
 
 // ---- mutations ----
 
-// hostile are strings that have broken servers before.
-var hostile = []string{
+// fuzzHostile are strings that have broken servers before.
+var fuzzHostile = []string{
 	"", " ", "\t", "null", "true", "0", "-1", "1e999", "NaN", "[]", "{}",
 	"' OR '1'='1", "'; DROP TABLE games; --", `" OR ""="`, "<script>alert(1)</script>", "../../etc/passwd",
 	"%00", "%s%s%s%n", "${jndi:ldap://x}", "{{7*7}}", "\\u0000", "\u0000", "\u202eevil", "\u200b", "\ufeff",
@@ -464,14 +464,14 @@ var hostile = []string{
 	"tableau/1", "foundation", "foundation/99", "tableau/-1", "tableau/01", "stock", "waste", "klondike",
 }
 
-// numbers are JSON numbers that are out of any range, not integers or not
+// fuzzNumbers are JSON numbers that are out of any range, not integers or not
 // representable.
-var numbers = []string{"0", "-1", "-0", "2", "14", "1.5", "1e3", "1e400", "-1e400", "9223372036854775807",
+var fuzzNumbers = []string{"0", "-1", "-0", "2", "14", "1.5", "1e3", "1e400", "-1e400", "9223372036854775807",
 	"9223372036854775808", "18446744073709551615", "18446744073709551616", "-9223372036854775809",
 	"123456789012345678901234567890", "0.0000001", "4.9e-324"}
 
-// garbage are whole bodies that are not a JSON object of the schema.
-var garbage = []string{"", " ", "null", "[]", "[{}]", `"draw"`, "1", "true", "{", "}", `{"type":}`, `{"type":"draw"`,
+// fuzzGarbage are whole bodies that are not a JSON object of the schema.
+var fuzzGarbage = []string{"", " ", "null", "[]", "[{}]", `"draw"`, "1", "true", "{", "}", `{"type":}`, `{"type":"draw"`,
 	`{"type":"draw"}}`, `{"type":"draw"} {}`, `{'type':'draw'}`, `{"type":"draw",}`, "\xff\xfe", `{"type":"\xff"}`,
 	`{"type":"draw","type":"resign"}`, `{"__proto__":{"x":1}}`, "\x00", strings.Repeat("[", 5000) + strings.Repeat("]", 5000),
 	`{"a":` + strings.Repeat(`{"a":`, 3000) + "1" + strings.Repeat("}", 3001),
@@ -501,17 +501,17 @@ func (f *specFuzzer) mutateBody(body []byte) []byte {
 	obj, isObj := v.(map[string]any)
 	switch k := f.rnd.IntN(9); {
 	case k == 0 || !isObj:
-		return []byte(pick(f.rnd, garbage))
+		return []byte(fuzzPick(f.rnd, fuzzGarbage))
 	case k == 1 && len(obj) > 0: // drop a field
-		delete(obj, pick(f.rnd, keys(obj)))
+		delete(obj, fuzzPick(f.rnd, fuzzKeys(obj)))
 	case k == 2: // unknown field
-		obj[pick(f.rnd, []string{"cards", "owner", "version", "Type", "id", "seed_secret", ""})] = pick(f.rnd, hostile)
+		obj[fuzzPick(f.rnd, []string{"cards", "owner", "version", "Type", "id", "seed_secret", ""})] = fuzzPick(f.rnd, fuzzHostile)
 	case k == 3 && len(obj) > 0: // a hostile string anywhere
-		setRandom(f.rnd, obj, pick(f.rnd, hostile))
+		setRandom(f.rnd, obj, fuzzPick(f.rnd, fuzzHostile))
 	case k == 4 && len(obj) > 0: // a number out of range
-		setRandom(f.rnd, obj, json.RawMessage(pick(f.rnd, numbers)))
+		setRandom(f.rnd, obj, json.RawMessage(fuzzPick(f.rnd, fuzzNumbers)))
 	case k == 5 && len(obj) > 0: // a wrong type
-		setRandom(f.rnd, obj, pick(f.rnd, []any{nil, true, 3, []any{}, map[string]any{}, []any{"AS", 1}}))
+		setRandom(f.rnd, obj, fuzzPick(f.rnd, []any{nil, true, 3, []any{}, map[string]any{}, []any{"AS", 1}}))
 	case k == 6: // bytes flipped, cut or doubled
 		b := append([]byte(nil), body...)
 		if len(b) == 0 {
@@ -524,7 +524,7 @@ func (f *specFuzzer) mutateBody(body []byte) []byte {
 		case 1:
 			b = b[:i]
 		default:
-			b = append(b[:i], append([]byte(pick(f.rnd, []string{"\"", "{", "]", ",", "\\", "\x00"})), b[i:]...)...)
+			b = append(b[:i], append([]byte(fuzzPick(f.rnd, []string{"\"", "{", "]", ",", "\\", "\x00"})), b[i:]...)...)
 		}
 		return b
 	case k == 7: // null for the whole required set
@@ -534,13 +534,13 @@ func (f *specFuzzer) mutateBody(body []byte) []byte {
 	default: // a long array of hostile values in some field
 		arr := make([]any, 50+f.rnd.IntN(500))
 		for i := range arr {
-			arr[i] = pick(f.rnd, hostile)
+			arr[i] = fuzzPick(f.rnd, fuzzHostile)
 		}
 		setRandom(f.rnd, obj, arr)
 	}
 	b, err := json.Marshal(obj)
 	if err != nil {
-		return []byte(pick(f.rnd, garbage))
+		return []byte(fuzzPick(f.rnd, fuzzGarbage))
 	}
 	return b
 }
@@ -551,7 +551,7 @@ func setRandom(r *rand.Rand, obj map[string]any, v any) {
 		obj["x"] = v
 		return
 	}
-	k := pick(r, keys(obj))
+	k := fuzzPick(r, fuzzKeys(obj))
 	if inner, ok := obj[k].(map[string]any); ok && r.IntN(2) == 0 {
 		setRandom(r, inner, v)
 		return
@@ -567,7 +567,7 @@ func setRandom(r *rand.Rand, obj map[string]any, v any) {
 	obj[k] = v
 }
 
-func keys(m map[string]any) []string {
+func fuzzKeys(m map[string]any) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
@@ -585,7 +585,7 @@ func (f *specFuzzer) mutateAuth(q *fuzzReq) {
 		q.token = other // another player: a foreign game
 	default:
 		q.token = -2
-		q.header["Authorization"] = pick(f.rnd, []string{
+		q.header["Authorization"] = fuzzPick(f.rnd, []string{
 			"Bearer", "Bearer ", "Bearer x", "bearer " + f.tokens[0] + "x", "Basic " + f.tokens[0],
 			"Bearer " + strings.Repeat("A", 4000), "Bearer " + f.tokens[0] + " " + f.tokens[1],
 			"Bearer ' OR 1=1 --", "Token " + f.tokens[0], f.tokens[0], "Bearer %00", "Bearer Zoë",
@@ -596,12 +596,12 @@ func (f *specFuzzer) mutateAuth(q *fuzzReq) {
 func (f *specFuzzer) mutatePath(q *fuzzReq) {
 	segs := strings.Split(q.path, "/")
 	if len(segs) < 3 {
-		q.path += pick(f.rnd, []string{"/", "/x", "%20", "/.."})
+		q.path += fuzzPick(f.rnd, []string{"/", "/x", "%20", "/.."})
 		return
 	}
 	i := 2 + f.rnd.IntN(len(segs)-2)
-	segs[i] = pick(f.rnd, []string{"", "..", ".", "%2e%2e", "%2F", "%00", "%ff", "0", "-1", "00000000000000000000000000000000",
-		"99999999999999999999999", url.PathEscape(strings.Repeat("a", 100)), url.PathEscape(pick(f.rnd, hostile)),
+	segs[i] = fuzzPick(f.rnd, []string{"", "..", ".", "%2e%2e", "%2F", "%00", "%ff", "0", "-1", "00000000000000000000000000000000",
+		"99999999999999999999999", url.PathEscape(strings.Repeat("a", 100)), url.PathEscape(fuzzPick(f.rnd, fuzzHostile)),
 		"1.5", "1e3", "%20", ";x=1", "1;", "null"})
 	q.path = strings.Join(segs, "/")
 }
@@ -613,17 +613,17 @@ func (f *specFuzzer) mutateQuery(q *fuzzReq) {
 			names = append(names, p.Value.Name, p.Value.Name)
 		}
 	}
-	name := pick(f.rnd, names)
+	name := fuzzPick(f.rnd, names)
 	switch f.rnd.IntN(4) {
 	case 0:
-		q.query.Set(name, pick(f.rnd, numbers))
+		q.query.Set(name, fuzzPick(f.rnd, fuzzNumbers))
 	case 1:
-		q.query.Set(name, pick(f.rnd, hostile))
+		q.query.Set(name, fuzzPick(f.rnd, fuzzHostile))
 	case 2:
 		q.query.Add(name, "1")
 		q.query.Add(name, "2")
 	default:
-		q.rawQ = pick(f.rnd, []string{"%zz", "limit", "&&&", "limit=%00", "=1", "cursor=%ff%fe", "after=%00",
+		q.rawQ = fuzzPick(f.rnd, []string{"%zz", "limit", "&&&", "limit=%00", "=1", "cursor=%ff%fe", "after=%00",
 			// made-up cursors: base64url JSON as the store makes them, with
 			// a NUL, a broken byte, an absurd time in place of the real ones
 			"cursor=eyJ0IjoxLCJpIjoiXHUwMDAwIn0", "cursor=eyJ0IjoxLCJpIjoi_yJ9", "cursor=eyJ0IjotMSwiaSI6IngifQ",
@@ -632,9 +632,9 @@ func (f *specFuzzer) mutateQuery(q *fuzzReq) {
 }
 
 func (f *specFuzzer) mutateHeaders(q *fuzzReq) {
-	h := pick(f.rnd, []string{"If-Match", "If-None-Match", api.IdempotencyKeyHeader, "Accept", "Content-Type",
+	h := fuzzPick(f.rnd, []string{"If-Match", "If-None-Match", api.IdempotencyKeyHeader, "Accept", "Content-Type",
 		api.RequestIDHeader, "Last-Event-ID"})
-	q.header[h] = pick(f.rnd, []string{`"1"`, `"0"`, `"-1"`, `W/"1"`, `"99999999999999999999"`, "*", "1", `"`, `""`,
+	q.header[h] = fuzzPick(f.rnd, []string{`"1"`, `"0"`, `"-1"`, `W/"1"`, `"99999999999999999999"`, "*", "1", `"`, `""`,
 		`"1", "2"`, "text/plain", "application/json; charset=utf-8", "application/json; x", "application/x-ndjson",
 		"*/*", "text/event-stream", "key-reused", strings.Repeat("k", 256), "zoë", "../x", "-1", "abc",
 		"k\xff", "\xc3\x28", "\u00e9"})
@@ -644,7 +644,7 @@ func (f *specFuzzer) mutateHeaders(q *fuzzReq) {
 func (f *specFuzzer) wrongMethodOf(q *fuzzReq) {
 	item := f.router.Paths.Value(q.op.path)
 	for {
-		m := pick(f.rnd, []string{"PUT", "PATCH", "DELETE", "OPTIONS", "HEAD", "POST", "GET", "PROPFIND"})
+		m := fuzzPick(f.rnd, []string{"PUT", "PATCH", "DELETE", "OPTIONS", "HEAD", "POST", "GET", "PROPFIND"})
 		if item.GetOperation(m) == nil {
 			q.method = m
 			break
@@ -667,7 +667,7 @@ func (f *specFuzzer) send(q *fuzzReq) {
 			path += q.rawQ
 		}
 	}
-	c := call{method: q.method, path: path, body: q.body, header: q.header, invalid: true}
+	c := rawReq{method: q.method, path: path, body: q.body, header: q.header, invalid: true}
 	switch q.token {
 	case -1:
 		c.token = "-"
@@ -691,7 +691,7 @@ func (f *specFuzzer) send(q *fuzzReq) {
 	if q.method == "HEAD" {
 		r, err = f.head(c) // no body: the validating transport cannot read a problem
 	} else {
-		r, err = e.send(c)
+		r, err = e.sendRaw(c)
 	}
 	f.sent++
 	if err != nil {
@@ -744,7 +744,7 @@ func (f *specFuzzer) send(q *fuzzReq) {
 // head sends a HEAD request outside the validating transport, which wants
 // a problem document in every error's body, and checks what a HEAD answer
 // can show: the status and headers of one.
-func (f *specFuzzer) head(c call) (resp, error) {
+func (f *specFuzzer) head(c rawReq) (resp, error) {
 	hr, err := http.NewRequest("HEAD", f.e.srv.URL+c.path, nil)
 	if err != nil {
 		return resp{}, err
@@ -787,7 +787,7 @@ func (f *specFuzzer) harvest(q *fuzzReq, r resp) {
 
 // validBySpec reports whether the spec accepts the request (kin-openapi's
 // request validation).
-func (f *specFuzzer) validBySpec(c call) bool {
+func (f *specFuzzer) validBySpec(c rawReq) bool {
 	hr, err := http.NewRequest(c.method, f.e.srv.URL+c.path, bytes.NewReader(c.body))
 	if err != nil {
 		return false
