@@ -30,8 +30,7 @@ func checkTooMany(t *testing.T, what string, r resp) {
 
 // TestRateLimit: API.md "Rate limits answer 429 with Retry-After". Each
 // token has its own bucket; requests without a token share their
-// address's; the probes are never limited; made-up tokens cannot dodge the
-// address's limit.
+// address's; the probes are never limited.
 func TestRateLimit(t *testing.T) {
 	const burst = 4
 	// One request every 10 s refills: nothing refills during the test.
@@ -73,14 +72,36 @@ func TestRateLimit(t *testing.T) {
 			}
 		}
 	}
+}
 
-	// Made-up tokens: each has a fresh bucket, but every 401 spends from
-	// the address's failure bucket; once it is empty, requests with a
-	// token from the address are refused before the database is asked.
-	for i := 0; i < burst; i++ {
+// TestRateLimitMadeUpTokens: a token counts as its own only once the store
+// knows it. Made-up tokens count against their address, on routes that
+// take a token and routes that do not; each also spends from the address's
+// failure bucket, and once that is empty the address's requests with a
+// token are refused before the database is asked.
+func TestRateLimitMadeUpTokens(t *testing.T) {
+	const burst = 4
+	e := newEnvOn(t, openStore(t, "sqlite"), func(c *api.Config) { c.RateLimit, c.RateBurst = 0.1, burst })
+	// newEnvOn made a player: one request of the address's bucket.
+	for i := 1; i < burst; i++ {
+		e.must(http.StatusCreated, req{method: "POST", path: "/v1/players", token: "made-up-" + strconv.Itoa(i),
+			body: api.NewPlayer{Name: "Eve"}})
+	}
+	checkTooMany(t, "new player with a made-up token over the address's burst",
+		e.do(req{method: "POST", path: "/v1/players", token: "made-up-x", body: api.NewPlayer{Name: "Eve"}}))
+	// Four made-up tokens: the failure bucket is empty, so even a real
+	// token from this address waits.
+	checkTooMany(t, "a real token after the failures", e.do(req{method: "GET", path: "/v1/games"}))
+	checkTooMany(t, "a made-up token after the failures", e.do(req{method: "GET", path: "/v1/games", token: "made-up-y"}))
+
+	// With fewer failures, a real token keeps its own bucket while its
+	// address is spent.
+	e = newEnvOn(t, openStore(t, "sqlite"), func(c *api.Config) { c.RateLimit, c.RateBurst = 0.1, burst })
+	for i := 1; i < burst; i++ {
 		e.must(http.StatusUnauthorized, req{method: "GET", path: "/v1/games", token: "made-up-" + strconv.Itoa(i)})
 	}
-	checkTooMany(t, "made-up token after the failure burst", e.do(req{method: "GET", path: "/v1/games", token: "made-up-x"}))
+	checkTooMany(t, "no token, address spent", e.do(req{method: "GET", path: "/v1/variants", token: "-"}))
+	e.must(http.StatusOK, req{method: "GET", path: "/v1/games"})
 }
 
 // TestCORS: with SOLITAIRE_CORS_ORIGINS a browser frontend on one of the

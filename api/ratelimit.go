@@ -1,7 +1,7 @@
 package api
 
 import (
-	"crypto/sha256"
+	"errors"
 	"math"
 	"net"
 	"net/http"
@@ -12,6 +12,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"golang.org/x/time/rate"
+
+	"github.com/openpatience/solitaire/domain"
 )
 
 // rateLimitExempt are the routes never rate limited (the operations tag):
@@ -155,36 +157,39 @@ func clientKey(ip string) string {
 }
 
 // limitRate applies API.md "Rate limits": each bearer token, or each
-// client address for requests without one, may send Config.RateLimit
-// requests per second with bursts of Config.RateBurst; beyond that the
-// answer is 429 rate_limited with Retry-After (whole seconds). Tokens are
-// counted before they are checked, so a client cannot escape its address's
-// limit by sending made-up tokens: each request that fails authentication
-// also spends from its address's failure bucket, and while that is empty
-// every request of the address that carries a token is refused before the
-// database is asked.
+// client address for requests without a valid one, may send
+// Config.RateLimit requests per second with bursts of Config.RateBurst;
+// beyond that the answer is 429 rate_limited with Retry-After (whole
+// seconds). A token counts as its own only once the store knows it, so
+// made-up tokens cannot escape their address's limit, on any route; each
+// unknown token also spends from its address's failure bucket, and while
+// that is empty every request of the address that carries a token is
+// refused before the database is asked.
 func (s *server) limitRate(c *gin.Context) {
 	if s.limits == nil || c.FullPath() == "" || rateLimitExempt[c.FullPath()] {
 		return
 	}
 	addr := "ip:" + clientKey(c.ClientIP())
 	key := addr
-	token, hasToken := bearerToken(c.GetHeader("Authorization"))
-	if hasToken {
+	if token, ok := bearerToken(c.GetHeader("Authorization")); ok {
 		if ok, wait := s.limits.badAuth.check(addr); !ok {
 			s.tooMany(c, wait, "too many requests with tokens that are not valid from this address")
 			return
 		}
-		h := sha256.Sum256([]byte(token))
-		key = "token:" + string(h[:])
+		hash := hashToken(token)
+		_, err := s.cfg.Players.PlayerByTokenHash(c.Request.Context(), hash)
+		switch {
+		case err == nil:
+			key = "token:" + string(hash)
+		case errors.Is(err, domain.ErrNotFound):
+			s.limits.badAuth.take(addr)
+		}
+		// Any other error (an outage) counts against the address; the
+		// handler answers it.
 	}
 	if ok, wait := s.limits.requests.take(key); !ok {
 		s.tooMany(c, wait, "too many requests; send the next one after Retry-After seconds")
 		return
-	}
-	c.Next()
-	if hasToken && c.Writer.Status() == http.StatusUnauthorized {
-		s.limits.badAuth.take(addr)
 	}
 }
 

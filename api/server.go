@@ -73,7 +73,7 @@ type Config struct {
 	Done <-chan struct{}
 	// RateLimit is the sustained rate, in requests per second, allowed to
 	// each bearer token, and to each client address (IPv4, or IPv6 /64)
-	// for requests without one (API.md "Rate limits"); beyond it requests
+	// for requests without a valid one (API.md "Rate limits"); beyond it requests
 	// get 429 rate_limited with Retry-After. 0 means no limit. The
 	// probes, metrics and spec (tag operations) are never limited.
 	RateLimit float64
