@@ -210,6 +210,12 @@ func loadPhase(ctx context.Context, cfg benchConfig, server string, env []string
 	if err != nil {
 		return nil, procMemory{}, err
 	}
+	db := "(none)"
+	for _, kv := range env {
+		if u, ok := strings.CutPrefix(kv, "DATABASE_URL="); ok && u != "" {
+			db = dbName(u)
+		}
+	}
 	defer srv.stop(w)
 	lc := cfg.Load
 	lc.URL, lc.Players, lc.Duration, lc.Warmup = srv.url, cfg.Clients, cfg.Duration, cfg.Warmup
@@ -243,7 +249,7 @@ func loadPhase(ctx context.Context, cfg benchConfig, server string, env []string
 	}
 	res.Report(w)
 	fmt.Fprintf(w, "server       pid %d: VmRSS %.1f MB, VmHWM %.1f MB\n", srv.cmd.Process.Pid, mem.RSSMB(), mem.HWMMB())
-	cpu1.report(w, cpu0, res.MovesPerSecond(), "server", "per move")
+	cpu1.report(w, cpu0, res.MovesPerSecond(), "server", "per move", db)
 	return res, mem, nil
 }
 
@@ -291,7 +297,7 @@ func runPgbench(ctx context.Context, pgbench, dbURL, tmp string, cfg benchConfig
 	}
 	tps, lat, err := parsePgbench([]byte(out.String()))
 	if err == nil && tps > 0 && !cpu0.at.IsZero() {
-		cpu1.report(w, cpu0, tps, "pgbench", "per transaction")
+		cpu1.report(w, cpu0, tps, "pgbench", "per transaction", dbName(dbURL))
 	}
 	return tps, lat, err
 }
@@ -460,10 +466,12 @@ type cpuSample struct {
 	procs  map[int]procCPU
 }
 
-// procCPU is one process's command name and CPU time.
+// procCPU is one process's command name, its title (for PostgreSQL's
+// processes: "postgres: 15/main: user database host state", or the
+// background process's name) and CPU time.
 type procCPU struct {
-	comm string
-	cpu  time.Duration
+	comm, title string
+	cpu         time.Duration
 }
 
 // clockTick is the unit of /proc/PID/stat's utime and stime (USER_HZ).
@@ -492,23 +500,29 @@ func sampleCPU(target int) cpuSample {
 		ut, _ := strconv.ParseInt(f[11], 10, 64)
 		st, _ := strconv.ParseInt(f[12], 10, 64)
 		p, _ := strconv.Atoi(filepath.Base(d))
-		s.procs[p] = procCPU{comm: string(b[j+1 : i]), cpu: time.Duration(ut+st) * clockTick}
+		pc := procCPU{comm: string(b[j+1 : i]), cpu: time.Duration(ut+st) * clockTick}
+		if pc.comm == "postgres" {
+			title, _ := os.ReadFile(d + "/cmdline")
+			pc.title = string(title)
+		}
+		s.procs[p] = pc
 	}
 	return s
 }
 
 // report writes the cores used between before and s by the target
 // process (called name), this process (the load tool), PostgreSQL's
-// processes (every database's: other work on the cluster counts too) and
-// the machine, and the CPU time per unit ("per move") at perSecond units
-// per second. Only processes alive at both samples count: a backend that
+// backends of database db, its background processes (WAL writer,
+// checkpointer, …: shared with any other work on the cluster) and the
+// machine, and the CPU time per unit ("per move") at perSecond units per
+// second. Only processes alive at both samples count: a backend that
 // started or ended in between is left out.
-func (s cpuSample) report(w io.Writer, before cpuSample, perSecond float64, name, unit string) {
+func (s cpuSample) report(w io.Writer, before cpuSample, perSecond float64, name, unit, db string) {
 	wall := s.at.Sub(before.at)
 	if wall <= 0 {
 		return
 	}
-	var target, self, postgres, all time.Duration
+	var target, self, backends, background, all time.Duration
 	for pid, p := range s.procs {
 		p0, ok := before.procs[pid]
 		if !ok || p0.comm != p.comm || p.cpu < p0.cpu {
@@ -521,8 +535,10 @@ func (s cpuSample) report(w io.Writer, before cpuSample, perSecond float64, name
 			target += d
 		case pid == os.Getpid():
 			self += d
-		case p.comm == "postgres":
-			postgres += d
+		case p.comm == "postgres" && strings.Contains(p.title, " "+db+" "):
+			backends += d
+		case p.comm == "postgres" && !strings.Contains(p.title, "127.0.0.1(") && !strings.Contains(p.title, "[local]"):
+			background += d
 		}
 	}
 	line := func(name string, d time.Duration) string {
@@ -537,8 +553,18 @@ func (s cpuSample) report(w io.Writer, before cpuSample, perSecond float64, name
 	if self > 0 {
 		parts = append(parts, line("load tool", self))
 	}
-	parts = append(parts, line("postgres (all)", postgres), line("machine", all))
+	parts = append(parts, line("postgres backends", backends), line("postgres background", background),
+		line("machine", all))
 	fmt.Fprintf(w, "cpu          %s\n", strings.Join(parts, "; "))
+}
+
+// dbName is the database of a postgres:// URL.
+func dbName(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimPrefix(p.Path, "/")
 }
 
 // freeAddr returns a loopback address with a port free right now.
