@@ -350,8 +350,10 @@ func (s *State) undoTurn() {
 			s.Tableau[op.FromI].Down++
 		}
 	}
-	s.Ops = s.Ops[:t.OpStart]
-	s.Turns = s.Turns[:len(s.Turns)-1]
+	// Shrink with the capacity clipped, so the next append copies instead
+	// of writing into an array a Clone may share (see Clone).
+	s.Ops = s.Ops[:t.OpStart:t.OpStart]
+	s.Turns = s.Turns[: len(s.Turns)-1 : len(s.Turns)-1]
 	s.Recycles = t.Recycles
 	s.Score = t.Score
 }

@@ -50,7 +50,7 @@ func NewCard(rank int, s Suit) Card { return Card(int(s)*13 + rank - 1) }
 var cardRank, cardRed = func() (r [256]uint8, red [256]bool) {
 	for c := 0; c < 52; c++ {
 		r[c] = uint8(c%13 + 1)
-		red[c] = Suit(c/13).Red()
+		red[c] = Suit(c / 13).Red()
 	}
 	return
 }()

@@ -121,7 +121,8 @@ func newOp(k OpKind, from, to PileRef, n int) Op {
 func (o Op) from() PileRef { return PileRef{Kind: o.FromK, Index: int(o.FromI)} }
 func (o Op) to() PileRef   { return PileRef{Kind: o.ToK, Index: int(o.ToI)} }
 
-// Clone returns a deep copy of s that shares no backing array with it.
+// Clone returns a copy of s that no later change of either state affects:
+// piles are copied; the append-only undo record is shared, capped.
 func (s *State) Clone() *State {
 	c := *s
 	total := len(s.Stock) + len(s.Waste)
@@ -147,8 +148,12 @@ func (s *State) Clone() *State {
 	for i, p := range s.Tableau {
 		c.Tableau[i] = TableauPile{Cards: cp(p.Cards), Down: p.Down}
 	}
-	c.Turns = append([]Turn(nil), s.Turns...)
-	c.Ops = append([]Op(nil), s.Ops...)
+	// The undo record only grows by append and shrinks by reslicing with
+	// the capacity clipped (undoTurn), so no State ever writes below the
+	// length of the slice it holds: sharing it capped at its length is
+	// safe, and a Clone costs the same however long the game.
+	c.Turns = s.Turns[:len(s.Turns):len(s.Turns)]
+	c.Ops = s.Ops[:len(s.Ops):len(s.Ops)]
 	return &c
 }
 
