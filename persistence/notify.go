@@ -96,6 +96,9 @@ type notifier struct {
 	done    chan struct{} // closed when the goroutine has ended
 }
 
+// notifyTimeout bounds one send of the notifier.
+const notifyTimeout = 2 * time.Second
+
 // add queues gameID's notice and starts the goroutine on first use. After
 // close it does nothing.
 func (n *notifier) add(s *Store, gameID string, version int) {
@@ -145,7 +148,8 @@ func (n *notifier) send(s *Store) {
 		b, _ := json.Marshal(AppendNotice{GameID: id, Version: v}) // a string and an int
 		payloads = append(payloads, string(b))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// Short: a wake-up is worth little late, and Close waits for this.
+	ctx, cancel := context.WithTimeout(context.Background(), notifyTimeout)
 	defer cancel()
 	_, err := s.sqlDB.ExecContext(ctx, `SELECT pg_notify($1, p)
 		FROM set_config('synchronous_commit', 'off', true), unnest($2::text[]) AS p`, NotifyChannel, payloads)
