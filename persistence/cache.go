@@ -37,8 +37,10 @@ const DefaultStateCacheBytes = 32 << 20
 // matching at once. Entries are replaced after every Append and Create
 // through this Store.
 //
-// Entries are owned by the cache and never changed: Load hands out clones
-// (domain.State.Clone), and the cache stores a clone of what it is given.
+// An entry's state, head and records are owned by the cache and never
+// changed: Load hands out clones (domain.State.Clone), and the cache
+// stores clones of what it is given. (Its record, the game's identity, is
+// set once, under mu.)
 // The cache is bounded in bytes (an estimate of each state's size, its
 // undo record included) and evicts the least recently used games.
 type stateCache struct {
@@ -58,10 +60,10 @@ type stateCache struct {
 type cachedState struct {
 	state *domain.State // never changed once cached
 	head  []byte        // hash of event number state.Version
-	// recent are the stored records of the append that made state (or
-	// the last events Load read), newest last, ending at state.Version.
-	// Events never change, so they answer Events for their versions
-	// whatever the log's version now.
+	// recent are the stored records of the append through the one-
+	// statement path that made state, newest last, ending at
+	// state.Version; nil otherwise. Events never change, so they answer
+	// Events for their versions whatever the log's version now.
 	recent []domain.RecordedEvent
 	// record is the game's record without its projection (which changes
 	// with every append and is read each time), or nil if not known. The
@@ -163,10 +165,7 @@ func (c *stateCache) put(id string, st *domain.State, head []byte, recs []domain
 	if len(recs) > 0 && (recs[len(recs)-1].Version != st.Version || !bytes.Equal(recs[len(recs)-1].Hash, head)) {
 		recs = nil // not the records of this state: keep none
 	}
-	cost := stateCost(st, head)
-	for _, r := range recs {
-		cost += int64(unsafe.Sizeof(r)) + int64(len(r.Payload)+len(r.PrevHash)+len(r.Hash)+len(r.GameID))
-	}
+	cost := stateCost(st, head) + recentCost(recs)
 	if cost > c.budget/4 {
 		c.forget(id)
 		return
@@ -182,6 +181,10 @@ func (c *stateCache) put(id string, st *domain.State, head []byte, recs []domain
 			return
 		}
 		e.record = old.record // immutable: carried over
+		if len(e.recent) == 0 && old.state.Version == st.Version {
+			e.recent = old.recent // the same version's records: immutable, shared
+			e.cost += recentCost(old.recent)
+		}
 		c.lru.Remove(id)
 	}
 	c.lru.Add(id, e)
@@ -290,6 +293,15 @@ func (s *Store) loadRecord(db *gorm.DB, id string) (*domain.Game, error) {
 		g.FinishedAt = &t
 	}
 	return g, nil
+}
+
+// recentCost estimates the bytes of cached records.
+func recentCost(recs []domain.RecordedEvent) int64 {
+	var n int64
+	for _, r := range recs {
+		n += int64(unsafe.Sizeof(r)) + int64(len(r.Payload)+len(r.PrevHash)+len(r.Hash)+len(r.GameID))
+	}
+	return n
 }
 
 // forget drops game id's entry.
