@@ -98,6 +98,11 @@ func TestListenPostgres(t *testing.T) {
 		return s
 	}
 	a, b := open(), open()
+	// Subscribe before the listener starts: the wake-up it sends when it
+	// has connected goes to the subscribers present then.
+	gb, id := notifyGame(t, b)
+	ch, cancel := a.Subscribe(id)
+	defer cancel()
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- a.Listen(ctx) }()
@@ -113,9 +118,6 @@ func TestListenPostgres(t *testing.T) {
 		}
 	}()
 
-	gb, id := notifyGame(t, b)
-	ch, cancel := a.Subscribe(id)
-	defer cancel()
 	// Until the LISTEN is in place a notification would be lost: wait for
 	// the wake-up every (re)connect sends.
 	if !woken(ch, 10*time.Second) {
