@@ -200,20 +200,41 @@ func applied(s *State, evs []Event) *State {
 // not the caller's), ErrStaleVersion, *MoveError (matching ErrGameOver or
 // ErrTimeExpired where so), ErrConflict after repeated lost races, or the
 // store's.
+//
+// When the Store is a CommandLoader, Play first decides on its unchecked
+// state: the append's version condition accepts that only if it was the
+// newest. Any other outcome (a refusal, an If-Match mismatch, a lost race)
+// sends Play back to Load's checked state before it answers, so callers see
+// exactly what a Load-only Play would answer.
 func (g *Games) Play(ctx context.Context, caller, id string, m Move, expected int) (*Game, *State, []Event, error) {
 	retries := g.Retries
 	if retries <= 0 {
 		retries = 3
 	}
-	for attempt := 0; ; attempt++ {
-		game, s, err := g.Store.Load(ctx, id)
+	cl, unchecked := g.Store.(CommandLoader)
+	for attempt := 0; ; {
+		var (
+			game     *Game
+			s        *State
+			err      error
+			verified = true
+		)
+		if unchecked {
+			game, s, verified, err = cl.LoadForCommand(ctx, id)
+			unchecked = false // at most once: every retry reads with Load
+		} else {
+			game, s, err = g.Store.Load(ctx, id)
+		}
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		if game.Owner != caller {
+		if game.Owner != caller { // the owner never changes: no check needed
 			return nil, nil, nil, ErrNotFound
 		}
 		if expected >= 0 && s.Version != expected {
+			if !verified {
+				continue
+			}
 			return game, s, nil, ErrStaleVersion
 		}
 		now := g.Now()
@@ -224,13 +245,20 @@ func (g *Games) Play(ctx context.Context, caller, id string, m Move, expected in
 				game.Project(s)
 				return game, s, nil, &MoveError{Move: m, Reason: ReasonTimeExpired, Detail: "the time limit has run out (R5.3)"}
 			}
+			if errors.Is(err, ErrConflict) && !verified {
+				continue
+			}
 			if !errors.Is(err, ErrConflict) || attempt >= retries {
 				return nil, nil, nil, err
 			}
+			attempt++
 			continue
 		}
 		evs, err := Decide(s, m, now)
 		if err != nil {
+			if !verified {
+				continue
+			}
 			return game, s, nil, err
 		}
 		v := s.Version
@@ -240,9 +268,13 @@ func (g *Games) Play(ctx context.Context, caller, id string, m Move, expected in
 			game.Project(after)
 			return game, after, evs, nil
 		}
+		if errors.Is(err, ErrConflict) && !verified {
+			continue
+		}
 		if !errors.Is(err, ErrConflict) || expected >= 0 || attempt >= retries {
 			return nil, nil, nil, err
 		}
+		attempt++
 	}
 }
 

@@ -84,6 +84,26 @@ type Store interface {
 	List(ctx context.Context, f GameFilter) ([]Game, string, error)
 }
 
+// CommandLoader is a Store that can load a game for a command without the
+// check Load makes that the state is the stream's newest: from a copy it
+// keeps (a cache), at no cost to the database. Games.Play uses it when the
+// Store has it (issue 7: one statement per move). A state older than the
+// log does no harm there: events decided on it are appended with its
+// version as the expected one, so Append refuses them (ErrConflict) and
+// Play decides again on Load's state; and every answer other than a
+// committed append (a refused move, a stale If-Match version) is given
+// only after Play has checked it on Load's state. A successful Append at
+// version v proves the state was the log's: the log had exactly v events,
+// and events never change.
+type CommandLoader interface {
+	// LoadForCommand returns the game and a state the stream had at some
+	// version, possibly older than its newest; verified is true when it
+	// came from Load (it was the newest when read). The game's identity
+	// (owner, rules, ...) is exact; its projection follows the state.
+	// Errors: ErrNotFound, or the store's.
+	LoadForCommand(ctx context.Context, gameID string) (g *Game, s *State, verified bool, err error)
+}
+
 // Player is someone who plays: an id, a display name and the SHA-256 of the
 // bearer token (API.md "Auth"); the token itself is never stored.
 type Player struct {

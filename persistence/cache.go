@@ -54,6 +54,8 @@ type stateCache struct {
 	lru   *lru.Cache[string, *cachedState]
 
 	hits, misses atomic.Int64
+	// commandHits and commandMisses count LoadForCommand's lookups.
+	commandHits, commandMisses atomic.Int64
 }
 
 // cachedState is one game's entry.
@@ -108,6 +110,24 @@ func (c *stateCache) get(id string, version int) (*domain.State, []byte, bool) {
 	}
 	c.hits.Add(1)
 	return e.state.Clone(), e.head, true
+}
+
+// command returns copies of game id's record, with its projection taken
+// from the state, and of its state, whatever the log's version now (see
+// Store.LoadForCommand), if the cache holds both.
+func (c *stateCache) command(id string) (*domain.Game, *domain.State, bool) {
+	if c == nil {
+		return nil, nil, false
+	}
+	e, r := c.withRecord(id, true)
+	if r == nil {
+		c.commandMisses.Add(1)
+		return nil, nil, false
+	}
+	c.commandHits.Add(1)
+	g, st := cloneIdentity(r), e.state.Clone()
+	g.Project(st)
+	return g, st, true
 }
 
 // head returns the hash of event number version of game id if the cache
@@ -224,17 +244,31 @@ func (c *stateCache) record(id string) (*domain.Game, bool) {
 	if c == nil {
 		return nil, false
 	}
-	c.mu.Lock()
-	e, ok := c.lru.Peek(id)
-	var r *domain.Game
-	if ok {
-		r = e.record
-	}
-	c.mu.Unlock()
+	_, r := c.withRecord(id, false)
 	if r == nil {
 		return nil, false
 	}
 	return cloneIdentity(r), true
+}
+
+// withRecord returns game id's entry and its record (read under mu), or
+// nils; use marks the entry recently used.
+func (c *stateCache) withRecord(id string, use bool) (*cachedState, *domain.Game) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var (
+		e  *cachedState
+		ok bool
+	)
+	if use {
+		e, ok = c.lru.Get(id)
+	} else {
+		e, ok = c.lru.Peek(id)
+	}
+	if !ok {
+		return nil, nil
+	}
+	return e, e.record
 }
 
 // cloneIdentity copies the parts of g that never change, sharing no
@@ -337,20 +371,14 @@ func stateCost(st *domain.State, head []byte) int64 {
 // appendOne is Append in one statement on PostgreSQL, for when the cache
 // knows the hash of the stream head (event number expected) and no
 // snapshot is due, as for most moves: the conditional update of the games
-// row and the insert of the events form one data-modifying WITH query, so
-// an append costs one round trip and one commit, like a single INSERT.
-// The update decides races as in the transaction (a row lock, then the
-// version condition re-checked), and when it matches no row nothing is
-// inserted. It returns the stored records. Errors: domain.ErrNotFound,
-// domain.ErrConflict, or the database's.
-func (s *Store) appendOne(ctx context.Context, gameID string, expected int, head []byte, events []domain.Event, p *domain.Game) ([]domain.RecordedEvent, error) {
-	recs, err := record(gameID, head, events)
-	if err != nil {
-		return nil, err
-	}
-	// database/sql directly, with PostgreSQL's $n placeholders: the
-	// statement is built here, and gorm would expand the []byte of a
-	// parameter right after "(" as a list.
+// row and the insert of the events recs (chained from that head) form one
+// data-modifying WITH query, so an append costs one round trip and one
+// commit, like a single INSERT. The update decides races as in the
+// transaction (a row lock, then the version condition re-checked), and
+// when it matches no row nothing is inserted. It fills in the positions of
+// recs. The appender (batch.go) calls it for a batch of one. Errors:
+// domain.ErrNotFound, domain.ErrConflict, or the database's.
+func (s *Store) appendOne(ctx context.Context, gameID string, expected int, recs []domain.RecordedEvent, p *domain.Game) error {
 	var q strings.Builder
 	q.WriteString(`WITH g AS (UPDATE games SET version = $1, status = $2, moves = $3, score = $4, elapsed_ms = $5,
 		finished_at = $6, updated_at = $7 WHERE id = $8 AND version = $9 RETURNING id)
@@ -371,7 +399,7 @@ func (s *Store) appendOne(ctx context.Context, gameID string, expected int, head
 	q.WriteString(`) AS e (version, type, payload, occurred_at, prev_hash, hash) RETURNING version, position`)
 	rows, err := s.sqlDB.QueryContext(ctx, q.String(), args...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
 	n := 0
@@ -379,7 +407,7 @@ func (s *Store) appendOne(ctx context.Context, gameID string, expected int, head
 		var version int
 		var position int64
 		if err := rows.Scan(&version, &position); err != nil {
-			return nil, err
+			return err
 		}
 		if i := version - expected - 1; i >= 0 && i < len(recs) {
 			recs[i].Position = position
@@ -387,23 +415,26 @@ func (s *Store) appendOne(ctx context.Context, gameID string, expected int, head
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	switch {
 	case n == 0:
-		return nil, s.missingOrConflict(s.db.WithContext(ctx), gameID)
+		return s.missingOrConflict(s.db.WithContext(ctx), gameID)
 	case n != len(recs):
 		// Cannot happen: one games row matched, so every event went in.
-		return nil, fmt.Errorf("game %s: %d of %d events inserted", gameID, n, len(recs))
+		return fmt.Errorf("game %s: %d of %d events inserted", gameID, n, len(recs))
 	}
-	return recs, nil
+	return nil
 }
 
 // CacheStats is what the state cache did so far (Store.CacheStats).
 type CacheStats struct {
 	Hits, Misses int64 // Loads served from the cache, and not
-	Entries      int   // games held now
-	Bytes        int64 // estimated size of the held states
+	// CommandHits and CommandMisses count LoadForCommand's lookups: served
+	// from the cache without a query, and not.
+	CommandHits, CommandMisses int64
+	Entries                    int   // games held now
+	Bytes                      int64 // estimated size of the held states
 }
 
 // CacheStats reports the state cache's counters; all zero when the store
@@ -415,7 +446,8 @@ func (s *Store) CacheStats() CacheStats {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return CacheStats{Hits: c.hits.Load(), Misses: c.misses.Load(), Entries: c.lru.Len(), Bytes: c.bytes}
+	return CacheStats{Hits: c.hits.Load(), Misses: c.misses.Load(), CommandHits: c.commandHits.Load(),
+		CommandMisses: c.commandMisses.Load(), Entries: c.lru.Len(), Bytes: c.bytes}
 }
 
 // PlayerCache is a domain.PlayerStore that remembers, for a while, the

@@ -490,3 +490,119 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	}
 }
+
+// moveSetMinus returns the moves of LegalMoves(x) that are not in
+// LegalMoves(y), resign left out.
+func moveSetMinus(x, y *domain.State) []domain.Move {
+	in := map[domain.Move]bool{}
+	for _, m := range domain.LegalMoves(y) {
+		in[m] = true
+	}
+	var out []domain.Move
+	for _, m := range domain.LegalMoves(x) {
+		if !in[m] && m.Type != domain.MoveResign {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// TestCommandOnStaleCache: a store whose cache is behind the log (another
+// store, a second server process, appended since) answers moves exactly as
+// a store without a cache would (domain.CommandLoader, issue 7): a move
+// legal only in its stale state is refused with nothing written, a move
+// legal only in the newest state is accepted, an If-Match of the newest
+// version is accepted and one of the stale version is refused; the chain
+// stays whole. Each case must occur, so the test fails if the unchecked
+// path were never taken.
+func TestCommandOnStaleCache(t *testing.T) {
+	for _, dialect := range []string{persistence.DialectPostgres, persistence.DialectSQLite} {
+		t.Run(dialect, func(t *testing.T) {
+			a, b, plain := cachedStores(t, dialect)
+			clock := &testClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			ga, gb := gamesOn(a, clock), gamesOn(b, clock)
+			rng := rand.New(rand.NewPCG(5, 5))
+			var cases [4]int // stale-only refused, new-only accepted, If-Match new, If-Match stale
+			var id string
+			for round := 0; round < 400 && (cases[0] < 3 || cases[1] < 3 || cases[2] < 3 || cases[3] < 3); round++ {
+				if id == "" {
+					game, _, err := ga.Create(t.Context(), domain.NewGame{Owner: "p", Variant: "relaxed"})
+					if err != nil {
+						t.Fatal(err)
+					}
+					id = game.ID
+				}
+				// b reads the game (its cache now holds the newest state) ...
+				if _, _, err := b.Load(t.Context(), id); err != nil {
+					t.Fatal(err)
+				}
+				_, stale, verified, err := b.LoadForCommand(t.Context(), id)
+				if err != nil || verified {
+					t.Fatalf("LoadForCommand after Load: verified %v, err %v; want a cached state", verified, err)
+				}
+				// ... then a plays one to three moves, so b's cache is behind.
+				cur := sameAsLog(t, "a", a, plain, id, stale.Version)
+				for range 1 + rng.IntN(3) {
+					_, after, _, err := ga.Play(t.Context(), "p", id, randomMove(t, cur, rng), -1)
+					if err != nil {
+						t.Fatal(err)
+					}
+					cur = after
+				}
+				hits := b.CacheStats().CommandHits
+				switch round % 4 {
+				case 0: // a move only the stale state allows: refused, nothing written
+					ms := moveSetMinus(stale, cur)
+					if len(ms) == 0 {
+						continue
+					}
+					_, _, _, err := gb.Play(t.Context(), "p", id, ms[rng.IntN(len(ms))], -1)
+					var me *domain.MoveError
+					if !errors.As(err, &me) {
+						t.Fatalf("move legal only at stale version %d (log at %d): err %v, want a MoveError",
+							stale.Version, cur.Version, err)
+					}
+					sameAsLog(t, "after a refused move", plain, plain, id, cur.Version)
+					cases[0]++
+				case 1: // a move only the newest state allows: accepted
+					ms := moveSetMinus(cur, stale)
+					if len(ms) == 0 {
+						continue
+					}
+					_, after, _, err := gb.Play(t.Context(), "p", id, ms[rng.IntN(len(ms))], -1)
+					if err != nil {
+						t.Fatalf("move legal at version %d, b's cache at %d: %v", cur.Version, stale.Version, err)
+					}
+					cur = after
+					cases[1]++
+				case 2: // If-Match of the newest version: accepted
+					_, after, _, err := gb.Play(t.Context(), "p", id, randomMove(t, cur, rng), cur.Version)
+					if err != nil {
+						t.Fatalf("If-Match %d, b's cache at %d: %v", cur.Version, stale.Version, err)
+					}
+					cur = after
+					cases[2]++
+				case 3: // If-Match of the stale version: refused
+					_, _, _, err := gb.Play(t.Context(), "p", id, randomMove(t, stale, rng), stale.Version)
+					if !errors.Is(err, domain.ErrStaleVersion) {
+						t.Fatalf("If-Match %d, log at %d: err %v, want ErrStaleVersion", stale.Version, cur.Version, err)
+					}
+					cases[3]++
+				}
+				if got := b.CacheStats().CommandHits; got != hits+1 {
+					t.Fatalf("b's Play made %d unchecked loads, want 1 (the path under test)", got-hits)
+				}
+				sameAsLog(t, "b after its move", b, plain, id, cur.Version)
+				if n, err := plain.VerifyChain(t.Context(), id); n != 0 || err != nil {
+					t.Fatalf("chain broken at version %d (err %v)", n, err)
+				}
+				if cur.Status.Ended() {
+					id = ""
+				}
+			}
+			if cases[0] < 3 || cases[1] < 3 || cases[2] < 3 || cases[3] < 3 {
+				t.Fatalf("cases seen %v, want each at least 3 times", cases)
+			}
+		})
+	}
+}

@@ -55,10 +55,22 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 	var p domain.Game
 	p.Project(after)
 	if head, ok := s.cache.head(gameID, expected); ok && s.dialect == DialectPostgres && !s.snapshotDue(expected, last) {
-		// The usual move with a cache: one statement (cache.go).
-		recs, err := s.appendOne(ctx, gameID, expected, head, events, &p)
-		if err == nil {
-			s.appended(gameID, after, recs[len(recs)-1].Hash, recs)
+		// The usual move with a cache: one statement (cache.go), written
+		// with the appends of other games that wait at the same moment
+		// (batch.go).
+		recs, err := record(gameID, head, events)
+		if err != nil {
+			return wrap("append", err)
+		}
+		r := &appendReq{ctx: ctx, gameID: gameID, expected: expected, recs: recs, p: &p, after: after.Clone(),
+			done: make(chan error, 1)}
+		if err := s.appender.submit(s, r); err != nil {
+			return wrap("append", err)
+		}
+		select {
+		case err = <-r.done:
+		case <-ctx.Done():
+			err = ctx.Err() // the batch goes on: the append may be written
 		}
 		return wrap("append", err)
 	}
@@ -246,6 +258,22 @@ func (s *Store) Load(ctx context.Context, id string) (*domain.Game, *domain.Stat
 		s.cache.keepRecord(id, g)
 	}
 	return g, st, nil
+}
+
+// LoadForCommand is domain.CommandLoader: the game and state from the
+// state cache without any query when the cache holds both the game's
+// record and a state, else Load's (verified true). A cached state is one
+// the log had (the cache takes only committed and loaded states), though
+// another store may have appended since; domain.Games.Play decides on it
+// and appends with its version as the expected one, so a stale state only
+// costs a refused append (domain.ErrConflict) and a Load. This saves the
+// games-row read a checked Load makes on every move. Errors: those of Load.
+func (s *Store) LoadForCommand(ctx context.Context, id string) (*domain.Game, *domain.State, bool, error) {
+	if g, st, ok := s.cache.command(id); ok {
+		return g, st, false, nil
+	}
+	g, st, err := s.Load(ctx, id)
+	return g, st, err == nil, err
 }
 
 // fromSnapshot rebuilds the state at version upTo from the newest usable

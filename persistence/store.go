@@ -83,6 +83,7 @@ type Store struct {
 	hub           hub         // live-stream subscribers in this process (notify.go)
 	cache         *stateCache // nil without Config.StateCacheBytes
 	notifier      notifier    // post-commit pg_notify batches (notify.go)
+	appender      appender    // group commit of one-statement appends (batch.go)
 }
 
 var (
@@ -121,6 +122,7 @@ func Migrate(ctx context.Context, cfg Config) error {
 
 // Close releases the database connections. The store is unusable after.
 func (s *Store) Close() error {
+	s.appender.close()
 	s.notifier.close()
 	if err := s.sqlDB.Close(); err != nil {
 		return fmt.Errorf("persistence: close: %w", err)

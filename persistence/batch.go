@@ -1,0 +1,358 @@
+package persistence
+
+import (
+	"context"
+	"fmt"
+	"hash/maphash"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/openpatience/solitaire/domain"
+)
+
+// Group commit of appends (issue 7). On PostgreSQL a move's append is one
+// statement (appendOne), and the commit's cost (a transaction, a WAL
+// record and its flush, a round trip) is most of it. When several games'
+// appends wait at the same moment, the appender writes them as one
+// statement in one transaction: the conditional updates of every games
+// row and the inserts of every event. Each append keeps its own outcome
+// (done, ErrConflict or ErrNotFound), exactly as if it had run alone, and
+// a caller hears of its append only after the batch has committed.
+//
+// No append waits for company: a batch is what queued while the previous
+// batch of its shard was being written, so a lone append goes out at once
+// (as appendOne) and batches grow only under load.
+//
+// Appends are sharded by game: one game's appends go to one shard, and a
+// shard writes one batch at a time holding at most one append per game, so
+// in this process one game is never in two batches at once and a batch
+// never updates one row twice. Two processes can still write batches that
+// lock the same two rows in opposite orders; PostgreSQL then aborts one
+// (deadlock detected), and the appender writes that batch's appends one at
+// a time instead. Any failure of a batch statement that is not an outage
+// does the same, so one bad append cannot fail the others; an outage fails
+// the whole batch, each caller getting the error (as with appendOne, a
+// batch whose commit was in flight may have been written).
+
+// batchShards is how many batches may be in flight at once, each on its
+// own connection.
+const batchShards = 4
+
+// batchMaxGames bounds the appends of one batch; batchMaxParams bounds its
+// bind parameters (PostgreSQL allows 65,535 in a statement).
+const (
+	batchMaxGames  = 64
+	batchMaxParams = 20000
+)
+
+// batchTimeout bounds one batch statement. The batch does not run under
+// any caller's context (it serves many): a caller that gives up stops
+// waiting, and the batch goes on.
+const batchTimeout = 30 * time.Second
+
+// appendReq is one append handed to the appender.
+type appendReq struct {
+	ctx      context.Context // the caller's: checked before the append is written
+	gameID   string
+	expected int
+	recs     []domain.RecordedEvent // chained from the head at expected
+	p        *domain.Game           // projection after the append
+	after    *domain.State
+	done     chan error // buffered 1: the outcome, after the commit
+}
+
+// params is the bind parameters the append takes in a batch statement.
+func (r *appendReq) params() int { return 9 + 8*len(r.recs) }
+
+// appender queues appends per shard and writes them in batches. The zero
+// value is ready; close stops it.
+type appender struct {
+	mu      sync.RWMutex // held for reading while sending to a shard
+	started bool
+	closed  bool
+	shards  [batchShards]chan *appendReq
+	seed    maphash.Seed
+	wg      sync.WaitGroup
+
+	// counters for AppendStats
+	batches, batched, fallbacks atomic.Int64
+}
+
+// AppendStats is what the appender did so far (Store.AppendStats).
+type AppendStats struct {
+	Batches   int64 // statements that wrote more than one game's append
+	Batched   int64 // appends written by those statements
+	Fallbacks int64 // batch statements that failed and were written one append at a time
+}
+
+// AppendStats reports the appender's counters (PostgreSQL; zero on SQLite,
+// whose appends are transactions).
+func (s *Store) AppendStats() AppendStats {
+	a := &s.appender
+	return AppendStats{Batches: a.batches.Load(), Batched: a.batched.Load(), Fallbacks: a.fallbacks.Load()}
+}
+
+// errStoreClosed is the outcome of an append after Close.
+var errStoreClosed = fmt.Errorf("persistence: store closed")
+
+// submit queues r in its game's shard, starting the shards on first use.
+// It fails only after close.
+func (a *appender) submit(s *Store, r *appendReq) error {
+	a.mu.RLock()
+	if !a.started && !a.closed {
+		a.mu.RUnlock()
+		a.start(s)
+		a.mu.RLock()
+	}
+	defer a.mu.RUnlock()
+	if a.closed {
+		return errStoreClosed
+	}
+	a.shards[maphash.String(a.seed, r.gameID)%batchShards] <- r
+	return nil
+}
+
+// start makes the shards and their goroutines, once.
+func (a *appender) start(s *Store) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.started || a.closed {
+		return
+	}
+	a.started = true
+	a.seed = maphash.MakeSeed()
+	for i := range a.shards {
+		a.shards[i] = make(chan *appendReq, 256)
+		a.wg.Add(1)
+		go func(in chan *appendReq) {
+			defer a.wg.Done()
+			a.run(s, in)
+		}(a.shards[i])
+	}
+}
+
+// close stops taking appends, writes those queued, and waits for the
+// shards to end. Idempotent.
+func (a *appender) close() {
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		return
+	}
+	a.closed = true
+	if a.started {
+		for _, c := range a.shards {
+			close(c)
+		}
+	}
+	a.mu.Unlock()
+	a.wg.Wait()
+}
+
+// run is one shard: it writes what queued while it was busy as one batch,
+// holding back to the next batch a second append of a game already in it.
+func (a *appender) run(s *Store, in chan *appendReq) {
+	var held []*appendReq // appends of games already in the batch
+	for {
+		var batch []*appendReq
+		games := map[string]bool{}
+		params := 0
+		add := func(r *appendReq) bool {
+			if len(batch) > 0 && (len(batch) == batchMaxGames || params+r.params() > batchMaxParams) {
+				return false
+			}
+			if games[r.gameID] {
+				return false
+			}
+			batch, games[r.gameID], params = append(batch, r), true, params+r.params()
+			return true
+		}
+		rest := held[:0:0]
+		for _, r := range held {
+			if !add(r) {
+				rest = append(rest, r)
+			}
+		}
+		held = rest
+		if len(batch) == 0 {
+			r, ok := <-in
+			if !ok {
+				return
+			}
+			add(r)
+		}
+	drain:
+		for len(batch) < batchMaxGames && in != nil {
+			select {
+			case r, ok := <-in:
+				if !ok {
+					in = nil
+					break drain
+				}
+				if !add(r) {
+					held = append(held, r)
+				}
+			default:
+				break drain
+			}
+		}
+		s.writeBatch(batch)
+		if in == nil && len(held) == 0 {
+			return
+		}
+		if in == nil { // closed: write what is held, then end
+			in = make(chan *appendReq)
+			close(in)
+		}
+	}
+}
+
+// writeBatch writes the appends of batch (at most one per game) and tells
+// each caller its outcome. Appends whose caller has gone are dropped
+// unwritten.
+func (s *Store) writeBatch(batch []*appendReq) {
+	live := batch[:0]
+	for _, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			r.done <- err
+			continue
+		}
+		live = append(live, r)
+	}
+	if len(live) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
+	defer cancel()
+	if len(live) == 1 {
+		s.finish(live[0], s.appendOne(ctx, live[0].gameID, live[0].expected, live[0].recs, live[0].p))
+		return
+	}
+	inserted, err := s.appendMany(ctx, live)
+	if err == nil {
+		s.appender.batches.Add(1)
+		s.appender.batched.Add(int64(len(live)))
+	}
+	switch {
+	case err != nil && isUnavailable(err):
+		for _, r := range live {
+			r.done <- err
+		}
+	case err != nil:
+		// A deadlock with another process's batch, or one append the
+		// database refuses: each on its own, so the others are unharmed.
+		s.appender.fallbacks.Add(1)
+		s.log.Debug("persistence: batch append failed; appending one at a time", "appends", len(live), "err", err)
+		for _, r := range live {
+			s.finish(r, s.appendOne(ctx, r.gameID, r.expected, r.recs, r.p))
+		}
+	default:
+		for i, r := range live {
+			switch n := inserted[i]; {
+			case n == len(r.recs):
+				s.finish(r, nil)
+			case n == 0: // the version condition did not match: why?
+				s.finish(r, s.missingOrConflict(s.db.WithContext(ctx), r.gameID))
+			default: // cannot happen: the row matched, so every event went in
+				s.finish(r, fmt.Errorf("game %s: %d of %d events inserted", r.gameID, n, len(r.recs)))
+			}
+		}
+	}
+}
+
+// finish tells r's caller err, after the cache and the live streams have
+// taken a successful append.
+func (s *Store) finish(r *appendReq, err error) {
+	if err == nil {
+		s.appended(r.gameID, r.after, r.recs[len(r.recs)-1].Hash, r.recs)
+	}
+	r.done <- err
+}
+
+// appendMany is appendOne for several games (one append each) in one
+// statement: every conditional update of a games row, then the events of
+// the rows that matched, inserted in batch order (so each game's events
+// take increasing positions). It fills in the positions of the inserted
+// records and returns how many events of each append went in: all of them
+// or, when its version condition did not match, none.
+func (s *Store) appendMany(ctx context.Context, reqs []*appendReq) ([]int, error) {
+	var q strings.Builder
+	args := make([]any, 0, batchMaxParams)
+	// tuple writes one row of a VALUES list: "($n::type, ...)".
+	tuple := func(types []string, vals ...any) {
+		q.WriteString("(")
+		for i, v := range vals {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			args = append(args, v)
+			fmt.Fprintf(&q, "$%d::%s", len(args), types[i])
+		}
+		q.WriteString(")")
+	}
+	gameTypes := []string{"text", "integer", "integer", "text", "integer", "integer", "bigint", "bigint", "bigint"}
+	q.WriteString(`WITH i (id, expected, version, status, moves, score, elapsed_ms, finished_at, updated_at) AS (VALUES `)
+	for n, r := range reqs {
+		if n > 0 {
+			q.WriteString(", ")
+		}
+		p := r.p
+		tuple(gameTypes, r.gameID, r.expected, p.Version, string(p.Status), p.Moves, nullInt(p.Score),
+			p.ElapsedMS, nullTime(p.FinishedAt), millis(p.UpdatedAt))
+	}
+	q.WriteString(`), g AS (UPDATE games SET version = i.version, status = i.status, moves = i.moves, score = i.score,
+		elapsed_ms = i.elapsed_ms, finished_at = i.finished_at, updated_at = i.updated_at
+		FROM i WHERE games.id = i.id AND games.version = i.expected RETURNING games.id)
+		INSERT INTO events (game_id, version, type, payload, occurred_at, prev_hash, hash)
+		SELECT e.game_id, e.version, e.type, e.payload, e.occurred_at, e.prev_hash, e.hash
+		FROM (VALUES `)
+	eventTypes := []string{"integer", "text", "integer", "text", "bytea", "bigint", "bytea", "bytea"}
+	k := 0
+	for _, r := range reqs {
+		for _, e := range r.recs {
+			if k > 0 {
+				q.WriteString(", ")
+			}
+			tuple(eventTypes, k, r.gameID, e.Version, string(e.Type), nonNil(e.Payload), millis(e.OccurredAt),
+				e.PrevHash, e.Hash)
+			k++
+		}
+	}
+	q.WriteString(`) AS e (k, game_id, version, type, payload, occurred_at, prev_hash, hash)
+		WHERE e.game_id IN (SELECT id FROM g) ORDER BY e.k RETURNING game_id, version, position`)
+	rows, err := s.sqlDB.QueryContext(ctx, q.String(), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	index := make(map[string]int, len(reqs))
+	for i, r := range reqs {
+		index[r.gameID] = i
+	}
+	inserted := make([]int, len(reqs))
+	for rows.Next() {
+		var (
+			id       string
+			version  int
+			position int64
+		)
+		if err := rows.Scan(&id, &version, &position); err != nil {
+			return nil, err
+		}
+		i, ok := index[id]
+		if !ok {
+			return nil, fmt.Errorf("batch append: inserted an event of game %s, not in the batch", id)
+		}
+		r := reqs[i]
+		if j := version - r.expected - 1; j >= 0 && j < len(r.recs) {
+			r.recs[j].Position = position
+			inserted[i]++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return inserted, nil
+}

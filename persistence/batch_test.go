@@ -1,0 +1,167 @@
+package persistence_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/persistence"
+)
+
+// raceOutcome counts what concurrent appends to one game got.
+type raceOutcome struct {
+	mu              sync.Mutex
+	wins, conflicts int
+	errs            []error
+}
+
+func (o *raceOutcome) add(err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	switch {
+	case err == nil:
+		o.wins++
+	case errors.Is(err, domain.ErrConflict):
+		o.conflicts++
+	default:
+		o.errs = append(o.errs, err)
+	}
+}
+
+// TestBatchAppendRace: two stores (two server processes) with warm caches
+// append concurrently to many games, four writers per game and version,
+// so that appends of different games are written in shared statements
+// (group commit, batch.go) and the batches of the two stores overlap.
+// For every game and round exactly one writer wins and the others get
+// ErrConflict; afterwards each game's log is whole (chain verified), its
+// events' positions rise with their versions, and both stores load what
+// the log holds. On PostgreSQL some appends must have been batched.
+func TestBatchAppendRace(t *testing.T) {
+	for _, dialect := range []string{persistence.DialectPostgres, persistence.DialectSQLite} {
+		t.Run(dialect, func(t *testing.T) {
+			a, b, plain := cachedStores(t, dialect)
+			const games, rounds = 24, 6
+			ids := make([]string, games)
+			states := make([]*domain.State, games)
+			for i := range ids {
+				ids[i], states[i] = appendN(t, a, 0)
+				if _, _, err := b.Load(t.Context(), ids[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for round := range rounds {
+				outcomes := make([]raceOutcome, games)
+				var wg sync.WaitGroup
+				start := make(chan struct{})
+				for i, id := range ids {
+					for w, s := range []*persistence.Store{a, b, a, b} {
+						mine := states[i].Clone()
+						e := drawEvent(mine, states[i].LastAt.Add(time.Duration(w+1)*time.Millisecond))
+						mine.Apply(e)
+						expected := states[i].Version
+						wg.Go(func() {
+							<-start
+							outcomes[i].add(s.Append(context.Background(), id, expected, []domain.Event{e}, mine))
+						})
+					}
+				}
+				close(start)
+				wg.Wait()
+				for i, id := range ids {
+					o := &outcomes[i]
+					if o.wins != 1 || o.conflicts != 3 || len(o.errs) > 0 {
+						t.Fatalf("round %d, game %d: %d wins, %d conflicts, errors %v; want 1 and 3",
+							round, i, o.wins, o.conflicts, o.errs)
+					}
+					states[i] = sameAsLog(t, "a after the race", a, plain, id, states[i].Version+1)
+					sameAsLog(t, "b after the race", b, plain, id, states[i].Version)
+				}
+			}
+			for _, id := range ids {
+				if n, err := plain.VerifyChain(t.Context(), id); n != 0 || err != nil {
+					t.Fatalf("game %s: chain broken at version %d (err %v)", id, n, err)
+				}
+				recs, err := plain.Events(t.Context(), id, 0, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for j := 1; j < len(recs); j++ {
+					if recs[j].Position <= recs[j-1].Position {
+						t.Fatalf("game %s: version %d at position %d, after version %d at %d",
+							id, recs[j].Version, recs[j].Position, recs[j-1].Version, recs[j-1].Position)
+					}
+				}
+			}
+			sa, sb := a.AppendStats(), b.AppendStats()
+			t.Logf("appender: a %+v, b %+v", sa, sb)
+			if dialect == persistence.DialectPostgres && sa.Batches+sb.Batches == 0 {
+				t.Fatalf("no append was batched (a %+v, b %+v): the group commit path was not taken", sa, sb)
+			}
+		})
+	}
+}
+
+// TestBatchOneBadAppend: an append the database refuses does not fail the
+// appends it shares a statement with. One game's log is broken on purpose
+// (an event row past the games row's version, so its next append violates
+// the unique version); every round appends to it and to fifteen sound
+// games at once, until a batch holding the bad append has failed and been
+// written one append at a time. The sound games' appends all succeed, the
+// bad game's is refused each time, and nothing of it is written.
+func TestBatchOneBadAppend(t *testing.T) {
+	s, _, plain := cachedStores(t, persistence.DialectPostgres)
+	const games = 16
+	ids := make([]string, games)
+	states := make([]*domain.State, games)
+	for i := range ids {
+		ids[i], states[i] = appendN(t, s, 1)
+	}
+	bad := ids[0]
+	if _, err := plain.DB().ExecContext(t.Context(), `INSERT INTO events
+		(game_id, version, type, payload, occurred_at, prev_hash, hash)
+		VALUES ($1, $2, 'stock_drawn', '\x7b7d', 0, '\x00', '\x00')`, bad, states[0].Version+1); err != nil {
+		t.Fatal(err)
+	}
+	for round := 0; s.AppendStats().Fallbacks == 0; round++ {
+		if round == 50 {
+			t.Fatalf("after %d rounds no batch with the bad append failed: %+v", round, s.AppendStats())
+		}
+		errs := make([]error, games)
+		afters := make([]*domain.State, games)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i, id := range ids {
+			afters[i] = states[i].Clone()
+			e := drawEvent(afters[i], states[i].LastAt.Add(time.Second))
+			afters[i].Apply(e)
+			expected := states[i].Version
+			wg.Go(func() {
+				<-start
+				errs[i] = s.Append(context.Background(), id, expected, []domain.Event{e}, afters[i])
+			})
+		}
+		close(start)
+		wg.Wait()
+		if errs[0] == nil {
+			t.Fatalf("round %d: the append to the broken game was accepted", round)
+		}
+		for i := 1; i < games; i++ {
+			if errs[i] != nil {
+				t.Fatalf("round %d: sound game %d refused beside the broken one: %v", round, i, errs[i])
+			}
+			states[i] = sameAsLog(t, fmt.Sprintf("sound game %d", i), s, plain, ids[i], states[i].Version+1)
+		}
+	}
+	var n int
+	if err := plain.DB().QueryRowContext(t.Context(), `SELECT count(*) FROM events WHERE game_id = $1`, bad).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if want := states[0].Version + 1; n != want { // its events and the planted one
+		t.Fatalf("broken game has %d event rows, want %d: a refused append wrote something", n, want)
+	}
+	t.Logf("appender: %+v", s.AppendStats())
+}
