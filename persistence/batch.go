@@ -37,8 +37,11 @@ import (
 // batch whose commit was in flight may have been written).
 
 // batchShards is how many batches may be in flight at once, each on its
-// own connection.
-const batchShards = 4
+// own connection. Fewer shards make larger batches, which cost the
+// database less per append; more let a batch start while another commits.
+// Measured with solitaire-load bench at 64 players on 2 vCPUs (BENCHMARKS.md):
+// 1 shard 3,975 moves/s, 2 shards 4,269, 4 shards 3,396, 8 shards 3,050.
+const batchShards = 2
 
 // batchMaxGames bounds the appends of one batch; batchMaxParams bounds its
 // bind parameters (PostgreSQL allows 65,535 in a statement).

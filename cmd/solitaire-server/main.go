@@ -230,6 +230,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(storeMetrics(store)...)
 	games := domain.NewGames(store)
 	games.DuelOver = func(ctx context.Context, duelID string) (bool, error) {
 		return store.DuelOver(ctx, duelID, games.Now())
@@ -450,4 +451,28 @@ func (c competitionStore) FindDailyDeal(ctx context.Context, variant, day string
 	}
 	out := api.DailyDealRecord(*r)
 	return &out, nil
+}
+
+// storeMetrics exports the store's own counters on /metrics: the state
+// cache's lookups (checked loads and unchecked command loads) and the
+// appender's group commits (BENCHMARKS.md, issue 7).
+func storeMetrics(s *persistence.Store) []prometheus.Collector {
+	counter := func(name, help string, f func() int64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help},
+			func() float64 { return float64(f()) })
+	}
+	return []prometheus.Collector{
+		counter("solitaire_state_cache_hits_total", "Game loads served from the state cache after the version check.",
+			func() int64 { return s.CacheStats().Hits }),
+		counter("solitaire_state_cache_misses_total", "Game loads rebuilt from a snapshot and events.",
+			func() int64 { return s.CacheStats().Misses }),
+		counter("solitaire_state_cache_command_hits_total", "Move loads served from the state cache without a query.",
+			func() int64 { return s.CacheStats().CommandHits }),
+		counter("solitaire_append_batches_total", "Statements that appended to more than one game at once (group commit).",
+			func() int64 { return s.AppendStats().Batches }),
+		counter("solitaire_append_batched_total", "Appends written by group-commit statements.",
+			func() int64 { return s.AppendStats().Batched }),
+		counter("solitaire_append_batch_fallbacks_total", "Group-commit statements that failed and were written one append at a time.",
+			func() int64 { return s.AppendStats().Fallbacks }),
+	}
 }

@@ -130,8 +130,9 @@ func TestServe(t *testing.T) {
 			if s, b := get("/openapi.yaml"); s != 200 || !bytes.Equal(b, solitaire.OpenAPIYAML) {
 				t.Errorf("/openapi.yaml %d", s)
 			}
-			if _, b := get("/metrics"); !strings.Contains(string(b), "go_goroutines") || !strings.Contains(string(b), "solitaire_http_requests_total") {
-				t.Errorf("/metrics lacks the Go or HTTP metrics")
+			if _, b := get("/metrics"); !strings.Contains(string(b), "go_goroutines") || !strings.Contains(string(b), "solitaire_http_requests_total") ||
+				!strings.Contains(string(b), "solitaire_state_cache_hits_total") || !strings.Contains(string(b), "solitaire_append_batches_total") {
+				t.Errorf("/metrics lacks the Go, HTTP or store metrics")
 			}
 			r, err := http.Post(base+"/v1/players", "application/json", strings.NewReader(`{"name":"ops"}`))
 			if err != nil {
