@@ -2,12 +2,16 @@ package persistence
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/openpatience/solitaire/domain"
 )
@@ -43,11 +47,12 @@ import (
 // 1 shard 3,975 moves/s, 2 shards 4,269, 4 shards 3,396, 8 shards 3,050.
 const batchShards = 2
 
-// batchMaxGames bounds the appends of one batch; batchMaxParams bounds its
-// bind parameters (PostgreSQL allows 65,535 in a statement).
+// batchMaxGames bounds the appends of one batch, batchMaxEvents its
+// events (an autocomplete appends dozens), so that one statement stays
+// short.
 const (
 	batchMaxGames  = 64
-	batchMaxParams = 20000
+	batchMaxEvents = 2048
 )
 
 // batchTimeout bounds one batch statement. The batch does not run under
@@ -65,9 +70,6 @@ type appendReq struct {
 	after    *domain.State
 	done     chan error // buffered 1: the outcome, after the commit
 }
-
-// params is the bind parameters the append takes in a batch statement.
-func (r *appendReq) params() int { return 9 + 8*len(r.recs) }
 
 // appender queues appends per shard and writes them in batches. The zero
 // value is ready; close stops it.
@@ -97,11 +99,13 @@ func (s *Store) AppendStats() AppendStats {
 	return AppendStats{Batches: a.batches.Load(), Batched: a.batched.Load(), Fallbacks: a.fallbacks.Load()}
 }
 
-// errStoreClosed is the outcome of an append after Close.
-var errStoreClosed = fmt.Errorf("persistence: store closed")
+// errStoreClosed is the outcome of an append after Close: the database is
+// out of reach for this store (503 with Retry-After at the API).
+var errStoreClosed = fmt.Errorf("persistence: store closed: %w", ErrUnavailable)
 
 // submit queues r in its game's shard, starting the shards on first use.
-// It fails only after close.
+// It fails after close, or with r.ctx's error if the caller gives up while
+// the shard's queue is full.
 func (a *appender) submit(s *Store, r *appendReq) error {
 	a.mu.RLock()
 	if !a.started && !a.closed {
@@ -113,8 +117,12 @@ func (a *appender) submit(s *Store, r *appendReq) error {
 	if a.closed {
 		return errStoreClosed
 	}
-	a.shards[maphash.String(a.seed, r.gameID)%batchShards] <- r
-	return nil
+	select {
+	case a.shards[maphash.String(a.seed, r.gameID)%batchShards] <- r:
+		return nil
+	case <-r.ctx.Done():
+		return r.ctx.Err()
+	}
 }
 
 // start makes the shards and their goroutines, once.
@@ -161,15 +169,15 @@ func (a *appender) run(s *Store, in chan *appendReq) {
 	for {
 		var batch []*appendReq
 		games := map[string]bool{}
-		params := 0
+		events := 0
 		add := func(r *appendReq) bool {
-			if len(batch) > 0 && (len(batch) == batchMaxGames || params+r.params() > batchMaxParams) {
+			if len(batch) > 0 && (len(batch) == batchMaxGames || events+len(r.recs) > batchMaxEvents) {
 				return false
 			}
 			if games[r.gameID] {
 				return false
 			}
-			batch, games[r.gameID], params = append(batch, r), true, params+r.params()
+			batch, games[r.gameID], events = append(batch, r), true, events+len(r.recs)
 			return true
 		}
 		rest := held[:0:0]
@@ -233,34 +241,51 @@ func (s *Store) writeBatch(batch []*appendReq) {
 		s.finish(live[0], s.appendOne(ctx, live[0].gameID, live[0].expected, live[0].recs, live[0].p))
 		return
 	}
+	// Rows are locked in the order of the statement's input: the same
+	// order in every process, so two processes' batches cannot deadlock.
+	slices.SortFunc(live, func(x, y *appendReq) int { return strings.Compare(x.gameID, y.gameID) })
 	inserted, err := s.appendMany(ctx, live)
-	if err == nil {
-		s.appender.batches.Add(1)
-		s.appender.batched.Add(int64(len(live)))
-	}
+	var refused *pgconn.PgError
 	switch {
-	case err != nil && isUnavailable(err):
+	case err != nil && errors.As(err, &refused) && !isUnavailable(err):
+		// The database refused the statement (one append it will not
+		// take, say), so the statement's transaction rolled back and
+		// nothing was written: each append on its own, so the others are
+		// unharmed.
+		s.appender.fallbacks.Add(1)
+		s.log.Debug("persistence: batch append refused; appending one at a time", "appends", len(live), "err", err)
+		for _, r := range live {
+			if err := r.ctx.Err(); err != nil {
+				r.done <- err
+				continue
+			}
+			one, cancel := context.WithTimeout(context.Background(), batchTimeout)
+			s.finish(r, s.appendOne(one, r.gameID, r.expected, r.recs, r.p))
+			cancel()
+		}
+	case err != nil:
+		// An outage, or a failure after the statement may have run: the
+		// batch may have been written, so no append is tried again (as
+		// with an outage during appendOne, the caller re-reads).
 		for _, r := range live {
 			r.done <- err
 		}
-	case err != nil:
-		// A deadlock with another process's batch, or one append the
-		// database refuses: each on its own, so the others are unharmed.
-		s.appender.fallbacks.Add(1)
-		s.log.Debug("persistence: batch append failed; appending one at a time", "appends", len(live), "err", err)
-		for _, r := range live {
-			s.finish(r, s.appendOne(ctx, r.gameID, r.expected, r.recs, r.p))
-		}
 	default:
+		s.appender.batches.Add(1)
+		s.appender.batched.Add(int64(len(live)))
+		var lost []*appendReq
 		for i, r := range live {
 			switch n := inserted[i]; {
 			case n == len(r.recs):
 				s.finish(r, nil)
-			case n == 0: // the version condition did not match: why?
-				s.finish(r, s.missingOrConflict(s.db.WithContext(ctx), r.gameID))
+			case n == 0: // the version condition did not match
+				lost = append(lost, r)
 			default: // cannot happen: the row matched, so every event went in
 				s.finish(r, fmt.Errorf("game %s: %d of %d events inserted", r.gameID, n, len(r.recs)))
 			}
+		}
+		for _, r := range lost { // after the winners: these cost a query each
+			s.finish(r, s.missingOrConflict(s.db.WithContext(ctx), r.gameID))
 		}
 	}
 }
@@ -274,58 +299,70 @@ func (s *Store) finish(r *appendReq, err error) {
 	r.done <- err
 }
 
+// appendManySQL is the statement of appendMany. It has the same text
+// whatever the batch's size (PostgreSQL and pgx prepare it once per
+// connection): one array per column. The updates lock the games rows in
+// the order of the arrays; the events are inserted in array order, so each
+// game's events take rising positions.
+const appendManySQL = `WITH i AS (
+		SELECT * FROM unnest($1::text[], $2::integer[], $3::integer[], $4::text[], $5::integer[], $6::integer[],
+			$7::bigint[], $8::bigint[], $9::bigint[])
+			AS i (id, expected, version, status, moves, score, elapsed_ms, finished_at, updated_at)
+	), g AS (
+		UPDATE games SET version = i.version, status = i.status, moves = i.moves, score = i.score,
+			elapsed_ms = i.elapsed_ms, finished_at = i.finished_at, updated_at = i.updated_at
+		FROM i WHERE games.id = i.id AND games.version = i.expected RETURNING games.id
+	)
+	INSERT INTO events (game_id, version, type, payload, occurred_at, prev_hash, hash)
+	SELECT e.game_id, e.version, e.type, e.payload, e.occurred_at, e.prev_hash, e.hash
+	FROM unnest($10::text[], $11::integer[], $12::text[], $13::bytea[], $14::bigint[], $15::bytea[], $16::bytea[])
+		WITH ORDINALITY AS e (game_id, version, type, payload, occurred_at, prev_hash, hash, k)
+	WHERE e.game_id IN (SELECT id FROM g)
+	ORDER BY e.k
+	RETURNING game_id, version, position`
+
 // appendMany is appendOne for several games (one append each) in one
-// statement: every conditional update of a games row, then the events of
-// the rows that matched, inserted in batch order (so each game's events
-// take increasing positions). It fills in the positions of the inserted
-// records and returns how many events of each append went in: all of them
-// or, when its version condition did not match, none.
+// statement (appendManySQL): every conditional update of a games row, then
+// the events of the rows that matched. It fills in the positions of the
+// inserted records and returns how many events of each append went in:
+// all of them or, when its version condition did not match, none.
 func (s *Store) appendMany(ctx context.Context, reqs []*appendReq) ([]int, error) {
-	var q strings.Builder
-	args := make([]any, 0, batchMaxParams)
-	// tuple writes one row of a VALUES list: "($n::type, ...)".
-	tuple := func(types []string, vals ...any) {
-		q.WriteString("(")
-		for i, v := range vals {
-			if i > 0 {
-				q.WriteString(", ")
-			}
-			args = append(args, v)
-			fmt.Fprintf(&q, "$%d::%s", len(args), types[i])
-		}
-		q.WriteString(")")
-	}
-	gameTypes := []string{"text", "integer", "integer", "text", "integer", "integer", "bigint", "bigint", "bigint"}
-	q.WriteString(`WITH i (id, expected, version, status, moves, score, elapsed_ms, finished_at, updated_at) AS (VALUES `)
-	for n, r := range reqs {
-		if n > 0 {
-			q.WriteString(", ")
-		}
-		p := r.p
-		tuple(gameTypes, r.gameID, r.expected, p.Version, string(p.Status), p.Moves, nullInt(p.Score),
-			p.ElapsedMS, nullTime(p.FinishedAt), millis(p.UpdatedAt))
-	}
-	q.WriteString(`), g AS (UPDATE games SET version = i.version, status = i.status, moves = i.moves, score = i.score,
-		elapsed_ms = i.elapsed_ms, finished_at = i.finished_at, updated_at = i.updated_at
-		FROM i WHERE games.id = i.id AND games.version = i.expected RETURNING games.id)
-		INSERT INTO events (game_id, version, type, payload, occurred_at, prev_hash, hash)
-		SELECT e.game_id, e.version, e.type, e.payload, e.occurred_at, e.prev_hash, e.hash
-		FROM (VALUES `)
-	eventTypes := []string{"integer", "text", "integer", "text", "bytea", "bigint", "bytea", "bytea"}
-	k := 0
+	var (
+		ids, statuses              []string
+		expected, versions, moves  []int32
+		scores                     []*int32
+		elapsed, updated           []int64
+		finished                   []*int64
+		eGames, eTypes             []string
+		eVersions                  []int32
+		eTimes                     []int64
+		ePayloads, ePrevs, eHashes [][]byte
+	)
 	for _, r := range reqs {
+		p := r.p
+		ids, statuses = append(ids, r.gameID), append(statuses, string(p.Status))
+		expected, versions, moves = append(expected, int32(r.expected)), append(versions, int32(p.Version)), append(moves, int32(p.Moves))
+		var score *int32
+		if p.Score != nil {
+			v := int32(*p.Score)
+			score = &v
+		}
+		scores = append(scores, score)
+		var at *int64
+		if p.FinishedAt != nil {
+			v := millis(*p.FinishedAt)
+			at = &v
+		}
+		finished = append(finished, at)
+		elapsed, updated = append(elapsed, p.ElapsedMS), append(updated, millis(p.UpdatedAt))
 		for _, e := range r.recs {
-			if k > 0 {
-				q.WriteString(", ")
-			}
-			tuple(eventTypes, k, r.gameID, e.Version, string(e.Type), nonNil(e.Payload), millis(e.OccurredAt),
-				e.PrevHash, e.Hash)
-			k++
+			eGames, eTypes = append(eGames, r.gameID), append(eTypes, string(e.Type))
+			eVersions, eTimes = append(eVersions, int32(e.Version)), append(eTimes, millis(e.OccurredAt))
+			ePayloads, ePrevs, eHashes = append(ePayloads, nonNil(e.Payload)), append(ePrevs, e.PrevHash), append(eHashes, e.Hash)
 		}
 	}
-	q.WriteString(`) AS e (k, game_id, version, type, payload, occurred_at, prev_hash, hash)
-		WHERE e.game_id IN (SELECT id FROM g) ORDER BY e.k RETURNING game_id, version, position`)
-	rows, err := s.sqlDB.QueryContext(ctx, q.String(), args...)
+	rows, err := s.sqlDB.QueryContext(ctx, appendManySQL, ids, expected, versions, statuses, moves, scores,
+		elapsed, finished, updated, eGames, eVersions, eTypes, ePayloads, eTimes, ePrevs, eHashes)
 	if err != nil {
 		return nil, err
 	}

@@ -12,19 +12,22 @@ import (
 	"github.com/openpatience/solitaire/persistence"
 )
 
-// raceOutcome counts what concurrent appends to one game got.
+// raceOutcome counts what concurrent appends to one game got, and keeps
+// the winner's state.
 type raceOutcome struct {
 	mu              sync.Mutex
 	wins, conflicts int
 	errs            []error
+	won             *domain.State
 }
 
-func (o *raceOutcome) add(err error) {
+func (o *raceOutcome) add(err error, after *domain.State) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	switch {
 	case err == nil:
 		o.wins++
+		o.won = after
 	case errors.Is(err, domain.ErrConflict):
 		o.conflicts++
 	default:
@@ -36,10 +39,13 @@ func (o *raceOutcome) add(err error) {
 // append concurrently to many games, four writers per game and version,
 // so that appends of different games are written in shared statements
 // (group commit, batch.go) and the batches of the two stores overlap.
-// For every game and round exactly one writer wins and the others get
-// ErrConflict; afterwards each game's log is whole (chain verified), its
-// events' positions rise with their versions, and both stores load what
-// the log holds. On PostgreSQL some appends must have been batched.
+// Writers append one to three events at once; half the games keep a
+// score (standard scoring) and half have none; the last round resigns
+// every game (a finish time). For every game and round exactly one writer
+// wins and the others get ErrConflict; the log then holds exactly the
+// winner's state; afterwards each game's log is whole (chain verified),
+// its events' positions rise with their versions, and both stores load
+// what the log holds. On PostgreSQL some appends must have been batched.
 func TestBatchAppendRace(t *testing.T) {
 	for _, dialect := range []string{persistence.DialectPostgres, persistence.DialectSQLite} {
 		t.Run(dialect, func(t *testing.T) {
@@ -48,7 +54,16 @@ func TestBatchAppendRace(t *testing.T) {
 			ids := make([]string, games)
 			states := make([]*domain.State, games)
 			for i := range ids {
-				ids[i], states[i] = appendN(t, a, 0)
+				req := domain.NewGame{Owner: "p1", Variant: "relaxed"}
+				if i%2 == 0 {
+					scoring := domain.ScoringStandard
+					req.Options.Scoring = &scoring
+				}
+				g, st, err := domain.NewGames(a).Create(t.Context(), req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids[i], states[i] = g.ID, st
 				if _, _, err := b.Load(t.Context(), ids[i]); err != nil {
 					t.Fatal(err)
 				}
@@ -60,12 +75,28 @@ func TestBatchAppendRace(t *testing.T) {
 				for i, id := range ids {
 					for w, s := range []*persistence.Store{a, b, a, b} {
 						mine := states[i].Clone()
-						e := drawEvent(mine, states[i].LastAt.Add(time.Duration(w+1)*time.Millisecond))
-						mine.Apply(e)
+						var evs []domain.Event
+						if round == rounds-1 {
+							var err error
+							evs, err = domain.Decide(mine, domain.Move{Type: domain.MoveResign},
+								mine.LastAt.Add(time.Duration(w+1)*time.Millisecond))
+							if err != nil {
+								t.Fatal(err)
+							}
+						} else {
+							for k := range 1 + (i+w+round)%3 {
+								evs = append(evs, drawEvent(mine, mine.LastAt.Add(time.Duration(w+k+1)*time.Millisecond)))
+								mine.Apply(evs[len(evs)-1])
+							}
+							mine = states[i].Clone()
+						}
+						for _, e := range evs {
+							mine.Apply(e)
+						}
 						expected := states[i].Version
 						wg.Go(func() {
 							<-start
-							outcomes[i].add(s.Append(context.Background(), id, expected, []domain.Event{e}, mine))
+							outcomes[i].add(s.Append(context.Background(), id, expected, evs, mine), mine)
 						})
 					}
 				}
@@ -77,11 +108,21 @@ func TestBatchAppendRace(t *testing.T) {
 						t.Fatalf("round %d, game %d: %d wins, %d conflicts, errors %v; want 1 and 3",
 							round, i, o.wins, o.conflicts, o.errs)
 					}
-					states[i] = sameAsLog(t, "a after the race", a, plain, id, states[i].Version+1)
+					states[i] = sameAsLog(t, "a after the race", a, plain, id, o.won.Version)
+					if g, w := mustJSON(t, states[i]), mustJSON(t, o.won); g != w {
+						t.Fatalf("round %d, game %d: the log holds\n%s\nnot the winner's state\n%s", round, i, g, w)
+					}
 					sameAsLog(t, "b after the race", b, plain, id, states[i].Version)
 				}
 			}
-			for _, id := range ids {
+			for i, id := range ids {
+				rec, err := plain.Game(t.Context(), id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rec.Status != domain.StatusLost || rec.FinishedAt == nil || (rec.Score != nil) != (i%2 == 0) {
+					t.Fatalf("game %d: status %s, finished %v, score %v", i, rec.Status, rec.FinishedAt, rec.Score)
+				}
 				if n, err := plain.VerifyChain(t.Context(), id); n != 0 || err != nil {
 					t.Fatalf("game %s: chain broken at version %d (err %v)", id, n, err)
 				}
@@ -164,4 +205,59 @@ func TestBatchOneBadAppend(t *testing.T) {
 		t.Fatalf("broken game has %d event rows, want %d: a refused append wrote something", n, want)
 	}
 	t.Logf("appender: %+v", s.AppendStats())
+}
+
+// TestBatchClose: closing a store while appends are being submitted ends
+// every one of them (no hang, no panic): an append that succeeded is in
+// the log, one refused for the closed store (ErrUnavailable) is not.
+func TestBatchClose(t *testing.T) {
+	s, _, plain := cachedStores(t, persistence.DialectPostgres)
+	const games = 32
+	ids := make([]string, games)
+	states := make([]*domain.State, games)
+	for i := range ids {
+		ids[i], states[i] = appendN(t, s, 1)
+	}
+	errs := make([]error, games)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i, id := range ids {
+		after := states[i].Clone()
+		e := drawEvent(after, states[i].LastAt.Add(time.Second))
+		after.Apply(e)
+		wg.Go(func() {
+			<-start
+			if i%4 == 0 { // some submit a little later, when Close may be done
+				time.Sleep(time.Duration(i) * 100 * time.Microsecond)
+			}
+			errs[i] = s.Append(context.Background(), id, states[i].Version, []domain.Event{e}, after)
+		})
+	}
+	close(start)
+	time.Sleep(200 * time.Microsecond)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-time.After(30 * time.Second):
+		t.Fatal("appends still waiting 30 s after Close")
+	}
+	written := 0
+	for i, id := range ids {
+		g, err := plain.Game(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case errs[i] == nil && g.Version == states[i].Version+1:
+			written++
+		case errs[i] != nil && errors.Is(errs[i], persistence.ErrUnavailable) && g.Version == states[i].Version:
+		default:
+			t.Fatalf("game %d: append returned %v, log at version %d (was %d)", i, errs[i], g.Version, states[i].Version)
+		}
+	}
+	t.Logf("%d of %d appends written before Close", written, games)
 }

@@ -29,13 +29,16 @@ const DefaultStateCacheBytes = 32 << 20
 // "read cost independent of log length"), and so that Append knows the
 // stream head's hash without reading it.
 //
-// It never serves a state older than the log: an entry is used only when
-// its version equals the version in the games row that Load reads in the
-// same call, and the log below that version never changes (events are
+// It never serves Load a state older than the log: an entry is used only
+// when its version equals the version in the games row that Load reads in
+// the same call, and the log below that version never changes (events are
 // immutable, and a version is appended once). An append by another Store,
 // in this process or another, raises the row's version, so the entry stops
 // matching at once. Entries are replaced after every Append and Create
-// through this Store.
+// through this Store. The one exception is LoadForCommand (command), which
+// hands out the entry without that check, for a move whose append checks
+// the version itself (domain.CommandLoader); an entry known to be behind
+// (another process's append notice, behind) is not handed out there.
 //
 // An entry's state, head and records are owned by the cache and never
 // changed: Load hands out clones (domain.State.Clone), and the cache
@@ -73,6 +76,10 @@ type cachedState struct {
 	// projection, nothing else updates the row.
 	record *domain.Game
 	cost   int64 // estimated bytes, counted in stateCache.bytes
+	// behind is set when another process announced a newer version
+	// (Store.Listen): command no longer hands the entry out, as a move
+	// decided on it would surely be refused. Load's check is unchanged.
+	behind atomic.Bool
 }
 
 // maxRecent bounds the records an entry keeps (a move appends a few).
@@ -120,7 +127,7 @@ func (c *stateCache) command(id string) (*domain.Game, *domain.State, bool) {
 		return nil, nil, false
 	}
 	e, r := c.withRecord(id, true)
-	if r == nil {
+	if r == nil || e.behind.Load() {
 		c.commandMisses.Add(1)
 		return nil, nil, false
 	}
@@ -128,6 +135,17 @@ func (c *stateCache) command(id string) (*domain.Game, *domain.State, bool) {
 	g, st := cloneIdentity(r), e.state.Clone()
 	g.Project(st)
 	return g, st, true
+}
+
+// behind marks game id's entry as behind the log if it holds a version
+// older than version (an append another process announced).
+func (c *stateCache) behind(id string, version int) {
+	if c == nil {
+		return
+	}
+	if e, ok := c.lru.Peek(id); ok && e.state.Version < version {
+		e.behind.Store(true)
+	}
 }
 
 // head returns the hash of event number version of game id if the cache

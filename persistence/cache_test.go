@@ -606,3 +606,52 @@ func TestCommandOnStaleCache(t *testing.T) {
 		})
 	}
 }
+
+// TestCommandSkipsEntriesBehind: once another process's append notice
+// (LISTEN, PostgreSQL) says a cached state is behind the log,
+// LoadForCommand no longer hands it out unchecked (a move decided on it
+// would surely be refused) but loads with the check; Load is unaffected.
+func TestCommandSkipsEntriesBehind(t *testing.T) {
+	a, b, plain := cachedStores(t, persistence.DialectPostgres)
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- b.Listen(ctx) }()
+	defer func() { stop(); <-done }()
+	clock := &testClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	ga := gamesOn(a, clock)
+	game, st, err := ga.Create(t.Context(), domain.NewGame{Owner: "p", Variant: "relaxed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := b.Load(t.Context(), game.ID); err != nil { // b caches version 1
+		t.Fatal(err)
+	}
+	if _, _, verified, err := b.LoadForCommand(t.Context(), game.ID); err != nil || verified {
+		t.Fatalf("before any notice: verified %v, err %v; want the cached state", verified, err)
+	}
+	rng := rand.New(rand.NewPCG(3, 3))
+	if _, st, _, err = ga.Play(t.Context(), "p", game.ID, randomMove(t, st, rng), -1); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, got, verified, err := b.LoadForCommand(t.Context(), game.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if verified {
+			if got.Version != st.Version {
+				t.Fatalf("checked load at version %d, log at %d", got.Version, st.Version)
+			}
+			break
+		}
+		if got.Version != 1 {
+			t.Fatalf("unchecked state at version %d, want the cached 1", got.Version)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("b's entry was never marked behind after a's append notice")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	sameAsLog(t, "b after the notice", b, plain, game.ID, st.Version)
+}

@@ -70,7 +70,11 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 		select {
 		case err = <-r.done:
 		case <-ctx.Done():
-			err = ctx.Err() // the batch goes on: the append may be written
+			select {
+			case err = <-r.done: // the outcome came at the same moment
+			default:
+				err = ctx.Err() // the batch goes on: the append may be written
+			}
 		}
 		return wrap("append", err)
 	}

@@ -285,6 +285,7 @@ func (s *Store) listenOnce(ctx context.Context, cfg *pgx.ConnConfig, connected f
 				s.log.Warn("persistence: malformed notification ignored", "channel", n.Channel, "payload", n.Payload)
 				continue
 			}
+			s.cache.behind(notice.GameID, notice.Version)
 			s.hub.publish(notice.GameID)
 		case (pgconn.Timeout(err) || errors.Is(err, context.DeadlineExceeded)) && !conn.IsClosed():
 			// Idle: make sure the connection is still there.

@@ -468,6 +468,8 @@ func storeMetrics(s *persistence.Store) []prometheus.Collector {
 			func() int64 { return s.CacheStats().Misses }),
 		counter("solitaire_state_cache_command_hits_total", "Move loads served from the state cache without a query.",
 			func() int64 { return s.CacheStats().CommandHits }),
+		counter("solitaire_state_cache_command_misses_total", "Move loads that had to query (no cached state, or known to be behind).",
+			func() int64 { return s.CacheStats().CommandMisses }),
 		counter("solitaire_append_batches_total", "Statements that appended to more than one game at once (group commit).",
 			func() int64 { return s.AppendStats().Batches }),
 		counter("solitaire_append_batched_total", "Appends written by group-commit statements.",
