@@ -390,7 +390,9 @@ func TestPlayerCache(t *testing.T) {
 
 // BenchmarkAppendCached is BenchmarkAppend with the state cache, as the
 // server runs: on PostgreSQL each append is one statement (the head's
-// hash comes from the cache). 64 writers is the load tool's client count.
+// hash comes from the cache), and appends waiting at the same moment
+// share one statement and one commit (group commit, batch.go). 64
+// writers is the load tool's client count.
 func BenchmarkAppendCached(b *testing.B) {
 	for _, writers := range []int{1, 16, 64} {
 		b.Run(fmt.Sprintf("postgres/writers=%d", writers), func(b *testing.B) {
@@ -401,51 +403,7 @@ func BenchmarkAppendCached(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer s.Close()
-			ids := make([]string, writers)
-			states := make([]*domain.State, writers)
-			for i := range writers {
-				ids[i], states[i] = appendN(b, s, 0)
-			}
-			var next atomic.Int64
-			var failed atomic.Pointer[error]
-			var ready, wg sync.WaitGroup
-			start := make(chan struct{})
-			for w := range writers {
-				ready.Add(1)
-				wg.Go(func() {
-					var once sync.Once
-					defer once.Do(ready.Done)
-					st := states[w]
-					at := st.LastAt
-					// One append outside the timing: it opens this
-					// writer's connection and prepares the statement.
-					for i := 0; ; i++ {
-						if i == 1 {
-							once.Do(ready.Done)
-							<-start
-						}
-						if i > 0 && next.Add(1) > int64(b.N) {
-							break
-						}
-						at = at.Add(time.Second)
-						e := drawEvent(st, at)
-						st.Apply(e)
-						if err := s.Append(context.Background(), ids[w], st.Version-1, []domain.Event{e}, st); err != nil {
-							failed.Store(&err)
-							return
-						}
-					}
-				})
-			}
-			ready.Wait()
-			b.ResetTimer()
-			close(start)
-			wg.Wait()
-			b.StopTimer()
-			if err := failed.Load(); err != nil {
-				b.Fatal(*err)
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "appends/s")
+			benchAppends(b, s, writers)
 		})
 	}
 }
