@@ -17,6 +17,7 @@ import (
 
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
+	"github.com/openpatience/solitaire/api/apistore"
 	"github.com/openpatience/solitaire/domain"
 	"github.com/openpatience/solitaire/persistence"
 )
@@ -50,42 +51,6 @@ func (r *seedReader) next(seed uint64) {
 	r.queue = append(r.queue, seed)
 }
 
-// competitions adapts persistence's duel and daily records to api's (as
-// cmd does); every other method is the store's own.
-type competitions struct{ *persistence.Store }
-
-func (c competitions) CreateDuel(ctx context.Context, d *api.DuelRecord) error {
-	r := persistence.Duel(*d)
-	return c.Store.CreateDuel(ctx, &r)
-}
-
-func (c competitions) Duel(ctx context.Context, id string) (*api.DuelRecord, error) {
-	d, err := c.Store.Duel(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	out := api.DuelRecord(*d)
-	return &out, nil
-}
-
-func (c competitions) EnsureDailyDeal(ctx context.Context, d api.DailyDealRecord) (*api.DailyDealRecord, error) {
-	r, err := c.Store.EnsureDailyDeal(ctx, persistence.DailyDeal(d))
-	if err != nil {
-		return nil, err
-	}
-	out := api.DailyDealRecord(*r)
-	return &out, nil
-}
-
-func (c competitions) FindDailyDeal(ctx context.Context, variant, day string) (*api.DailyDealRecord, error) {
-	r, err := c.Store.FindDailyDeal(ctx, variant, day)
-	if err != nil {
-		return nil, err
-	}
-	out := api.DailyDealRecord(*r)
-	return &out, nil
-}
-
 // cenv is an env whose server has the competition routes, the DuelOver
 // hook wired, and a random source that lets a test pick seeds.
 type cenv struct {
@@ -99,9 +64,9 @@ func newCompEnv(t *testing.T, backend string) *cenv {
 	seeds := &seedReader{}
 	games := &domain.Games{Store: store, Now: clk.Now, Random: seeds, Retries: 3}
 	games.DuelOver = func(ctx context.Context, id string) (bool, error) { return store.DuelOver(ctx, id, games.Now()) }
-	h, err := api.New(api.Config{Games: games, Players: store, Idempotency: idempotencyStore{store},
+	h, err := api.New(api.Config{Games: games, Players: store, Idempotency: apistore.Idempotency(store),
 		Ready: store.Ping, BadCursor: persistence.ErrBadCursor, Spec: solitaire.OpenAPIYAML,
-		Competitions: competitions{store},
+		Competitions: apistore.Competitions(store),
 		Logger:       slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		t.Fatal(err)

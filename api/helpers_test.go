@@ -27,6 +27,7 @@ import (
 
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
+	"github.com/openpatience/solitaire/api/apistore"
 	"github.com/openpatience/solitaire/domain"
 	"github.com/openpatience/solitaire/persistence"
 	"github.com/openpatience/solitaire/persistence/pgtest"
@@ -312,22 +313,6 @@ func openStore(t *testing.T, backend string) *persistence.Store {
 	return s
 }
 
-// idempotencyStore adapts persistence's records to api's (as cmd does).
-type idempotencyStore struct{ s *persistence.Store }
-
-func (a idempotencyStore) GetIdempotency(ctx context.Context, owner, key string, now time.Time) (*api.IdempotencyRecord, error) {
-	r, err := a.s.GetIdempotency(ctx, owner, key, now)
-	if err != nil {
-		return nil, err
-	}
-	out := api.IdempotencyRecord(*r)
-	return &out, nil
-}
-
-func (a idempotencyStore) PutIdempotency(ctx context.Context, r api.IdempotencyRecord) error {
-	return a.s.PutIdempotency(ctx, persistence.IdempotencyRecord(r))
-}
-
 // testLog sends the server's warnings and errors to the test's log.
 type testLog struct{ t testing.TB }
 
@@ -344,8 +329,8 @@ func newEnv(t *testing.T, backend string) *env {
 	clk := &clock{t: start}
 	games := &domain.Games{Store: store, Now: clk.Now, Random: rand.Reader, Retries: 3}
 	games.DuelOver = func(ctx context.Context, id string) (bool, error) { return store.DuelOver(ctx, id, games.Now()) }
-	h, err := api.New(api.Config{Games: games, Players: store, Idempotency: idempotencyStore{store},
-		Ready: store.Ping, BadCursor: persistence.ErrBadCursor, Spec: solitaire.OpenAPIYAML, Competitions: competitions{store},
+	h, err := api.New(api.Config{Games: games, Players: store, Idempotency: apistore.Idempotency(store),
+		Ready: store.Ping, BadCursor: persistence.ErrBadCursor, Spec: solitaire.OpenAPIYAML, Competitions: apistore.Competitions(store),
 		Logger: slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		t.Fatal(err)

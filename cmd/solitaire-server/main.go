@@ -49,6 +49,7 @@ import (
 
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
+	"github.com/openpatience/solitaire/api/apistore"
 	"github.com/openpatience/solitaire/domain"
 	"github.com/openpatience/solitaire/persistence"
 )
@@ -238,7 +239,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 	handler, err := api.New(api.Config{
 		Games:       games,
 		Players:     persistence.NewPlayerCache(store, playerCacheSize, playerCacheTTL),
-		Idempotency: idempotencyStore{store},
+		Idempotency: apistore.Idempotency(store),
 		Ready:       store.Ping,
 		BadCursor:   persistence.ErrBadCursor,
 		Spec:        solitaire.OpenAPIYAML,
@@ -253,7 +254,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 		MaxStreamsPerPlayer: cfg.maxStreams,
 		Done:                streamsDone,
 
-		Competitions: competitionStore{store},
+		Competitions: apistore.Competitions(store),
 	})
 	if err != nil {
 		return err
@@ -367,25 +368,6 @@ func purgeLoop(ctx context.Context, p purger, every time.Duration, log *slog.Log
 	}
 }
 
-// idempotencyStore adapts the store's idempotency records to the api's
-// (the same fields; api does not import persistence).
-type idempotencyStore struct{ s *persistence.Store }
-
-// GetIdempotency is persistence.Store.GetIdempotency in api's types.
-func (a idempotencyStore) GetIdempotency(ctx context.Context, owner, key string, now time.Time) (*api.IdempotencyRecord, error) {
-	r, err := a.s.GetIdempotency(ctx, owner, key, now)
-	if err != nil {
-		return nil, err
-	}
-	out := api.IdempotencyRecord(*r)
-	return &out, nil
-}
-
-// PutIdempotency is persistence.Store.PutIdempotency in api's types.
-func (a idempotencyStore) PutIdempotency(ctx context.Context, r api.IdempotencyRecord) error {
-	return a.s.PutIdempotency(ctx, persistence.IdempotencyRecord(r))
-}
-
 // defaultSweepEvery is the sweeper's interval without SOLITAIRE_SWEEP_EVERY.
 const defaultSweepEvery = 5 * time.Second
 
@@ -410,47 +392,6 @@ func sweepLoop(ctx context.Context, g *domain.Games, every time.Duration, log *s
 		case <-t.C:
 		}
 	}
-}
-
-// competitionStore is the store as api.CompetitionStore: duel and daily
-// records converted to api's (the same fields; api does not import
-// persistence), every other method the store's own.
-type competitionStore struct{ *persistence.Store }
-
-// CreateDuel is persistence.Store.CreateDuel in api's types.
-func (c competitionStore) CreateDuel(ctx context.Context, d *api.DuelRecord) error {
-	r := persistence.Duel(*d)
-	return c.Store.CreateDuel(ctx, &r)
-}
-
-// Duel is persistence.Store.Duel in api's types.
-func (c competitionStore) Duel(ctx context.Context, id string) (*api.DuelRecord, error) {
-	d, err := c.Store.Duel(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	out := api.DuelRecord(*d)
-	return &out, nil
-}
-
-// EnsureDailyDeal is persistence.Store.EnsureDailyDeal in api's types.
-func (c competitionStore) EnsureDailyDeal(ctx context.Context, d api.DailyDealRecord) (*api.DailyDealRecord, error) {
-	r, err := c.Store.EnsureDailyDeal(ctx, persistence.DailyDeal(d))
-	if err != nil {
-		return nil, err
-	}
-	out := api.DailyDealRecord(*r)
-	return &out, nil
-}
-
-// FindDailyDeal is persistence.Store.FindDailyDeal in api's types.
-func (c competitionStore) FindDailyDeal(ctx context.Context, variant, day string) (*api.DailyDealRecord, error) {
-	r, err := c.Store.FindDailyDeal(ctx, variant, day)
-	if err != nil {
-		return nil, err
-	}
-	out := api.DailyDealRecord(*r)
-	return &out, nil
 }
 
 // storeMetrics exports the store's own counters on /metrics: the state
