@@ -32,13 +32,15 @@ import (
 // Appends are sharded by game: one game's appends go to one shard, and a
 // shard writes one batch at a time holding at most one append per game, so
 // in this process one game is never in two batches at once and a batch
-// never updates one row twice. Two processes can still write batches that
-// lock the same two rows in opposite orders; PostgreSQL then aborts one
-// (deadlock detected), and the appender writes that batch's appends one at
-// a time instead. Any failure of a batch statement that is not an outage
-// does the same, so one bad append cannot fail the others; an outage fails
-// the whole batch, each caller getting the error (as with appendOne, a
-// batch whose commit was in flight may have been written).
+// never updates one row twice. The statement locks its games rows in id
+// order before it updates them, so two processes' batches cannot deadlock
+// on each other (TestBatchLockOrder). When PostgreSQL refuses a batch
+// statement (an error of severity ERROR: the statement's transaction
+// rolled back, nothing was written), the appender writes that batch's
+// appends one at a time, so one bad append cannot fail the others. Any
+// other failure (an outage, a failure after the statement may have run)
+// fails the whole batch, each caller getting ErrUnavailable: the outcome
+// is unknown, as with appendOne when the connection dies mid-commit.
 
 // batchShards is how many batches may be in flight at once, each on its
 // own connection. Fewer shards make larger batches, which cost the
@@ -202,8 +204,16 @@ func (a *appender) run(s *Store, in chan *appendReq) {
 					in = nil
 					break drain
 				}
+				if err := r.ctx.Err(); err != nil { // its caller has gone
+					r.done <- err
+					continue
+				}
 				if !add(r) {
+					// Held to the next batch; stop here, so that what
+					// is queued stays in the queue (whose bound makes
+					// submitters wait) rather than in held.
 					held = append(held, r)
+					break drain
 				}
 			default:
 				break drain
@@ -241,53 +251,77 @@ func (s *Store) writeBatch(batch []*appendReq) {
 		s.finish(live[0], s.appendOne(ctx, live[0].gameID, live[0].expected, live[0].recs, live[0].p))
 		return
 	}
-	// Rows are locked in the order of the statement's input: the same
-	// order in every process, so two processes' batches cannot deadlock.
+	// In id order, as the statement locks the rows (only tidier logs).
 	slices.SortFunc(live, func(x, y *appendReq) int { return strings.Compare(x.gameID, y.gameID) })
 	inserted, err := s.appendMany(ctx, live)
-	var refused *pgconn.PgError
 	switch {
-	case err != nil && errors.As(err, &refused) && !isUnavailable(err):
-		// The database refused the statement (one append it will not
-		// take, say), so the statement's transaction rolled back and
-		// nothing was written: each append on its own, so the others are
+	case err != nil && refusedWhole(err):
+		// Nothing was written: each append on its own, so the others are
 		// unharmed.
 		s.appender.fallbacks.Add(1)
 		s.log.Debug("persistence: batch append refused; appending one at a time", "appends", len(live), "err", err)
+		var down error // once the database is out of reach, the rest fail alike
 		for _, r := range live {
 			if err := r.ctx.Err(); err != nil {
 				r.done <- err
 				continue
 			}
+			if down != nil {
+				r.done <- down
+				continue
+			}
 			one, cancel := context.WithTimeout(context.Background(), batchTimeout)
-			s.finish(r, s.appendOne(one, r.gameID, r.expected, r.recs, r.p))
+			err := s.appendOne(one, r.gameID, r.expected, r.recs, r.p)
 			cancel()
+			if isUnavailable(err) {
+				down = err
+			}
+			s.finish(r, err)
 		}
 	case err != nil:
 		// An outage, or a failure after the statement may have run: the
-		// batch may have been written, so no append is tried again (as
-		// with an outage during appendOne, the caller re-reads).
+		// outcome is unknown, so no append is tried again (the caller
+		// re-reads, as after an outage during appendOne).
+		if !isUnavailable(err) {
+			err = fmt.Errorf("%w: batch append, outcome unknown: %w", ErrUnavailable, err)
+		}
 		for _, r := range live {
 			r.done <- err
 		}
 	default:
 		s.appender.batches.Add(1)
 		s.appender.batched.Add(int64(len(live)))
-		var lost []*appendReq
 		for i, r := range live {
 			switch n := inserted[i]; {
 			case n == len(r.recs):
 				s.finish(r, nil)
-			case n == 0: // the version condition did not match
-				lost = append(lost, r)
+			case n == 0:
+				// The version condition did not match: a conflict. (The
+				// game exists: an append reaches the appender only when
+				// the cache holds the game, and games are never deleted.)
+				s.finish(r, domain.ErrConflict)
 			default: // cannot happen: the row matched, so every event went in
-				s.finish(r, fmt.Errorf("game %s: %d of %d events inserted", r.gameID, n, len(r.recs)))
+				s.finish(r, fmt.Errorf("%w: game %s: %d of %d events inserted", ErrUnavailable, r.gameID, n, len(r.recs)))
 			}
 		}
-		for _, r := range lost { // after the winners: these cost a query each
-			s.finish(r, s.missingOrConflict(s.db.WithContext(ctx), r.gameID))
-		}
 	}
+}
+
+// refusedWhole reports whether err is PostgreSQL refusing a statement
+// (severity ERROR, not a connection or shutdown condition): the implicit
+// transaction of that one statement rolled back, so nothing of it was
+// written. FATAL and PANIC errors can follow a commit, so they do not
+// count.
+func refusedWhole(err error) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || isUnavailable(err) {
+		return false
+	}
+	severity := pe.SeverityUnlocalized
+	if severity == "" {
+		severity = pe.Severity
+	}
+	return severity == "ERROR"
 }
 
 // finish tells r's caller err, after the cache and the live streams have
@@ -301,17 +335,22 @@ func (s *Store) finish(r *appendReq, err error) {
 
 // appendManySQL is the statement of appendMany. It has the same text
 // whatever the batch's size (PostgreSQL and pgx prepare it once per
-// connection): one array per column. The updates lock the games rows in
-// the order of the arrays; the events are inserted in array order, so each
-// game's events take rising positions.
+// connection): one array per column. It locks the batch's games rows in id
+// order first (l: ORDER BY then FOR NO KEY UPDATE locks rows in sort
+// order), and the update touches only rows l has locked, so every batch in
+// every process takes its row locks in one order and batches cannot
+// deadlock. The events are inserted in array order, so each game's events
+// take rising positions.
 const appendManySQL = `WITH i AS (
 		SELECT * FROM unnest($1::text[], $2::integer[], $3::integer[], $4::text[], $5::integer[], $6::integer[],
 			$7::bigint[], $8::bigint[], $9::bigint[])
 			AS i (id, expected, version, status, moves, score, elapsed_ms, finished_at, updated_at)
+	), l AS MATERIALIZED (
+		SELECT id FROM games WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE
 	), g AS (
 		UPDATE games SET version = i.version, status = i.status, moves = i.moves, score = i.score,
 			elapsed_ms = i.elapsed_ms, finished_at = i.finished_at, updated_at = i.updated_at
-		FROM i WHERE games.id = i.id AND games.version = i.expected RETURNING games.id
+		FROM i JOIN l ON l.id = i.id WHERE games.id = i.id AND games.version = i.expected RETURNING games.id
 	)
 	INSERT INTO events (game_id, version, type, payload, occurred_at, prev_hash, hash)
 	SELECT e.game_id, e.version, e.type, e.payload, e.occurred_at, e.prev_hash, e.hash

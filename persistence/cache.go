@@ -219,9 +219,12 @@ func (c *stateCache) put(id string, st *domain.State, head []byte, recs []domain
 			return
 		}
 		e.record = old.record // immutable: carried over
-		if len(e.recent) == 0 && old.state.Version == st.Version {
-			e.recent = old.recent // the same version's records: immutable, shared
-			e.cost += recentCost(old.recent)
+		if old.state.Version == st.Version {
+			e.behind.Store(old.behind.Load()) // the same version is as far behind
+			if len(e.recent) == 0 {
+				e.recent = old.recent // the same version's records: immutable, shared
+				e.cost += recentCost(old.recent)
+			}
 		}
 		c.lru.Remove(id)
 	}
