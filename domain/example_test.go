@@ -1,11 +1,9 @@
-package domain_test
+package domain
 
 import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/openpatience/solitaire/domain"
 )
 
 // A Klondike ending: clubs on the foundations to the ten, diamonds to the
@@ -14,25 +12,25 @@ const examplePosition = ":KS/:QH/9D:JC/:/:/:/: QCKCTDJDQDKDKH QS " +
 	"AC2C3C4C5C6C7C8C9CTC/AD2D3D4D5D6D7D8D/AH2H3H4H5H6H7H8H9HTHJH/AS2S3S4S5S6S7S8S9STSJS 0"
 
 // exampleGame deals examplePosition as a klondike game.
-func exampleGame() *domain.State {
-	v, _ := domain.LookupVariant("klondike")
-	rules, _, _ := v.Resolve(domain.Options{})
-	p, err := domain.ParsePosition(examplePosition)
+func exampleGame() *State {
+	v, _ := LookupVariant("klondike")
+	rules, _, _ := v.Resolve(Options{})
+	p, err := ParsePosition(examplePosition)
 	if err != nil {
 		panic(err)
 	}
 	if err := p.Validate(rules); err != nil {
 		panic(err)
 	}
-	s := &domain.State{}
-	s.Apply(domain.DealtEvent(rules, p, "", time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)))
+	s := &State{}
+	s.Apply(DealtEvent(rules, p, "", time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)))
 	return s
 }
 
 func ExampleParsePosition() {
 	// TABLEAU STOCK WASTE FOUNDATIONS RECYCLES: piles are DOWN:UP, bottom
 	// first; the stock lists the card drawn first, first; "-" is empty.
-	p, err := domain.ParsePosition(":KH/QS7C:JD/:/:/:/:/: 9C2D - AS/-/-/- 0")
+	p, err := ParsePosition(":KH/QS7C:JD/:/:/:/:/: 9C2D - AS/-/-/- 0")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -42,8 +40,8 @@ func ExampleParsePosition() {
 	fmt.Println("stock:", p.Stock, "foundations:", p.Foundations)
 	fmt.Println(p.String())
 
-	_, err = domain.ParsePosition(":KH/:XX - - - 0")
-	var le *domain.LayoutError
+	_, err = ParsePosition(":KH/:XX - - - 0")
+	var le *LayoutError
 	if errors.As(err, &le) {
 		fmt.Println(le.Reason, "at", le.Where)
 	}
@@ -57,7 +55,7 @@ func ExampleParsePosition() {
 
 func ExampleLegalMoves() {
 	s := exampleGame()
-	for _, m := range domain.LegalMoves(s) {
+	for _, m := range LegalMoves(s) {
 		fmt.Println(m)
 	}
 	// Output:
@@ -79,9 +77,9 @@ func ExampleDecide() {
 	now := time.Date(2026, 11, 29, 12, 0, 5, 0, time.UTC)
 
 	// "foundation" without an index: whichever foundation takes the card.
-	to, _ := domain.ParsePileRef("foundation")
-	m := domain.Move{Type: domain.MoveCards, From: domain.TableauRef(2), To: to, Count: 1}
-	events, err := domain.Decide(s, m, now)
+	to, _ := ParsePileRef("foundation")
+	m := Move{Type: MoveCards, From: TableauRef(2), To: to, Count: 1}
+	events, err := Decide(s, m, now)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -90,17 +88,17 @@ func ExampleDecide() {
 		s.Apply(e) // Decide does not change s; the caller appends and applies
 		d := e.Data
 		switch e.Type {
-		case domain.EventCardsMoved:
+		case EventCardsMoved:
 			fmt.Println(e.Version, e.Type, d.From, "->", d.To, d.Cards, "move", d.Move)
-		case domain.EventCardFlipped:
+		case EventCardFlipped:
 			fmt.Println(e.Version, e.Type, d.Pile, *d.Card, "move", d.Move, "auto", d.Auto)
 		}
 	}
 	fmt.Println("moves:", s.Moves)
 
 	// A refused move says why with a stable reason.
-	_, err = domain.Decide(s, domain.Move{Type: domain.MoveCards, From: domain.TableauRef(1), To: domain.TableauRef(3)}, now)
-	var me *domain.MoveError
+	_, err = Decide(s, Move{Type: MoveCards, From: TableauRef(1), To: TableauRef(3)}, now)
+	var me *MoveError
 	if errors.As(err, &me) {
 		fmt.Println("refused:", me.Reason)
 	}
