@@ -17,7 +17,7 @@ import (
 )
 
 // Group commit of appends (issue 7). On PostgreSQL a move's append is one
-// statement (appendOne), and the commit's cost (a transaction, a WAL
+// statement (appendMany), and the commit's cost (a transaction, a WAL
 // record and its flush, a round trip) is most of it. When several games'
 // appends wait at the same moment, the appender writes them as one
 // statement in one transaction: the conditional updates of every games
@@ -27,7 +27,7 @@ import (
 //
 // No append waits for company: a batch is what queued while the previous
 // batch of its shard was being written, so a lone append goes out at once
-// (as appendOne) and batches grow only under load.
+// (a batch of one) and batches grow only under load.
 //
 // Appends are sharded by game: one game's appends go to one shard, and a
 // shard writes one batch at a time holding at most one append per game, so
@@ -40,7 +40,7 @@ import (
 // appends one at a time, so one bad append cannot fail the others. Any
 // other failure (an outage, a failure after the statement may have run)
 // fails the whole batch, each caller getting ErrUnavailable: the outcome
-// is unknown, as with appendOne when the connection dies mid-commit.
+// is unknown, as with any commit when the connection dies on its way.
 
 // batchShards is how many batches may be in flight at once, each on its
 // own connection. Fewer shards make larger batches, which cost the
@@ -189,7 +189,10 @@ func (a *appender) run(s *Store, in chan *appendReq) {
 			}
 		}
 		held = rest
-		if len(batch) == 0 {
+		if len(batch) == 0 { // nothing held (a held append fits an empty batch)
+			if in == nil {
+				return // closed and drained
+			}
 			r, ok := <-in
 			if !ok {
 				return
@@ -201,7 +204,7 @@ func (a *appender) run(s *Store, in chan *appendReq) {
 			select {
 			case r, ok := <-in:
 				if !ok {
-					in = nil
+					in = nil // closed: what is held is written, then run ends
 					break drain
 				}
 				if err := r.ctx.Err(); err != nil { // its caller has gone
@@ -220,19 +223,13 @@ func (a *appender) run(s *Store, in chan *appendReq) {
 			}
 		}
 		s.writeBatch(batch)
-		if in == nil && len(held) == 0 {
-			return
-		}
-		if in == nil { // closed: write what is held, then end
-			in = make(chan *appendReq)
-			close(in)
-		}
 	}
 }
 
 // writeBatch writes the appends of batch (at most one per game) and tells
 // each caller its outcome. Appends whose caller has gone are dropped
-// unwritten.
+// unwritten. If the database refuses the statement of several appends,
+// they are written one at a time, so one bad append fails only itself.
 func (s *Store) writeBatch(batch []*appendReq) {
 	live := batch[:0]
 	for _, r := range batch {
@@ -245,53 +242,57 @@ func (s *Store) writeBatch(batch []*appendReq) {
 	if len(live) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
-	defer cancel()
-	if len(live) == 1 {
-		s.finish(live[0], s.appendOne(ctx, live[0].gameID, live[0].expected, live[0].recs, live[0].p))
-		return
-	}
 	// In id order, as the statement locks the rows (only tidier logs).
 	slices.SortFunc(live, func(x, y *appendReq) int { return strings.Compare(x.gameID, y.gameID) })
-	inserted, err := s.appendMany(ctx, live)
+	err := s.write(live)
+	if len(live) == 1 || !refusedWhole(err) {
+		return // every caller has been told
+	}
+	s.appender.fallbacks.Add(1)
+	s.log.Debug("persistence: batch append refused; appending one at a time", "appends", len(live), "err", err)
+	var down error // once the outcome is unknown (an outage), the rest fail alike
+	for _, r := range live {
+		switch {
+		case r.ctx.Err() != nil:
+			r.done <- r.ctx.Err()
+		case down != nil:
+			r.done <- down
+		default:
+			if err := s.write([]*appendReq{r}); err != nil && !refusedWhole(err) {
+				down = unknownOutcome(err)
+			}
+		}
+	}
+}
+
+// write writes reqs in one statement (appendMany) and tells each caller
+// its outcome: done, ErrConflict, the database's refusal of a lone
+// append, or ErrUnavailable when the outcome is unknown. Only when the
+// database refused a statement of several appends (nothing was written)
+// is nobody told: writeBatch then writes them one at a time. It returns
+// the statement's error.
+func (s *Store) write(reqs []*appendReq) error {
+	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
+	defer cancel()
+	inserted, err := s.appendMany(ctx, reqs)
 	switch {
 	case err != nil && refusedWhole(err):
-		// Nothing was written: each append on its own, so the others are
-		// unharmed.
-		s.appender.fallbacks.Add(1)
-		s.log.Debug("persistence: batch append refused; appending one at a time", "appends", len(live), "err", err)
-		var down error // once the database is out of reach, the rest fail alike
-		for _, r := range live {
-			if err := r.ctx.Err(); err != nil {
-				r.done <- err
-				continue
-			}
-			if down != nil {
-				r.done <- down
-				continue
-			}
-			one, cancel := context.WithTimeout(context.Background(), batchTimeout)
-			err := s.appendOne(one, r.gameID, r.expected, r.recs, r.p)
-			cancel()
-			if isUnavailable(err) {
-				down = err
-			}
-			s.finish(r, err)
+		if len(reqs) == 1 {
+			reqs[0].done <- err // its own refusal (a unique version taken: a conflict)
 		}
 	case err != nil:
 		// An outage, or a failure after the statement may have run: the
-		// outcome is unknown, so no append is tried again (the caller
-		// re-reads, as after an outage during appendOne).
-		if !isUnavailable(err) {
-			err = fmt.Errorf("%w: batch append, outcome unknown: %w", ErrUnavailable, err)
-		}
-		for _, r := range live {
-			r.done <- err
+		// outcome is unknown, so nothing is tried again (the caller
+		// re-reads, as after any outage during a commit).
+		for _, r := range reqs {
+			r.done <- unknownOutcome(err)
 		}
 	default:
-		s.appender.batches.Add(1)
-		s.appender.batched.Add(int64(len(live)))
-		for i, r := range live {
+		if len(reqs) > 1 {
+			s.appender.batches.Add(1)
+			s.appender.batched.Add(int64(len(reqs)))
+		}
+		for i, r := range reqs {
 			switch n := inserted[i]; {
 			case n == len(r.recs):
 				s.finish(r, nil)
@@ -301,10 +302,20 @@ func (s *Store) writeBatch(batch []*appendReq) {
 				// the cache holds the game, and games are never deleted.)
 				s.finish(r, domain.ErrConflict)
 			default: // cannot happen: the row matched, so every event went in
-				s.finish(r, fmt.Errorf("%w: game %s: %d of %d events inserted", ErrUnavailable, r.gameID, n, len(r.recs)))
+				s.finish(r, unknownOutcome(fmt.Errorf("game %s: %d of %d events inserted", r.gameID, n, len(r.recs))))
 			}
 		}
 	}
+	return err
+}
+
+// unknownOutcome marks err as ErrUnavailable (503: the client re-reads)
+// unless it already is one.
+func unknownOutcome(err error) error {
+	if isUnavailable(err) {
+		return err
+	}
+	return fmt.Errorf("%w: batch append, outcome unknown: %w", ErrUnavailable, err)
 }
 
 // refusedWhole reports whether err is PostgreSQL refusing a statement
@@ -328,7 +339,10 @@ func refusedWhole(err error) bool {
 // taken a successful append.
 func (s *Store) finish(r *appendReq, err error) {
 	if err == nil {
-		s.appended(r.gameID, r.after, r.recs[len(r.recs)-1].Hash, r.recs)
+		// r's state and records are the appender's own copies (Append
+		// cloned the state, and made the records): the cache takes them.
+		s.cache.keep(r.gameID, r.after, r.recs[len(r.recs)-1].Hash, r.recs)
+		s.appended(r.gameID, r.after.Version)
 	}
 	r.done <- err
 }
@@ -360,8 +374,9 @@ const appendManySQL = `WITH i AS (
 	ORDER BY e.k
 	RETURNING game_id, version, position`
 
-// appendMany is appendOne for several games (one append each) in one
-// statement (appendManySQL): every conditional update of a games row, then
+// appendMany is Append in one statement on PostgreSQL, for one or several
+// games (one append each) whose stream heads' hashes the cache knows and
+// with no snapshot due (appendManySQL): every conditional update of a games row, then
 // the events of the rows that matched. It fills in the positions of the
 // inserted records and returns how many events of each append went in:
 // all of them or, when its version condition did not match, none.

@@ -5,8 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -194,6 +192,18 @@ func cloneRecord(r domain.RecordedEvent) domain.RecordedEvent {
 // cache holds a newer version. Faulted states and states larger than a quarter of the budget
 // are not kept.
 func (c *stateCache) put(id string, st *domain.State, head []byte, recs []domain.RecordedEvent) {
+	c.store(id, st, head, recs, false)
+}
+
+// keep is put for a state and records nobody else holds or changes (the
+// appender's own copies): the cache takes them as they are, without
+// copying them again.
+func (c *stateCache) keep(id string, st *domain.State, head []byte, recs []domain.RecordedEvent) {
+	c.store(id, st, head, recs, true)
+}
+
+// store is put (owned false: st and recs are copied) and keep (owned true).
+func (c *stateCache) store(id string, st *domain.State, head []byte, recs []domain.RecordedEvent, owned bool) {
 	if c == nil || st == nil || st.Fault != "" || len(head) == 0 {
 		return
 	}
@@ -208,9 +218,12 @@ func (c *stateCache) put(id string, st *domain.State, head []byte, recs []domain
 		c.forget(id)
 		return
 	}
-	e := &cachedState{state: st.Clone(), head: bytes.Clone(head), cost: cost}
-	for _, r := range recs {
-		e.recent = append(e.recent, cloneRecord(r))
+	e := &cachedState{state: st, head: head, recent: recs, cost: cost}
+	if !owned {
+		e.state, e.head, e.recent = st.Clone(), bytes.Clone(head), nil
+		for _, r := range recs {
+			e.recent = append(e.recent, cloneRecord(r))
+		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -387,65 +400,6 @@ func stateCost(st *domain.State, head []byte) int64 {
 		len(st.Turns)*int(unsafe.Sizeof(domain.Turn{})) +
 		len(st.Ops)*int(unsafe.Sizeof(domain.Op{})) + len(head)
 	return int64(n)
-}
-
-// appendOne is Append in one statement on PostgreSQL, for when the cache
-// knows the hash of the stream head (event number expected) and no
-// snapshot is due, as for most moves: the conditional update of the games
-// row and the insert of the events recs (chained from that head) form one
-// data-modifying WITH query, so an append costs one round trip and one
-// commit, like a single INSERT. The update decides races as in the
-// transaction (a row lock, then the version condition re-checked), and
-// when it matches no row nothing is inserted. It fills in the positions of
-// recs. The appender (batch.go) calls it for a batch of one. Errors:
-// domain.ErrNotFound, domain.ErrConflict, or the database's.
-func (s *Store) appendOne(ctx context.Context, gameID string, expected int, recs []domain.RecordedEvent, p *domain.Game) error {
-	var q strings.Builder
-	q.WriteString(`WITH g AS (UPDATE games SET version = $1, status = $2, moves = $3, score = $4, elapsed_ms = $5,
-		finished_at = $6, updated_at = $7 WHERE id = $8 AND version = $9 RETURNING id)
-		INSERT INTO events (game_id, version, type, payload, occurred_at, prev_hash, hash)
-		SELECT g.id, e.version, e.type, e.payload, e.occurred_at, e.prev_hash, e.hash FROM g, (VALUES `)
-	args := make([]any, 0, 9+6*len(recs))
-	args = append(args, p.Version, string(p.Status), p.Moves, nullInt(p.Score), p.ElapsedMS,
-		nullTime(p.FinishedAt), millis(p.UpdatedAt), gameID, expected)
-	for i, r := range recs {
-		if i > 0 {
-			q.WriteString(", ")
-		}
-		n := len(args)
-		fmt.Fprintf(&q, "($%d::integer, $%d::text, $%d::bytea, $%d::bigint, $%d::bytea, $%d::bytea)",
-			n+1, n+2, n+3, n+4, n+5, n+6)
-		args = append(args, r.Version, string(r.Type), nonNil(r.Payload), millis(r.OccurredAt), r.PrevHash, r.Hash)
-	}
-	q.WriteString(`) AS e (version, type, payload, occurred_at, prev_hash, hash) RETURNING version, position`)
-	rows, err := s.sqlDB.QueryContext(ctx, q.String(), args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	n := 0
-	for rows.Next() {
-		var version int
-		var position int64
-		if err := rows.Scan(&version, &position); err != nil {
-			return err
-		}
-		if i := version - expected - 1; i >= 0 && i < len(recs) {
-			recs[i].Position = position
-			n++
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	switch {
-	case n == 0:
-		return s.missingOrConflict(s.db.WithContext(ctx), gameID)
-	case n != len(recs):
-		// Cannot happen: one games row matched, so every event went in.
-		return fmt.Errorf("game %s: %d of %d events inserted", gameID, n, len(recs))
-	}
-	return nil
 }
 
 // CacheStats is what the state cache did so far (Store.CacheStats).

@@ -25,9 +25,10 @@ const insertBatch = 500
 // hash (domain.Record); then, if the new version crosses a multiple of
 // Config.SnapshotEvery, a snapshot of after is written. With a state cache
 // (Config.StateCacheBytes) that knows the head's hash, on PostgreSQL, and
-// no snapshot due, the update and the insert are one statement instead
-// (appendOne). After the commit the cache takes after, and live streams
-// hear of it (Subscribe): on PostgreSQL through a pg_notify on
+// no snapshot due, the update and the insert are one statement instead,
+// written with other games' appends (appendMany, batch.go). After the
+// commit the cache takes after, and live streams hear of it (Subscribe):
+// on PostgreSQL through a pg_notify on
 // NotifyChannel sent after the commit (notifier), so only a commit
 // notifies; on SQLite in-process. Errors:
 // domain.ErrNotFound for an unknown game; domain.ErrConflict if the
@@ -113,17 +114,16 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 	if err == nil {
 		// The records lack their positions (the insert does not return
 		// them), so the cache does not keep them.
-		s.appended(gameID, after, recs[len(recs)-1].Hash, nil)
+		s.cache.put(gameID, after, recs[len(recs)-1].Hash, nil)
+		s.appended(gameID, after.Version)
 	}
 	return wrap("append", err)
 }
 
-// appended does what follows a committed append: the cache takes the new
-// state whose last event has hash head, and the stored records recs if
-// known (nil if not), and subscribers hear of it (notify.go).
-func (s *Store) appended(gameID string, after *domain.State, head []byte, recs []domain.RecordedEvent) {
-	s.cache.put(gameID, after, head, recs)
-	s.notifyCommitted(gameID, after.Version)
+// appended does what follows a committed append once the cache has taken
+// the new state: subscribers hear of it (notify.go).
+func (s *Store) appended(gameID string, version int) {
+	s.notifyCommitted(gameID, version)
 	s.published(gameID)
 }
 
