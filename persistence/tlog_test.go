@@ -1,0 +1,364 @@
+package persistence_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/bits"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/persistence"
+	"github.com/openpatience/solitaire/persistence/pgtest"
+)
+
+// logStores are the databases the log's tests run on.
+var logStores = []struct {
+	name string
+	open func(t *testing.T) *persistence.Store
+}{{"sqlite", openSQLite}, {"postgres", openPostgres}}
+
+// openLog opens the store's log with a new key.
+func openLog(t *testing.T, s *persistence.Store) (*persistence.Log, note.Verifier) {
+	t.Helper()
+	skey, vkey, err := note.GenerateKey(rand.Reader, "test.example/log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := s.OpenLog(t.Context(), persistence.LogConfig{Key: skey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.VerifierKey() != vkey {
+		t.Fatalf("VerifierKey = %q, want %q", l.VerifierKey(), vkey)
+	}
+	v, err := note.NewVerifier(vkey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, v
+}
+
+// endGames creates n games and resigns them (RULES R2.7: ended, lost).
+func endGames(t *testing.T, s *persistence.Store, n int) []string {
+	t.Helper()
+	g := domain.NewGames(s)
+	var ids []string
+	for range n {
+		game, _, err := g.Create(t.Context(), domain.NewGame{Owner: "p1", Variant: "klondike"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, _, err := g.Play(t.Context(), "p1", game.ID, domain.Move{Type: domain.MoveResign}, -1); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, game.ID)
+	}
+	return ids
+}
+
+// openCheckpoint checks a signed checkpoint with v and parses it.
+func openCheckpoint(t *testing.T, msg []byte, v note.Verifier) domain.Checkpoint {
+	t.Helper()
+	n, err := note.Open(msg, note.VerifierList(v))
+	if err != nil {
+		t.Fatalf("checkpoint does not verify: %v\n%s", err, msg)
+	}
+	c, err := domain.ParseCheckpoint([]byte(n.Text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// checkInclusion verifies p against checkpoint c.
+func checkInclusion(p *domain.LeafProof, c domain.Checkpoint) error {
+	proof := make(tlog.RecordProof, len(p.Proof))
+	for i, h := range p.Proof {
+		proof[i] = h
+	}
+	return tlog.CheckRecord(proof, c.Size, c.Root, p.Index, tlog.RecordHash(p.Record))
+}
+
+// A game that ends gets exactly one leaf: the canonical record of its
+// games row and head, which is also what its log alone gives; the proof
+// verifies against the signed checkpoint.
+func TestLogSequence(t *testing.T) {
+	for _, db := range logStores {
+		t.Run(db.name, func(t *testing.T) {
+			t.Parallel()
+			s := db.open(t)
+			l, v := openLog(t, s)
+			c0 := openCheckpoint(t, mustCheckpoint(t, l), v)
+			if c0.Size != 0 || c0.Origin != "test.example/log" {
+				t.Fatalf("new log's checkpoint = %+v, want size 0 of test.example/log", c0)
+			}
+			// A game in progress has no leaf.
+			g := domain.NewGames(s)
+			running, _, err := g.Create(t.Context(), domain.NewGame{Owner: "p1", Variant: "klondike"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := endGames(t, s, 5)
+			if _, err := l.Proof(t.Context(), ids[0], 0); !errors.Is(err, domain.ErrNotLogged) {
+				t.Fatalf("proof before sequencing: %v, want ErrNotLogged", err)
+			}
+			n, err := l.Sequence(t.Context())
+			if err != nil || n != 5 {
+				t.Fatalf("Sequence = %d, %v; want 5 leaves", n, err)
+			}
+			if n, err := l.Sequence(t.Context()); err != nil || n != 0 {
+				t.Fatalf("second Sequence = %d, %v; want 0 (no leaf twice)", n, err)
+			}
+			if _, err := l.Proof(t.Context(), running.ID, 0); !errors.Is(err, domain.ErrNotLogged) {
+				t.Fatalf("proof of a running game: %v, want ErrNotLogged", err)
+			}
+			c := openCheckpoint(t, mustCheckpoint(t, l), v)
+			if c.Size != 5 {
+				t.Fatalf("checkpoint size %d, want 5", c.Size)
+			}
+			seen := map[int64]bool{}
+			for _, id := range ids {
+				p, err := l.Proof(t.Context(), id, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if seen[p.Index] {
+					t.Fatalf("leaf index %d twice", p.Index)
+				}
+				seen[p.Index] = true
+				if err := checkInclusion(p, c); err != nil {
+					t.Fatalf("inclusion of %s: %v", id, err)
+				}
+				recs, err := s.Events(t.Context(), id, 0, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				leaf, err := domain.LeafFromLog(id, "p1", recs, domain.Audit(id, recs, nil))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, _ := domain.EncodeLeaf(leaf)
+				if !bytes.Equal(p.Record, want) {
+					t.Fatalf("leaf of %s:\n%s\nthe log gives\n%s", id, p.Record, want)
+				}
+				if got, err := domain.ParseLeaf(p.Record); err != nil || got.Status != domain.StatusLost {
+					t.Fatalf("ParseLeaf = %+v, %v", got, err)
+				}
+			}
+			// Older tree sizes: proofs against them, and consistency.
+			p, err := l.Proof(t.Context(), ids[0], 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := l.Proof(t.Context(), ids[0], 6); !errors.Is(err, domain.ErrBadTreeSize) {
+				t.Fatalf("proof against size 6 of 5: %v, want ErrBadTreeSize", err)
+			}
+			old, err := l.Proof(t.Context(), ids[0], p.Index+1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cp, err := l.Consistency(t.Context(), p.Index+1, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cp.NewRoot != c.Root {
+				t.Fatal("consistency's new root is not the checkpoint's")
+			}
+			if err := checkInclusion(old, domain.Checkpoint{Size: p.Index + 1, Root: cp.OldRoot}); err != nil {
+				t.Fatalf("inclusion against the older tree: %v", err)
+			}
+			if err := tlog.CheckTree(treeProof(cp.Proof), 5, c.Root, cp.Old, cp.OldRoot); err != nil {
+				t.Fatalf("consistency: %v", err)
+			}
+		})
+	}
+}
+
+func mustCheckpoint(t *testing.T, l *persistence.Log) []byte {
+	t.Helper()
+	b, err := l.Checkpoint(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func treeProof(hs [][32]byte) tlog.TreeProof {
+	p := make(tlog.TreeProof, len(hs))
+	for i, h := range hs {
+		p[i] = h
+	}
+	return p
+}
+
+// 10,000 finished games (rows inserted directly, one event each) give
+// inclusion proofs of ⌈log2 n⌉ = 14 hashes: exactly 14 for every leaf of
+// the left, complete subtree of 8192, at most 14 for the rest (RFC 6962
+// §2.1.1), and every one verifies.
+func TestLogTenThousand(t *testing.T) {
+	const n = 10_000
+	for _, db := range logStores {
+		t.Run(db.name, func(t *testing.T) {
+			t.Parallel()
+			s := db.open(t)
+			insertEnded(t, s, n)
+			l, v := openLog(t, s)
+			total := 0
+			for {
+				k, err := l.Sequence(t.Context())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if k == 0 {
+					break
+				}
+				total += k
+			}
+			if total != n {
+				t.Fatalf("sequenced %d leaves, want %d", total, n)
+			}
+			c := openCheckpoint(t, mustCheckpoint(t, l), v)
+			want := bits.Len(uint(n - 1)) // ⌈log2 n⌉
+			if want != 14 {
+				t.Fatalf("⌈log2 %d⌉ = %d", n, want)
+			}
+			for i := 0; i < n; i += 97 {
+				id := fmt.Sprintf("g%05d", i)
+				p, err := l.Proof(t.Context(), id, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.Index != int64(i) {
+					t.Fatalf("%s has index %d, want %d (order finished_at, id)", id, p.Index, i)
+				}
+				if len(p.Proof) > want || (i < 8192 && len(p.Proof) != want) {
+					t.Fatalf("proof of leaf %d has %d hashes, want %d", i, len(p.Proof), want)
+				}
+				if err := checkInclusion(p, c); err != nil {
+					t.Fatalf("leaf %d: %v", i, err)
+				}
+			}
+		})
+	}
+}
+
+// insertEnded inserts n ended games (id g00000.., finished in that order)
+// and one event each, straight into the tables.
+func insertEnded(t *testing.T, s *persistence.Store, n int) {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := s.DB().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	ph := "?"
+	if s.Dialect() == persistence.DialectPostgres {
+		ph = "$"
+	}
+	q := func(query string) string {
+		if ph == "?" {
+			return query
+		}
+		out, k := []byte{}, 0
+		for _, c := range []byte(query) {
+			if c == '?' {
+				k++
+				out = fmt.Appendf(out, "$%d", k)
+				continue
+			}
+			out = append(out, c)
+		}
+		return string(out)
+	}
+	v, err := domain.LookupVariant("klondike")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, _ := json.Marshal(v.Defaults)
+	for i := range n {
+		id := fmt.Sprintf("g%05d", i)
+		at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Second).UnixMilli()
+		if _, err := tx.ExecContext(ctx, q(`INSERT INTO games (id, variant, rules, options, owner, ranked, seed, has_seed,
+			salt, commitment, duel_id, daily_date, created_at, status, version, moves, score, elapsed_ms, finished_at, updated_at)
+			VALUES (?, 'klondike', ?, '{}', 'p1', true, '1', true, ?, 'sha256:00', '', '', ?, 'lost', 1, 0, NULL, 0, ?, ?)`),
+			id, string(rules), []byte{1}, at, at, at); err != nil {
+			t.Fatal(err)
+		}
+		hash := bytes.Repeat([]byte{byte(i)}, 32)
+		if _, err := tx.ExecContext(ctx, q(`INSERT INTO events (game_id, version, type, payload, occurred_at, prev_hash, hash)
+			VALUES (?, 1, 'game_dealt', ?, ?, ?, ?)`), id, []byte("{}"), at, make([]byte, 32), hash); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The SQLite default keeps a generated key in a file beside the database
+// (mode 0600) and reuses it on the next start; a configured origin that is
+// not the key's name is refused.
+func TestLogKeyFile(t *testing.T) {
+	dir := t.TempDir()
+	s, err := persistence.Open(t.Context(), persistence.Config{SQLitePath: filepath.Join(dir, "solitaire.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	file := filepath.Join(dir, "solitaire.db.logkey")
+	cfg := persistence.LogConfig{KeyFile: file, CreateKeyFile: true, Origin: "games.example/log"}
+	l1, err := s.OpenLog(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l2, err := s.OpenLog(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l1.VerifierKey() != l2.VerifierKey() || l1.Origin() != "games.example/log" {
+		t.Fatalf("keys %q and %q, origin %q", l1.VerifierKey(), l2.VerifierKey(), l1.Origin())
+	}
+	fi, err := os.Stat(file)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("key file: %v, %v; want mode 0600", fi, err)
+	}
+	if _, err := s.OpenLog(t.Context(), persistence.LogConfig{KeyFile: file, Origin: "other.example/log"}); err == nil {
+		t.Fatal("an origin other than the key's name was accepted")
+	}
+	if _, err := s.OpenLog(t.Context(), persistence.LogConfig{}); err == nil {
+		t.Fatal("SQLite without a key or key file was accepted")
+	}
+}
+
+// On PostgreSQL without a configured key, the first server generates one
+// and keeps it in the database; every later one signs with the same key.
+func TestLogKeyInDatabase(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	var keys []string
+	for range 2 {
+		s, err := persistence.Open(t.Context(), persistence.Config{DatabaseURL: dsn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := s.OpenLog(t.Context(), persistence.LogConfig{Origin: "db.example/log"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, l.VerifierKey())
+		s.Close()
+	}
+	if keys[0] != keys[1] {
+		t.Fatalf("two servers got keys %q and %q", keys[0], keys[1])
+	}
+}
