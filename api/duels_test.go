@@ -64,9 +64,10 @@ func newCompEnv(t *testing.T, backend string) *cenv {
 	seeds := &seedReader{}
 	games := &domain.Games{Store: store, Now: clk.Now, Random: seeds, Retries: 3}
 	games.DuelOver = func(ctx context.Context, id string) (bool, error) { return store.DuelOver(ctx, id, games.Now()) }
+	tlog := openTestLog(t, store)
 	h, err := api.New(api.Config{Games: games, Players: store, Idempotency: apistore.Idempotency(store),
 		Ready: store.Ping, BadCursor: persistence.ErrBadCursor, Spec: solitaire.OpenAPIYAML,
-		Competitions: apistore.Competitions(store),
+		Competitions: apistore.Competitions(store), Log: tlog,
 		Logger:       slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +75,7 @@ func newCompEnv(t *testing.T, backend string) *cenv {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	tr := &validating{t: t, base: http.DefaultTransport}
-	e := &env{t: t, store: store, games: games, clock: clk, srv: srv, tr: tr, client: &http.Client{Transport: tr}}
+	e := &env{t: t, store: store, games: games, clock: clk, srv: srv, tr: tr, client: &http.Client{Transport: tr}, tlog: tlog}
 	e.player, e.token = e.newPlayer("Ada")
 	return &cenv{env: e, seeds: seeds}
 }

@@ -283,6 +283,7 @@ type env struct {
 	client *http.Client
 	token  string // the default player's token
 	player string // the default player's id
+	tlog   *persistence.Log // the transparency log, sequenced by the test (log_test.go)
 }
 
 // backends are the databases every HTTP test runs on.
@@ -329,8 +330,10 @@ func newEnv(t *testing.T, backend string) *env {
 	clk := &clock{t: start}
 	games := &domain.Games{Store: store, Now: clk.Now, Random: rand.Reader, Retries: 3}
 	games.DuelOver = func(ctx context.Context, id string) (bool, error) { return store.DuelOver(ctx, id, games.Now()) }
+	tlog := openTestLog(t, store)
 	h, err := api.New(api.Config{Games: games, Players: store, Idempotency: apistore.Idempotency(store),
 		Ready: store.Ping, BadCursor: persistence.ErrBadCursor, Spec: solitaire.OpenAPIYAML, Competitions: apistore.Competitions(store),
+		Log: tlog,
 		Logger: slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		t.Fatal(err)
@@ -338,7 +341,7 @@ func newEnv(t *testing.T, backend string) *env {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	tr := &validating{t: t, base: http.DefaultTransport}
-	e := &env{t: t, store: store, games: games, clock: clk, srv: srv, tr: tr, client: &http.Client{Transport: tr}}
+	e := &env{t: t, store: store, games: games, clock: clk, srv: srv, tr: tr, client: &http.Client{Transport: tr}, tlog: tlog}
 	e.player, e.token = e.newPlayer("Ada")
 	return e
 }

@@ -88,6 +88,10 @@ type Config struct {
 	// (/v1/duels, /v1/daily, /v1/players/me/stats, /v1/leaderboards); nil
 	// leaves those routes out. Wire Games.DuelOver to its DuelOver too.
 	Competitions CompetitionStore
+	// Log is the transparency log of finished games (/v1/log/...,
+	// /v1/games/{id}/proof; docs/transparency.md); nil leaves those
+	// routes out.
+	Log domain.TransparencyLog
 }
 
 // server holds the configured dependencies of the handlers.
@@ -190,6 +194,9 @@ func (s *server) routes() *gin.Engine {
 	games.GET("/:id/stream", s.streamHandler())
 	if s.cfg.Competitions != nil {
 		s.competitionRoutes(v1) // duels.go
+	}
+	if s.cfg.Log != nil {
+		s.logRoutes(v1) // log.go
 	}
 	// Later issues slot in here.
 	return r

@@ -1105,6 +1105,49 @@ type LegalMoves struct {
 	Version int `json:"version"`
 }
 
+// LogConsistency defines model for LogConsistency.
+type LogConsistency struct {
+	// New leaves in the newer tree
+	New int `json:"new"`
+
+	// NewRoot the newer tree's root hash, base64
+	NewRoot []byte `json:"new_root"`
+
+	// Old leaves in the older tree
+	Old int `json:"old"`
+
+	// OldRoot the older tree's root hash, base64
+	OldRoot []byte `json:"old_root"`
+
+	// Proof the consistency proof's hashes, base64
+	Proof [][]byte `json:"proof"`
+}
+
+// LogProof defines model for LogProof.
+type LogProof struct {
+	// Checkpoint the latest signed checkpoint (C2SP tlog-checkpoint in a signed note); its size is tree_size unless tree_size was asked for
+	//
+	// Example: solitaire.example/log
+	// 42
+	// …
+	Checkpoint string `json:"checkpoint"`
+
+	// GameId the game
+	GameId string `json:"game_id"`
+
+	// Leaf the canonical leaf record (one line of JSON, docs/transparency.md), base64
+	Leaf []byte `json:"leaf"`
+
+	// LeafIndex the leaf's position in the log, 0-based
+	LeafIndex int `json:"leaf_index"`
+
+	// Proof RFC 6962 audit path, leaf to root: at most ⌈log2 tree_size⌉ hashes, each 32 bytes in base64
+	Proof [][]byte `json:"proof"`
+
+	// TreeSize leaves in the tree the proof is against
+	TreeSize int `json:"tree_size"`
+}
+
 // MoveRequest defines model for MoveRequest.
 type MoveRequest struct {
 	// Count move: cards to move as a run (R1.6); default 1
@@ -1422,6 +1465,12 @@ type PlayMoveParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
+// GameProofParams defines parameters for GameProof.
+type GameProofParams struct {
+	// TreeSize prove against the tree of this many leaves (default: the latest checkpoint's)
+	TreeSize *int `form:"tree_size,omitempty" json:"tree_size,omitempty"`
+}
+
 // StreamGameParams defines parameters for StreamGame.
 type StreamGameParams struct {
 	// LastEventID the version of the last event received; the stream starts after it
@@ -1445,6 +1494,15 @@ type GetLeaderboardParamsPeriod string
 
 // GetLeaderboardParamsDraw defines parameters for GetLeaderboard.
 type GetLeaderboardParamsDraw int
+
+// LogConsistencyParams defines parameters for LogConsistency.
+type LogConsistencyParams struct {
+	// Old leaves in the older tree
+	Old int `form:"old" json:"old"`
+
+	// New leaves in the newer tree
+	New int `form:"new" json:"new"`
+}
 
 // GetMyStatsParams defines parameters for GetMyStats.
 type GetMyStatsParams struct {
@@ -1709,6 +1767,14 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/games/{id}/moves (the `PlayMove` operationId).
 	PlayMove(ctx context.Context, id string, params *PlayMoveParams, body PlayMoveJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GameProof A game's leaf and inclusion proof
+	//
+	// The game's leaf in the transparency log and the RFC 6962 proof that the tree of the latest checkpoint (or of `tree_size` leaves, to check against a checkpoint you kept) contains it. Every game that ends (won, lost, expired) gets one leaf, within about a second of its end; until then 404 not_logged (with Retry-After once the game has ended).
+	// Readable where the game is (RULES R6.4, R6.6): by anyone once it has ended, except a game on a shared deal (duel, daily deal) before its competition closes; always by its owner. No token is needed; send one to read your own game. `solitaire verify GAME.ndjson -proof PROOF.json -key KEY` checks it offline.
+	//
+	// Corresponds with GET /v1/games/{id}/proof (the `GameProof` operationId).
+	GameProof(ctx context.Context, id string, params *GameProofParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetState Get the game at a version
 	//
 	// The game as it was right after event `version` (1 is the deal), replayed from the log. Once the game has ended it lists the face-down and stock cards too.
@@ -1731,6 +1797,55 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/leaderboards/{variant} (the `GetLeaderboard` operationId).
 	GetLeaderboard(ctx context.Context, variant string, params *GetLeaderboardParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogCheckpoint The log's latest checkpoint
+	//
+	// The latest signed checkpoint of the transparency log of finished games: a C2SP tlog-checkpoint (origin line, tree size, base64 RFC 6962 root hash) in a C2SP signed note, signed with Ed25519 by the key of GET /v1/log/key. A new one is signed at most once a second while games wait for their leaves. Keep the ones you see: `solitaire verify-log OLD NEW` proves a later one extends an earlier one. No token needed.
+	//
+	// Corresponds with GET /v1/log/checkpoint (the `LogCheckpoint` operationId).
+	LogCheckpoint(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogConsistency Prove an older tree a prefix of a newer one
+	//
+	// The RFC 6962 §2.1.2 consistency proof that the log's tree of `old` leaves is a prefix of its tree of `new` leaves (1 ≤ old ≤ new ≤ the latest checkpoint's size), with both roots. Check the roots against checkpoints you kept; a server that rewrote or dropped a leaf cannot give a proof that checks. No token needed.
+	//
+	// Corresponds with GET /v1/log/consistency (the `LogConsistency` operationId).
+	LogConsistency(ctx context.Context, params *LogConsistencyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogKey The log's public key
+	//
+	// The note verifier key of the checkpoints' signer ("name+hash+key", golang.org/x/mod/sumdb/note; Ed25519), followed by a newline. Its name is the log's origin. Get it once, from a source you trust, and keep it. No token needed.
+	//
+	// Corresponds with GET /v1/log/key (the `LogKey` operationId).
+	LogKey(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogTile A tile of the log
+	//
+	// A tile of the log's tree in the tlog tile layout (https://research.swtch.com/tlog#serving_tiles, golang.org/x/mod/sumdb/tlog Tile.Path): `8/L/NNN` is hash tile NNN at level L (256 hashes of 32 bytes each, concatenated), `8/data/NNN` the leaf records of leaves 256·NNN.. (each one line of JSON ending in a newline). A partial tile (the tree's right edge) has `.p/W` after its index and W entries; complete tiles never change. Large indices take more segments (x001/234): see the routes with more path parameters. Tiles beyond the latest checkpoint's tree are 404. No token needed.
+	//
+	// Corresponds with GET /v1/log/tile/{height}/{level}/{p1} (the `LogTile` operationId).
+	LogTile(ctx context.Context, height string, level string, p1 string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogTile2 A tile of the log (two index segments)
+	//
+	// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/000.p/5` (a partial tile of 5 hashes) or `8/0/x001/234` (a complete tile of index 1234). No token needed.
+	//
+	// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2} (the `LogTile2` operationId).
+	LogTile2(ctx context.Context, height string, level string, p1 string, p2 string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogTile3 A tile of the log (three index segments)
+	//
+	// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/x001/234.p/7` or `8/0/x001/x234/567`. No token needed.
+	//
+	// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3} (the `LogTile3` operationId).
+	LogTile3(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogTile4 A tile of the log (four index segments)
+	//
+	// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/x001/x234/567.p/9`. No token needed.
+	//
+	// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3}/{p4} (the `LogTile4` operationId).
+	LogTile4(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, p4 string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreatePlayerWithBody Create a player
 	//
@@ -2141,6 +2256,24 @@ func (c *Client) PlayMove(ctx context.Context, id string, params *PlayMoveParams
 	return c.Client.Do(req)
 }
 
+// GameProof A game's leaf and inclusion proof
+//
+// The game's leaf in the transparency log and the RFC 6962 proof that the tree of the latest checkpoint (or of `tree_size` leaves, to check against a checkpoint you kept) contains it. Every game that ends (won, lost, expired) gets one leaf, within about a second of its end; until then 404 not_logged (with Retry-After once the game has ended).
+// Readable where the game is (RULES R6.4, R6.6): by anyone once it has ended, except a game on a shared deal (duel, daily deal) before its competition closes; always by its owner. No token is needed; send one to read your own game. `solitaire verify GAME.ndjson -proof PROOF.json -key KEY` checks it offline.
+//
+// Corresponds with GET /v1/games/{id}/proof (the `GameProof` operationId).
+func (c *Client) GameProof(ctx context.Context, id string, params *GameProofParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGameProofRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetState Get the game at a version
 //
 // The game as it was right after event `version` (1 is the deal), replayed from the log. Once the game has ended it lists the face-down and stock cards too.
@@ -2184,6 +2317,125 @@ func (c *Client) StreamGame(ctx context.Context, id string, params *StreamGamePa
 // Corresponds with GET /v1/leaderboards/{variant} (the `GetLeaderboard` operationId).
 func (c *Client) GetLeaderboard(ctx context.Context, variant string, params *GetLeaderboardParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetLeaderboardRequest(c.Server, variant, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogCheckpoint The log's latest checkpoint
+//
+// The latest signed checkpoint of the transparency log of finished games: a C2SP tlog-checkpoint (origin line, tree size, base64 RFC 6962 root hash) in a C2SP signed note, signed with Ed25519 by the key of GET /v1/log/key. A new one is signed at most once a second while games wait for their leaves. Keep the ones you see: `solitaire verify-log OLD NEW` proves a later one extends an earlier one. No token needed.
+//
+// Corresponds with GET /v1/log/checkpoint (the `LogCheckpoint` operationId).
+func (c *Client) LogCheckpoint(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogCheckpointRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogConsistency Prove an older tree a prefix of a newer one
+//
+// The RFC 6962 §2.1.2 consistency proof that the log's tree of `old` leaves is a prefix of its tree of `new` leaves (1 ≤ old ≤ new ≤ the latest checkpoint's size), with both roots. Check the roots against checkpoints you kept; a server that rewrote or dropped a leaf cannot give a proof that checks. No token needed.
+//
+// Corresponds with GET /v1/log/consistency (the `LogConsistency` operationId).
+func (c *Client) LogConsistency(ctx context.Context, params *LogConsistencyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogConsistencyRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogKey The log's public key
+//
+// The note verifier key of the checkpoints' signer ("name+hash+key", golang.org/x/mod/sumdb/note; Ed25519), followed by a newline. Its name is the log's origin. Get it once, from a source you trust, and keep it. No token needed.
+//
+// Corresponds with GET /v1/log/key (the `LogKey` operationId).
+func (c *Client) LogKey(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogKeyRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogTile A tile of the log
+//
+// A tile of the log's tree in the tlog tile layout (https://research.swtch.com/tlog#serving_tiles, golang.org/x/mod/sumdb/tlog Tile.Path): `8/L/NNN` is hash tile NNN at level L (256 hashes of 32 bytes each, concatenated), `8/data/NNN` the leaf records of leaves 256·NNN.. (each one line of JSON ending in a newline). A partial tile (the tree's right edge) has `.p/W` after its index and W entries; complete tiles never change. Large indices take more segments (x001/234): see the routes with more path parameters. Tiles beyond the latest checkpoint's tree are 404. No token needed.
+//
+// Corresponds with GET /v1/log/tile/{height}/{level}/{p1} (the `LogTile` operationId).
+func (c *Client) LogTile(ctx context.Context, height string, level string, p1 string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogTileRequest(c.Server, height, level, p1)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogTile2 A tile of the log (two index segments)
+//
+// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/000.p/5` (a partial tile of 5 hashes) or `8/0/x001/234` (a complete tile of index 1234). No token needed.
+//
+// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2} (the `LogTile2` operationId).
+func (c *Client) LogTile2(ctx context.Context, height string, level string, p1 string, p2 string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogTile2Request(c.Server, height, level, p1, p2)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogTile3 A tile of the log (three index segments)
+//
+// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/x001/234.p/7` or `8/0/x001/x234/567`. No token needed.
+//
+// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3} (the `LogTile3` operationId).
+func (c *Client) LogTile3(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogTile3Request(c.Server, height, level, p1, p2, p3)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogTile4 A tile of the log (four index segments)
+//
+// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/x001/x234/567.p/9`. No token needed.
+//
+// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3}/{p4} (the `LogTile4` operationId).
+func (c *Client) LogTile4(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, p4 string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogTile4Request(c.Server, height, level, p1, p2, p3, p4)
 	if err != nil {
 		return nil, err
 	}
@@ -3085,6 +3337,67 @@ func NewPlayMoveRequestWithBody(server string, id string, params *PlayMoveParams
 	return req, nil
 }
 
+// NewGameProofRequest constructs an http.Request for the GameProof method
+func NewGameProofRequest(server string, id string, params *GameProofParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/proof", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.TreeSize != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tree_size", *params.TreeSize, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetStateRequest constructs an http.Request for the GetState method
 func NewGetStateRequest(server string, id string, version int) (*http.Request, error) {
 	var err error
@@ -3250,6 +3563,352 @@ func NewGetLeaderboardRequest(server string, variant string, params *GetLeaderbo
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
 		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewLogCheckpointRequest constructs an http.Request for the LogCheckpoint method
+func NewLogCheckpointRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/log/checkpoint")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewLogConsistencyRequest constructs an http.Request for the LogConsistency method
+func NewLogConsistencyRequest(server string, params *LogConsistencyParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/log/consistency")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "old", params.Old, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "new", params.New, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewLogKeyRequest constructs an http.Request for the LogKey method
+func NewLogKeyRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/log/key")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewLogTileRequest constructs an http.Request for the LogTile method
+func NewLogTileRequest(server string, height string, level string, p1 string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "height", height, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "level", level, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "p1", p1, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/log/tile/%s/%s/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewLogTile2Request constructs an http.Request for the LogTile2 method
+func NewLogTile2Request(server string, height string, level string, p1 string, p2 string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "height", height, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "level", level, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "p1", p1, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam3 string
+
+	pathParam3, err = runtime.StyleParamWithOptions("simple", false, "p2", p2, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/log/tile/%s/%s/%s/%s", pathParam0, pathParam1, pathParam2, pathParam3)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewLogTile3Request constructs an http.Request for the LogTile3 method
+func NewLogTile3Request(server string, height string, level string, p1 string, p2 string, p3 string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "height", height, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "level", level, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "p1", p1, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam3 string
+
+	pathParam3, err = runtime.StyleParamWithOptions("simple", false, "p2", p2, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam4 string
+
+	pathParam4, err = runtime.StyleParamWithOptions("simple", false, "p3", p3, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/log/tile/%s/%s/%s/%s/%s", pathParam0, pathParam1, pathParam2, pathParam3, pathParam4)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewLogTile4Request constructs an http.Request for the LogTile4 method
+func NewLogTile4Request(server string, height string, level string, p1 string, p2 string, p3 string, p4 string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "height", height, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "level", level, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "p1", p1, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam3 string
+
+	pathParam3, err = runtime.StyleParamWithOptions("simple", false, "p2", p2, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam4 string
+
+	pathParam4, err = runtime.StyleParamWithOptions("simple", false, "p3", p3, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam5 string
+
+	pathParam5, err = runtime.StyleParamWithOptions("simple", false, "p4", p4, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/log/tile/%s/%s/%s/%s/%s/%s", pathParam0, pathParam1, pathParam2, pathParam3, pathParam4, pathParam5)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -3632,6 +4291,16 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/games/{id}/moves (the `PlayMove` operationId).
 	PlayMoveWithResponse(ctx context.Context, id string, params *PlayMoveParams, body PlayMoveJSONRequestBody, reqEditors ...RequestEditorFn) (*PlayMoveResponse, error)
 
+	// GameProofWithResponse A game's leaf and inclusion proof
+	//
+	// The game's leaf in the transparency log and the RFC 6962 proof that the tree of the latest checkpoint (or of `tree_size` leaves, to check against a checkpoint you kept) contains it. Every game that ends (won, lost, expired) gets one leaf, within about a second of its end; until then 404 not_logged (with Retry-After once the game has ended).
+	// Readable where the game is (RULES R6.4, R6.6): by anyone once it has ended, except a game on a shared deal (duel, daily deal) before its competition closes; always by its owner. No token is needed; send one to read your own game. `solitaire verify GAME.ndjson -proof PROOF.json -key KEY` checks it offline.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/games/{id}/proof (the `GameProof` operationId).
+	GameProofWithResponse(ctx context.Context, id string, params *GameProofParams, reqEditors ...RequestEditorFn) (*GameProofResponse, error)
+
 	// GetStateWithResponse Get the game at a version
 	//
 	// The game as it was right after event `version` (1 is the deal), replayed from the log. Once the game has ended it lists the face-down and stock cards too.
@@ -3660,6 +4329,69 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/leaderboards/{variant} (the `GetLeaderboard` operationId).
 	GetLeaderboardWithResponse(ctx context.Context, variant string, params *GetLeaderboardParams, reqEditors ...RequestEditorFn) (*GetLeaderboardResponse, error)
+
+	// LogCheckpointWithResponse The log's latest checkpoint
+	//
+	// The latest signed checkpoint of the transparency log of finished games: a C2SP tlog-checkpoint (origin line, tree size, base64 RFC 6962 root hash) in a C2SP signed note, signed with Ed25519 by the key of GET /v1/log/key. A new one is signed at most once a second while games wait for their leaves. Keep the ones you see: `solitaire verify-log OLD NEW` proves a later one extends an earlier one. No token needed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/log/checkpoint (the `LogCheckpoint` operationId).
+	LogCheckpointWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogCheckpointResponse, error)
+
+	// LogConsistencyWithResponse Prove an older tree a prefix of a newer one
+	//
+	// The RFC 6962 §2.1.2 consistency proof that the log's tree of `old` leaves is a prefix of its tree of `new` leaves (1 ≤ old ≤ new ≤ the latest checkpoint's size), with both roots. Check the roots against checkpoints you kept; a server that rewrote or dropped a leaf cannot give a proof that checks. No token needed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/log/consistency (the `LogConsistency` operationId).
+	LogConsistencyWithResponse(ctx context.Context, params *LogConsistencyParams, reqEditors ...RequestEditorFn) (*LogConsistencyResponse, error)
+
+	// LogKeyWithResponse The log's public key
+	//
+	// The note verifier key of the checkpoints' signer ("name+hash+key", golang.org/x/mod/sumdb/note; Ed25519), followed by a newline. Its name is the log's origin. Get it once, from a source you trust, and keep it. No token needed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/log/key (the `LogKey` operationId).
+	LogKeyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogKeyResponse, error)
+
+	// LogTileWithResponse A tile of the log
+	//
+	// A tile of the log's tree in the tlog tile layout (https://research.swtch.com/tlog#serving_tiles, golang.org/x/mod/sumdb/tlog Tile.Path): `8/L/NNN` is hash tile NNN at level L (256 hashes of 32 bytes each, concatenated), `8/data/NNN` the leaf records of leaves 256·NNN.. (each one line of JSON ending in a newline). A partial tile (the tree's right edge) has `.p/W` after its index and W entries; complete tiles never change. Large indices take more segments (x001/234): see the routes with more path parameters. Tiles beyond the latest checkpoint's tree are 404. No token needed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/log/tile/{height}/{level}/{p1} (the `LogTile` operationId).
+	LogTileWithResponse(ctx context.Context, height string, level string, p1 string, reqEditors ...RequestEditorFn) (*LogTileResponse, error)
+
+	// LogTile2WithResponse A tile of the log (two index segments)
+	//
+	// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/000.p/5` (a partial tile of 5 hashes) or `8/0/x001/234` (a complete tile of index 1234). No token needed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2} (the `LogTile2` operationId).
+	LogTile2WithResponse(ctx context.Context, height string, level string, p1 string, p2 string, reqEditors ...RequestEditorFn) (*LogTile2Response, error)
+
+	// LogTile3WithResponse A tile of the log (three index segments)
+	//
+	// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/x001/234.p/7` or `8/0/x001/x234/567`. No token needed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3} (the `LogTile3` operationId).
+	LogTile3WithResponse(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, reqEditors ...RequestEditorFn) (*LogTile3Response, error)
+
+	// LogTile4WithResponse A tile of the log (four index segments)
+	//
+	// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/x001/x234/567.p/9`. No token needed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3}/{p4} (the `LogTile4` operationId).
+	LogTile4WithResponse(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, p4 string, reqEditors ...RequestEditorFn) (*LogTile4Response, error)
 
 	// CreatePlayerWithBodyWithResponse Create a player
 	//
@@ -5271,6 +6003,103 @@ func (r PlayMoveResponse) ContentType() string {
 	return ""
 }
 
+// GameProofResponse429Headers the declared response headers of an HTTP 429 response for GameProof
+type GameProofResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GameProofResponse503Headers the declared response headers of an HTTP 503 response for GameProof
+type GameProofResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GameProofResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *LogProof
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *DatabaseUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GameProofResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GameProofResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GameProofResponse) GetJSON200() *LogProof {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GameProofResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GameProofResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GameProofResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GameProofResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GameProofResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GameProofResponse) GetApplicationproblemJSON503() *DatabaseUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GameProofResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GameProofResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GameProofResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GameProofResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetStateResponse200Headers the declared response headers of an HTTP 200 response for GetState
 type GetStateResponse200Headers struct {
 	ETag *string
@@ -5563,6 +6392,510 @@ func (r GetLeaderboardResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetLeaderboardResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// LogCheckpointResponse429Headers the declared response headers of an HTTP 429 response for LogCheckpoint
+type LogCheckpointResponse429Headers struct {
+	RetryAfter *int
+}
+
+// LogCheckpointResponse503Headers the declared response headers of an HTTP 503 response for LogCheckpoint
+type LogCheckpointResponse503Headers struct {
+	RetryAfter *int
+}
+
+type LogCheckpointResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *DatabaseUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *LogCheckpointResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LogCheckpointResponse503Headers
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r LogCheckpointResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r LogCheckpointResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r LogCheckpointResponse) GetApplicationproblemJSON503() *DatabaseUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r LogCheckpointResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogCheckpointResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogCheckpointResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogCheckpointResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// LogConsistencyResponse429Headers the declared response headers of an HTTP 429 response for LogConsistency
+type LogConsistencyResponse429Headers struct {
+	RetryAfter *int
+}
+
+// LogConsistencyResponse503Headers the declared response headers of an HTTP 503 response for LogConsistency
+type LogConsistencyResponse503Headers struct {
+	RetryAfter *int
+}
+
+type LogConsistencyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *LogConsistency
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *DatabaseUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *LogConsistencyResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LogConsistencyResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r LogConsistencyResponse) GetJSON200() *LogConsistency {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r LogConsistencyResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r LogConsistencyResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r LogConsistencyResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r LogConsistencyResponse) GetApplicationproblemJSON503() *DatabaseUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r LogConsistencyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogConsistencyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogConsistencyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogConsistencyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// LogKeyResponse429Headers the declared response headers of an HTTP 429 response for LogKey
+type LogKeyResponse429Headers struct {
+	RetryAfter *int
+}
+
+type LogKeyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *LogKeyResponse429Headers
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r LogKeyResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r LogKeyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogKeyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogKeyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogKeyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// LogTileResponse429Headers the declared response headers of an HTTP 429 response for LogTile
+type LogTileResponse429Headers struct {
+	RetryAfter *int
+}
+
+// LogTileResponse503Headers the declared response headers of an HTTP 503 response for LogTile
+type LogTileResponse503Headers struct {
+	RetryAfter *int
+}
+
+type LogTileResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *DatabaseUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *LogTileResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LogTileResponse503Headers
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r LogTileResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r LogTileResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r LogTileResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r LogTileResponse) GetApplicationproblemJSON503() *DatabaseUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r LogTileResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogTileResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogTileResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogTileResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// LogTile2Response429Headers the declared response headers of an HTTP 429 response for LogTile2
+type LogTile2Response429Headers struct {
+	RetryAfter *int
+}
+
+// LogTile2Response503Headers the declared response headers of an HTTP 503 response for LogTile2
+type LogTile2Response503Headers struct {
+	RetryAfter *int
+}
+
+type LogTile2Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *DatabaseUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *LogTile2Response429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LogTile2Response503Headers
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r LogTile2Response) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r LogTile2Response) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r LogTile2Response) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r LogTile2Response) GetApplicationproblemJSON503() *DatabaseUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r LogTile2Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogTile2Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogTile2Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogTile2Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// LogTile3Response429Headers the declared response headers of an HTTP 429 response for LogTile3
+type LogTile3Response429Headers struct {
+	RetryAfter *int
+}
+
+// LogTile3Response503Headers the declared response headers of an HTTP 503 response for LogTile3
+type LogTile3Response503Headers struct {
+	RetryAfter *int
+}
+
+type LogTile3Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *DatabaseUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *LogTile3Response429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LogTile3Response503Headers
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r LogTile3Response) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r LogTile3Response) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r LogTile3Response) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r LogTile3Response) GetApplicationproblemJSON503() *DatabaseUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r LogTile3Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogTile3Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogTile3Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogTile3Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// LogTile4Response429Headers the declared response headers of an HTTP 429 response for LogTile4
+type LogTile4Response429Headers struct {
+	RetryAfter *int
+}
+
+// LogTile4Response503Headers the declared response headers of an HTTP 503 response for LogTile4
+type LogTile4Response503Headers struct {
+	RetryAfter *int
+}
+
+type LogTile4Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *DatabaseUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *LogTile4Response429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LogTile4Response503Headers
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r LogTile4Response) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r LogTile4Response) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r LogTile4Response) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r LogTile4Response) GetApplicationproblemJSON503() *DatabaseUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r LogTile4Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogTile4Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogTile4Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogTile4Response) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6167,6 +7500,22 @@ func (c *ClientWithResponses) PlayMoveWithResponse(ctx context.Context, id strin
 	return ParsePlayMoveResponse(rsp)
 }
 
+// GameProofWithResponse A game's leaf and inclusion proof
+//
+// The game's leaf in the transparency log and the RFC 6962 proof that the tree of the latest checkpoint (or of `tree_size` leaves, to check against a checkpoint you kept) contains it. Every game that ends (won, lost, expired) gets one leaf, within about a second of its end; until then 404 not_logged (with Retry-After once the game has ended).
+// Readable where the game is (RULES R6.4, R6.6): by anyone once it has ended, except a game on a shared deal (duel, daily deal) before its competition closes; always by its owner. No token is needed; send one to read your own game. `solitaire verify GAME.ndjson -proof PROOF.json -key KEY` checks it offline.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/games/{id}/proof (the `GameProof` operationId).
+func (c *ClientWithResponses) GameProofWithResponse(ctx context.Context, id string, params *GameProofParams, reqEditors ...RequestEditorFn) (*GameProofResponse, error) {
+	rsp, err := c.GameProof(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGameProofResponse(rsp)
+}
+
 // GetStateWithResponse Get the game at a version
 //
 // The game as it was right after event `version` (1 is the deal), replayed from the log. Once the game has ended it lists the face-down and stock cards too.
@@ -6212,6 +7561,111 @@ func (c *ClientWithResponses) GetLeaderboardWithResponse(ctx context.Context, va
 		return nil, err
 	}
 	return ParseGetLeaderboardResponse(rsp)
+}
+
+// LogCheckpointWithResponse The log's latest checkpoint
+//
+// The latest signed checkpoint of the transparency log of finished games: a C2SP tlog-checkpoint (origin line, tree size, base64 RFC 6962 root hash) in a C2SP signed note, signed with Ed25519 by the key of GET /v1/log/key. A new one is signed at most once a second while games wait for their leaves. Keep the ones you see: `solitaire verify-log OLD NEW` proves a later one extends an earlier one. No token needed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/log/checkpoint (the `LogCheckpoint` operationId).
+func (c *ClientWithResponses) LogCheckpointWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogCheckpointResponse, error) {
+	rsp, err := c.LogCheckpoint(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogCheckpointResponse(rsp)
+}
+
+// LogConsistencyWithResponse Prove an older tree a prefix of a newer one
+//
+// The RFC 6962 §2.1.2 consistency proof that the log's tree of `old` leaves is a prefix of its tree of `new` leaves (1 ≤ old ≤ new ≤ the latest checkpoint's size), with both roots. Check the roots against checkpoints you kept; a server that rewrote or dropped a leaf cannot give a proof that checks. No token needed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/log/consistency (the `LogConsistency` operationId).
+func (c *ClientWithResponses) LogConsistencyWithResponse(ctx context.Context, params *LogConsistencyParams, reqEditors ...RequestEditorFn) (*LogConsistencyResponse, error) {
+	rsp, err := c.LogConsistency(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogConsistencyResponse(rsp)
+}
+
+// LogKeyWithResponse The log's public key
+//
+// The note verifier key of the checkpoints' signer ("name+hash+key", golang.org/x/mod/sumdb/note; Ed25519), followed by a newline. Its name is the log's origin. Get it once, from a source you trust, and keep it. No token needed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/log/key (the `LogKey` operationId).
+func (c *ClientWithResponses) LogKeyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogKeyResponse, error) {
+	rsp, err := c.LogKey(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogKeyResponse(rsp)
+}
+
+// LogTileWithResponse A tile of the log
+//
+// A tile of the log's tree in the tlog tile layout (https://research.swtch.com/tlog#serving_tiles, golang.org/x/mod/sumdb/tlog Tile.Path): `8/L/NNN` is hash tile NNN at level L (256 hashes of 32 bytes each, concatenated), `8/data/NNN` the leaf records of leaves 256·NNN.. (each one line of JSON ending in a newline). A partial tile (the tree's right edge) has `.p/W` after its index and W entries; complete tiles never change. Large indices take more segments (x001/234): see the routes with more path parameters. Tiles beyond the latest checkpoint's tree are 404. No token needed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/log/tile/{height}/{level}/{p1} (the `LogTile` operationId).
+func (c *ClientWithResponses) LogTileWithResponse(ctx context.Context, height string, level string, p1 string, reqEditors ...RequestEditorFn) (*LogTileResponse, error) {
+	rsp, err := c.LogTile(ctx, height, level, p1, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogTileResponse(rsp)
+}
+
+// LogTile2WithResponse A tile of the log (two index segments)
+//
+// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/000.p/5` (a partial tile of 5 hashes) or `8/0/x001/234` (a complete tile of index 1234). No token needed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2} (the `LogTile2` operationId).
+func (c *ClientWithResponses) LogTile2WithResponse(ctx context.Context, height string, level string, p1 string, p2 string, reqEditors ...RequestEditorFn) (*LogTile2Response, error) {
+	rsp, err := c.LogTile2(ctx, height, level, p1, p2, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogTile2Response(rsp)
+}
+
+// LogTile3WithResponse A tile of the log (three index segments)
+//
+// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/x001/234.p/7` or `8/0/x001/x234/567`. No token needed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3} (the `LogTile3` operationId).
+func (c *ClientWithResponses) LogTile3WithResponse(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, reqEditors ...RequestEditorFn) (*LogTile3Response, error) {
+	rsp, err := c.LogTile3(ctx, height, level, p1, p2, p3, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogTile3Response(rsp)
+}
+
+// LogTile4WithResponse A tile of the log (four index segments)
+//
+// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/x001/x234/567.p/9`. No token needed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3}/{p4} (the `LogTile4` operationId).
+func (c *ClientWithResponses) LogTile4WithResponse(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, p4 string, reqEditors ...RequestEditorFn) (*LogTile4Response, error) {
+	rsp, err := c.LogTile4(ctx, height, level, p1, p2, p3, p4, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogTile4Response(rsp)
 }
 
 // CreatePlayerWithBodyWithResponse Create a player
@@ -7763,6 +9217,97 @@ func ParsePlayMoveResponse(rsp *http.Response) (*PlayMoveResponse, error) {
 	return response, nil
 }
 
+// ParseGameProofResponse parses an HTTP response from a GameProofWithResponse call
+func ParseGameProofResponse(rsp *http.Response) (*GameProofResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GameProofResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest LogProof
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest DatabaseUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GameProofResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GameProofResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetStateResponse parses an HTTP response from a GetStateWithResponse call
 func ParseGetStateResponse(rsp *http.Response) (*GetStateResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -8039,6 +9584,465 @@ func ParseGetLeaderboardResponse(rsp *http.Response) (*GetLeaderboardResponse, e
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetLeaderboardResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseLogCheckpointResponse parses an HTTP response from a LogCheckpointWithResponse call
+func ParseLogCheckpointResponse(rsp *http.Response) (*LogCheckpointResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogCheckpointResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest DatabaseUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers LogCheckpointResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers LogCheckpointResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseLogConsistencyResponse parses an HTTP response from a LogConsistencyWithResponse call
+func ParseLogConsistencyResponse(rsp *http.Response) (*LogConsistencyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogConsistencyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest LogConsistency
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest DatabaseUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers LogConsistencyResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers LogConsistencyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseLogKeyResponse parses an HTTP response from a LogKeyWithResponse call
+func ParseLogKeyResponse(rsp *http.Response) (*LogKeyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogKeyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers LogKeyResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseLogTileResponse parses an HTTP response from a LogTileWithResponse call
+func ParseLogTileResponse(rsp *http.Response) (*LogTileResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogTileResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest DatabaseUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers LogTileResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers LogTileResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseLogTile2Response parses an HTTP response from a LogTile2WithResponse call
+func ParseLogTile2Response(rsp *http.Response) (*LogTile2Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogTile2Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest DatabaseUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers LogTile2Response429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers LogTile2Response503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseLogTile3Response parses an HTTP response from a LogTile3WithResponse call
+func ParseLogTile3Response(rsp *http.Response) (*LogTile3Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogTile3Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest DatabaseUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers LogTile3Response429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers LogTile3Response503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseLogTile4Response parses an HTTP response from a LogTile4WithResponse call
+func ParseLogTile4Response(rsp *http.Response) (*LogTile4Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogTile4Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest DatabaseUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers LogTile4Response429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers LogTile4Response503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

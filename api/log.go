@@ -1,0 +1,320 @@
+package api
+
+import (
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/openpatience/solitaire/domain"
+)
+
+// CodeNotLogged is the problem code of a proof asked for a game that has
+// no leaf in the transparency log yet: 404 while it is in progress, or,
+// with Retry-After, in the second after it ended, before the sequencer
+// appended it.
+const CodeNotLogged = "not_logged"
+
+// mimeText is the type of checkpoints and keys (C2SP signed notes are
+// UTF-8 text); mimeTile the type of tiles.
+const (
+	mimeText = "text/plain; charset=utf-8"
+	mimeTile = "application/octet-stream"
+)
+
+// LogProof is a finished game's leaf in the transparency log and the
+// proof that the log's tree contains it (GET /v1/games/{id}/proof). To
+// check it: the leaf hash is SHA-256(0x00 || leaf bytes) (RFC 6962 §2.1);
+// hashing it up with proof, by leaf_index within tree_size, must give the
+// root of a checkpoint of tree_size leaves signed by the key of GET
+// /v1/log/key. `solitaire verify` does all of it, and checks that the
+// leaf is the canonical record of the game's exported log.
+type LogProof struct {
+	GameID     string   `json:"game_id"`                                           // the game
+	LeafIndex  int64    `json:"leaf_index" minimum:"0"`                            // the leaf's position in the log, 0-based
+	TreeSize   int64    `json:"tree_size" minimum:"1"`                             // leaves in the tree the proof is against
+	Leaf       string   `json:"leaf" format:"byte"`                                // the canonical leaf record (one line of JSON, docs/transparency.md), base64
+	Proof      []string `json:"proof" format:"byte"`                               // RFC 6962 audit path, leaf to root: at most ⌈log2 tree_size⌉ hashes, each 32 bytes in base64
+	Checkpoint string   `json:"checkpoint" example:"solitaire.example/log\n42\n…"` // the latest signed checkpoint (C2SP tlog-checkpoint in a signed note); its size is tree_size unless tree_size was asked for
+} // @name LogProof
+
+// LogConsistency is the proof that an older tree of the log is a prefix
+// of a newer one (GET /v1/log/consistency): RFC 6962 §2.1.2.
+type LogConsistency struct {
+	Old     int64    `json:"old" minimum:"1"`        // leaves in the older tree
+	New     int64    `json:"new" minimum:"1"`        // leaves in the newer tree
+	OldRoot string   `json:"old_root" format:"byte"` // the older tree's root hash, base64
+	NewRoot string   `json:"new_root" format:"byte"` // the newer tree's root hash, base64
+	Proof   []string `json:"proof" format:"byte"`    // the consistency proof's hashes, base64
+} // @name LogConsistency
+
+// logRoutes adds the transparency log's routes: public, no token needed.
+func (s *server) logRoutes(v1 *gin.RouterGroup) {
+	v1.GET("/log/checkpoint", s.handle(s.logCheckpoint))
+	v1.GET("/log/key", s.handle(s.logKey))
+	v1.GET("/log/consistency", s.handle(s.logConsistency))
+	// Tile paths have 3 to 6 segments below /tile (tlog.Tile.Path).
+	v1.GET("/log/tile/:height/:level/:p1", s.handle(s.logTile1))
+	v1.GET("/log/tile/:height/:level/:p1/:p2", s.handle(s.logTile2))
+	v1.GET("/log/tile/:height/:level/:p1/:p2/:p3", s.handle(s.logTile3))
+	v1.GET("/log/tile/:height/:level/:p1/:p2/:p3/:p4", s.handle(s.logTile4))
+	v1.GET("/games/:id/proof", s.optionalAuth, s.handle(s.gameProof))
+}
+
+// optionalAuth authenticates a request that sends a token (a bad one gets
+// 401) and lets one without through as nobody's.
+func (s *server) optionalAuth(c *gin.Context) {
+	if c.GetHeader("Authorization") == "" {
+		c.Next()
+		return
+	}
+	s.auth(c)
+}
+
+// logCheckpoint serves the latest checkpoint.
+//
+//	@Summary		The log's latest checkpoint
+//	@Description	The latest signed checkpoint of the transparency log of finished games: a C2SP tlog-checkpoint (origin line, tree size, base64 RFC 6962 root hash) in a C2SP signed note, signed with Ed25519 by the key of GET /v1/log/key. A new one is signed at most once a second while games wait for their leaves. Keep the ones you see: `solitaire verify-log OLD NEW` proves a later one extends an earlier one. No token needed.
+//	@Tags			log
+//	@Produce		plain
+//	@Success		200	{string}	string	"the signed note"
+//	@Failure		500	{object}	Problem
+//	@ID				logCheckpoint
+//	@Router			/v1/log/checkpoint [get]
+func (s *server) logCheckpoint(c *gin.Context) reply {
+	b, err := s.cfg.Log.Checkpoint(c.Request.Context())
+	if err != nil {
+		return s.fail(c, err)
+	}
+	return reply{status: http.StatusOK, contentType: mimeText, body: b}.with("Cache-Control", "no-cache")
+}
+
+// logKey serves the checkpoints' public key.
+//
+//	@Summary		The log's public key
+//	@Description	The note verifier key of the checkpoints' signer ("name+hash+key", golang.org/x/mod/sumdb/note; Ed25519), followed by a newline. Its name is the log's origin. Get it once, from a source you trust, and keep it. No token needed.
+//	@Tags			log
+//	@Produce		plain
+//	@Success		200	{string}	string	"the verifier key"
+//	@ID				logKey
+//	@Router			/v1/log/key [get]
+func (s *server) logKey(c *gin.Context) reply {
+	return reply{status: http.StatusOK, contentType: mimeText, body: []byte(s.cfg.Log.VerifierKey() + "\n")}
+}
+
+// logConsistency serves a consistency proof.
+//
+//	@Summary		Prove an older tree a prefix of a newer one
+//	@Description	The RFC 6962 §2.1.2 consistency proof that the log's tree of `old` leaves is a prefix of its tree of `new` leaves (1 ≤ old ≤ new ≤ the latest checkpoint's size), with both roots. Check the roots against checkpoints you kept; a server that rewrote or dropped a leaf cannot give a proof that checks. No token needed.
+//	@Tags			log
+//	@Produce		json
+//	@Param			old	query		int	true	"leaves in the older tree"	minimum(1)
+//	@Param			new	query		int	true	"leaves in the newer tree"	minimum(1)
+//	@Success		200	{object}	LogConsistency
+//	@Failure		400	{object}	Problem	"old or new missing, not a number, or not 1 ≤ old ≤ new ≤ latest size"
+//	@Failure		500	{object}	Problem
+//	@ID				logConsistency
+//	@Router			/v1/log/consistency [get]
+func (s *server) logConsistency(c *gin.Context) reply {
+	old, err := treeSizeParam(c, "old", true)
+	if err != nil {
+		return s.fail(c, err)
+	}
+	newSize, err := treeSizeParam(c, "new", true)
+	if err != nil {
+		return s.fail(c, err)
+	}
+	p, err := s.cfg.Log.Consistency(c.Request.Context(), old, newSize)
+	if errors.Is(err, domain.ErrBadTreeSize) {
+		return s.fail(c, badParam("new", "want 1 ≤ old ≤ new ≤ the size of the latest checkpoint"))
+	}
+	if err != nil {
+		return s.fail(c, err)
+	}
+	return s.jsonReply(http.StatusOK, LogConsistency{Old: p.Old, New: p.New,
+		OldRoot: b64(p.OldRoot), NewRoot: b64(p.NewRoot), Proof: b64s(p.Proof)})
+}
+
+// treeSizeParam reads a tree size from the query: a whole number 1..2^62;
+// absent is 0, or an error when required.
+func treeSizeParam(c *gin.Context, name string, required bool) (int64, error) {
+	v, ok := c.GetQuery(name)
+	if !ok && !required {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 1 || n > 1<<62 {
+		return 0, badParam(name, name+" must be a whole number of leaves, 1 or more")
+	}
+	return n, nil
+}
+
+// The tile routes: one per number of path segments, so that each is a
+// plain OpenAPI path. They serve tlog.Tile paths (the Go checksum
+// database's layout, which the golang.org/x/mod/sumdb/tlog tile readers
+// read): {height}/{level}/NNN for a complete tile, with .p/{width} for a
+// partial one, NNN in groups of three digits, all but the last prefixed
+// "x" (tile 1234567 is x001/x234/567); level "data" holds leaf records.
+
+// logTile1 serves a tile whose index is one segment.
+//
+//	@Summary		A tile of the log
+//	@Description	A tile of the log's tree in the tlog tile layout (https://research.swtch.com/tlog#serving_tiles, golang.org/x/mod/sumdb/tlog Tile.Path): `8/L/NNN` is hash tile NNN at level L (256 hashes of 32 bytes each, concatenated), `8/data/NNN` the leaf records of leaves 256·NNN.. (each one line of JSON ending in a newline). A partial tile (the tree's right edge) has `.p/W` after its index and W entries; complete tiles never change. Large indices take more segments (x001/234): see the routes with more path parameters. Tiles beyond the latest checkpoint's tree are 404. No token needed.
+//	@Tags			log
+//	@Produce		octet-stream
+//	@Param			height	path		string	true	"tile height, always 8"
+//	@Param			level	path		string	true	"level in the tiling (0, 1, ...), or data for leaf records"
+//	@Param			p1		path		string	true	"the tile index, three digits (NNN)"
+//	@Success		200		{string}	string	"the tile's bytes"
+//	@Failure		404		{object}	Problem	"malformed path, or beyond the tree"
+//	@Failure		500		{object}	Problem
+//	@ID				logTile
+//	@Router			/v1/log/tile/{height}/{level}/{p1} [get]
+func (s *server) logTile1(c *gin.Context) reply { return s.logTile(c) }
+
+// logTile2 serves a tile whose path below the level has two segments.
+//
+//	@Summary		A tile of the log (two index segments)
+//	@Description	As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/000.p/5` (a partial tile of 5 hashes) or `8/0/x001/234` (a complete tile of index 1234). No token needed.
+//	@Tags			log
+//	@Produce		octet-stream
+//	@Param			height	path		string	true	"tile height, always 8"
+//	@Param			level	path		string	true	"level in the tiling (0, 1, ...), or data for leaf records"
+//	@Param			p1		path		string	true	"first segment: NNN.p, or xNNN"
+//	@Param			p2		path		string	true	"second segment: the width W, or NNN"
+//	@Success		200		{string}	string	"the tile's bytes"
+//	@Failure		404		{object}	Problem	"malformed path, or beyond the tree"
+//	@Failure		500		{object}	Problem
+//	@ID				logTile2
+//	@Router			/v1/log/tile/{height}/{level}/{p1}/{p2} [get]
+func (s *server) logTile2(c *gin.Context) reply { return s.logTile(c) }
+
+// logTile3 serves a tile whose path below the level has three segments.
+//
+//	@Summary		A tile of the log (three index segments)
+//	@Description	As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/x001/234.p/7` or `8/0/x001/x234/567`. No token needed.
+//	@Tags			log
+//	@Produce		octet-stream
+//	@Param			height	path		string	true	"tile height, always 8"
+//	@Param			level	path		string	true	"level in the tiling (0, 1, ...), or data for leaf records"
+//	@Param			p1		path		string	true	"first segment"
+//	@Param			p2		path		string	true	"second segment"
+//	@Param			p3		path		string	true	"third segment"
+//	@Success		200		{string}	string	"the tile's bytes"
+//	@Failure		404		{object}	Problem	"malformed path, or beyond the tree"
+//	@Failure		500		{object}	Problem
+//	@ID				logTile3
+//	@Router			/v1/log/tile/{height}/{level}/{p1}/{p2}/{p3} [get]
+func (s *server) logTile3(c *gin.Context) reply { return s.logTile(c) }
+
+// logTile4 serves a tile whose path below the level has four segments.
+//
+//	@Summary		A tile of the log (four index segments)
+//	@Description	As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/x001/x234/567.p/9`. No token needed.
+//	@Tags			log
+//	@Produce		octet-stream
+//	@Param			height	path		string	true	"tile height, always 8"
+//	@Param			level	path		string	true	"level in the tiling (0, 1, ...), or data for leaf records"
+//	@Param			p1		path		string	true	"first segment"
+//	@Param			p2		path		string	true	"second segment"
+//	@Param			p3		path		string	true	"third segment"
+//	@Param			p4		path		string	true	"fourth segment"
+//	@Success		200		{string}	string	"the tile's bytes"
+//	@Failure		404		{object}	Problem	"malformed path, or beyond the tree"
+//	@Failure		500		{object}	Problem
+//	@ID				logTile4
+//	@Router			/v1/log/tile/{height}/{level}/{p1}/{p2}/{p3}/{p4} [get]
+func (s *server) logTile4(c *gin.Context) reply { return s.logTile(c) }
+
+// logTile serves the tile the route's segments name.
+func (s *server) logTile(c *gin.Context) reply {
+	path := c.Param("height") + "/" + c.Param("level")
+	for _, p := range []string{"p1", "p2", "p3", "p4"} {
+		if v := c.Param(p); v != "" {
+			path += "/" + v
+		}
+	}
+	data, full, err := s.cfg.Log.Tile(c.Request.Context(), path)
+	if errors.Is(err, domain.ErrNoTile) {
+		return s.fail(c, &requestError{status: http.StatusNotFound, code: CodeNotFound,
+			detail: "no such tile: want 8/LEVEL/NNN[.p/W] within the latest checkpoint's tree"})
+	}
+	if err != nil {
+		return s.fail(c, err)
+	}
+	r := reply{status: http.StatusOK, contentType: mimeTile, body: data}
+	if full {
+		return r.with("Cache-Control", "public, max-age=31536000, immutable")
+	}
+	return r.with("Cache-Control", "no-cache")
+}
+
+// gameProof serves a finished game's leaf and inclusion proof.
+//
+//	@Summary		A game's leaf and inclusion proof
+//	@Description	The game's leaf in the transparency log and the RFC 6962 proof that the tree of the latest checkpoint (or of `tree_size` leaves, to check against a checkpoint you kept) contains it. Every game that ends (won, lost, expired) gets one leaf, within about a second of its end; until then 404 not_logged (with Retry-After once the game has ended).
+//	@Description	Readable where the game is (RULES R6.4, R6.6): by anyone once it has ended, except a game on a shared deal (duel, daily deal) before its competition closes; always by its owner. No token is needed; send one to read your own game. `solitaire verify GAME.ndjson -proof PROOF.json -key KEY` checks it offline.
+//	@Tags			log
+//	@Produce		json
+//	@Param			id			path		string	true	"game id"
+//	@Param			tree_size	query		int		false	"prove against the tree of this many leaves (default: the latest checkpoint's)"	minimum(1)
+//	@Success		200			{object}	LogProof
+//	@Failure		400			{object}	Problem	"tree_size not a number, beyond the latest checkpoint, or not containing the leaf"
+//	@Failure		401			{object}	Problem	"a token was sent and is not valid"
+//	@Failure		404			{object}	Problem	"no such game, not readable by the caller, or no leaf yet (not_logged)"
+//	@Failure		500			{object}	Problem
+//	@ID				gameProof
+//	@Router			/v1/games/{id}/proof [get]
+func (s *server) gameProof(c *gin.Context) reply {
+	id, err := gameID(c)
+	if err != nil {
+		return s.fail(c, err)
+	}
+	size, err := treeSizeParam(c, "tree_size", false)
+	if err != nil {
+		return s.fail(c, err)
+	}
+	caller := ""
+	if p := playerOf(c); p != nil {
+		caller = p.ID
+	}
+	ctx := c.Request.Context()
+	// Whether the caller may read the game is the service's one rule
+	// (R6.4, R6.6), never decided here.
+	game, _, err := s.cfg.Games.Get(ctx, caller, id)
+	if err != nil {
+		return s.fail(c, err)
+	}
+	p, err := s.cfg.Log.Proof(ctx, id, size)
+	switch {
+	case errors.Is(err, domain.ErrNotLogged):
+		detail := "the game is in progress: it gets its leaf when it ends"
+		pr := newProblem(http.StatusNotFound, CodeNotLogged, detail)
+		pr.Title = "Not in the log yet"
+		pr.RequestID = requestIDOf(c)
+		r := s.problemReply(pr)
+		if game.Status.Ended() {
+			pr.Detail = "the game ended moments ago; its leaf is appended within about a second: retry"
+			r = s.problemReply(pr).with("Retry-After", "1")
+		}
+		return r
+	case errors.Is(err, domain.ErrBadTreeSize):
+		return s.fail(c, badParam("tree_size", "tree_size must be at most the latest checkpoint's size and above the leaf's index"))
+	case err != nil:
+		return s.fail(c, err)
+	}
+	return s.jsonReply(http.StatusOK, LogProof{GameID: p.GameID, LeafIndex: p.Index, TreeSize: p.TreeSize,
+		Leaf: base64.StdEncoding.EncodeToString(p.Record), Proof: b64s(p.Proof), Checkpoint: string(p.Checkpoint)})
+}
+
+func b64(h [32]byte) string { return base64.StdEncoding.EncodeToString(h[:]) }
+
+func b64s(hs [][32]byte) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = b64(h)
+	}
+	return out
+}

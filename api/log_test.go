@@ -1,0 +1,287 @@
+package api_test
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/openpatience/solitaire/api"
+	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/persistence"
+)
+
+// openTestLog opens the store's transparency log with a new key. The test
+// sequences it (Log.Sequence) where a server would run it every second.
+func openTestLog(t *testing.T, store *persistence.Store) *persistence.Log {
+	t.Helper()
+	skey, _, err := note.GenerateKey(rand.Reader, "test.example/log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := store.OpenLog(t.Context(), persistence.LogConfig{Key: skey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// sequence appends the waiting leaves.
+func (e *env) sequence() {
+	e.t.Helper()
+	if _, err := e.tlog.Sequence(e.t.Context()); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// checkpoint fetches the latest checkpoint and checks its signature with
+// the key the server publishes.
+func (e *env) checkpoint() domain.Checkpoint {
+	e.t.Helper()
+	key := e.must(http.StatusOK, req{method: "GET", path: "/v1/log/key", token: "-"})
+	v, err := note.NewVerifier(strings.TrimSpace(string(key.body)))
+	if err != nil {
+		e.t.Fatalf("GET /v1/log/key: %v\n%s", err, key.body)
+	}
+	r := e.must(http.StatusOK, req{method: "GET", path: "/v1/log/checkpoint", token: "-"})
+	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
+		e.t.Errorf("checkpoint Content-Type %q", ct)
+	}
+	n, err := note.Open(r.body, note.VerifierList(v))
+	if err != nil {
+		e.t.Fatalf("checkpoint does not verify: %v\n%s", err, r.body)
+	}
+	c, err := domain.ParseCheckpoint([]byte(n.Text))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return c
+}
+
+// proof fetches a game's proof and checks it against c.
+func (e *env) proof(id, token string, c domain.Checkpoint) (api.LogProof, []byte) {
+	e.t.Helper()
+	var p api.LogProof
+	e.must(http.StatusOK, req{method: "GET", path: "/v1/games/" + id + "/proof", token: token}).decode(e.t, &p)
+	leaf, err := base64.StdEncoding.DecodeString(p.Leaf)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var proof tlog.RecordProof
+	for _, h := range p.Proof {
+		x, err := tlog.ParseHash(h)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		proof = append(proof, x)
+	}
+	if p.TreeSize != c.Size {
+		e.t.Fatalf("proof against %d leaves, checkpoint has %d", p.TreeSize, c.Size)
+	}
+	if err := tlog.CheckRecord(proof, c.Size, c.Root, p.LeafIndex, tlog.RecordHash(leaf)); err != nil {
+		e.t.Fatalf("inclusion proof of %s does not verify: %v", id, err)
+	}
+	return p, leaf
+}
+
+// A game that ends gets a leaf; its proof, fetched by anyone, verifies
+// against the signed checkpoint; tiles and consistency proofs describe
+// the same tree. A game in progress has none (404 not_logged), and one
+// the caller may not read is 404 (RULES R6.4).
+func TestLogRoutes(t *testing.T) {
+	forEachStore(t, func(t *testing.T, e *env) {
+		if c := e.checkpoint(); c.Size != 0 || c.Origin != "test.example/log" {
+			t.Fatalf("new log: %+v", c)
+		}
+		g := e.createGame(map[string]any{"variant": "klondike"})
+		e.play(g.ID, draw())
+		// In progress: the owner hears not_logged, anyone else not_found.
+		r := e.must(http.StatusNotFound, req{method: "GET", path: "/v1/games/" + g.ID + "/proof"})
+		if p := r.problem(t); p.Code != api.CodeNotLogged || r.header.Get("Retry-After") != "" {
+			t.Fatalf("proof in progress: %+v, Retry-After %q", p, r.header.Get("Retry-After"))
+		}
+		r = e.must(http.StatusNotFound, req{method: "GET", path: "/v1/games/" + g.ID + "/proof", token: "-"})
+		if p := r.problem(t); p.Code != api.CodeNotFound {
+			t.Fatalf("anonymous proof of a running game: %+v", p)
+		}
+		e.play(g.ID, resign())
+		r = e.must(http.StatusNotFound, req{method: "GET", path: "/v1/games/" + g.ID + "/proof"})
+		if p := r.problem(t); p.Code != api.CodeNotLogged || r.header.Get("Retry-After") != "1" {
+			t.Fatalf("proof before the sequencer: %+v, Retry-After %q", p, r.header.Get("Retry-After"))
+		}
+		var ids []string
+		for range 4 {
+			h := e.createGame(map[string]any{"variant": "klondike-draw3"})
+			e.play(h.ID, resign())
+			ids = append(ids, h.ID)
+		}
+		e.sequence()
+		c := e.checkpoint()
+		if c.Size != 5 {
+			t.Fatalf("checkpoint of %d leaves, want 5", c.Size)
+		}
+		p, leaf := e.proof(g.ID, "-", c)
+		l, err := domain.ParseLeaf(leaf)
+		if err != nil || l.GameID != g.ID || l.Status != domain.StatusLost || l.Owner != e.player || l.Head != e.head(g.ID) {
+			t.Fatalf("leaf %s: %+v, %v", leaf, l, err)
+		}
+		// ⌈log2 5⌉ = 3 for the four leaves of the left subtree, 1 for the fifth.
+		if want := map[bool]int{true: 3, false: 1}[p.LeafIndex < 4]; len(p.Proof) != want {
+			t.Errorf("leaf %d of 5: %d hashes, want %d", p.LeafIndex, len(p.Proof), want)
+		}
+		_, bad := e.newPlayer("Mallory")
+		e.must(http.StatusUnauthorized, req{method: "GET", path: "/v1/games/" + g.ID + "/proof", token: "forged"})
+		e.proof(ids[0], bad, c)
+
+		// The data tile holds the five records in order; the hash tile
+		// the five leaf hashes.
+		records := make([][]byte, 5)
+		for _, id := range append([]string{g.ID}, ids...) {
+			p, lf := e.proof(id, "", c)
+			records[p.LeafIndex] = lf
+		}
+		data := e.must(http.StatusOK, req{method: "GET", path: "/v1/log/tile/8/data/000.p/5", token: "-"})
+		if !bytes.Equal(data.body, bytes.Join(records, nil)) {
+			t.Errorf("data tile:\n%s\nwant the records in order", data.body)
+		}
+		hashes := e.must(http.StatusOK, req{method: "GET", path: "/v1/log/tile/8/0/000.p/5", token: "-"})
+		if len(hashes.body) != 5*32 || hashes.header.Get("Cache-Control") != "no-cache" {
+			t.Fatalf("hash tile of %d bytes, Cache-Control %q", len(hashes.body), hashes.header.Get("Cache-Control"))
+		}
+		for i, rec := range records {
+			if h := tlog.RecordHash(rec); !bytes.Equal(hashes.body[32*i:32*i+32], h[:]) {
+				t.Errorf("hash tile entry %d is not the leaf hash of record %d", i, i)
+			}
+		}
+
+		// A kept checkpoint of 5, a new one of 7: the consistency proof
+		// and a proof against the older tree both check.
+		for range 2 {
+			h := e.createGame(map[string]any{"variant": "klondike"})
+			e.play(h.ID, resign())
+		}
+		e.sequence()
+		c7 := e.checkpoint()
+		var cp api.LogConsistency
+		e.must(http.StatusOK, req{method: "GET", path: "/v1/log/consistency?old=5&new=7", token: "-"}).decode(t, &cp)
+		var tp tlog.TreeProof
+		for _, h := range cp.Proof {
+			x, _ := tlog.ParseHash(h)
+			tp = append(tp, x)
+		}
+		if err := tlog.CheckTree(tp, c7.Size, c7.Root, c.Size, c.Root); err != nil {
+			t.Fatalf("consistency 5 -> 7: %v", err)
+		}
+		var old api.LogProof
+		e.must(http.StatusOK, req{method: "GET", path: "/v1/games/" + g.ID + "/proof?tree_size=5", token: "-"}).decode(t, &old)
+		if old.TreeSize != 5 || strings.Join(old.Proof, ",") != strings.Join(p.Proof, ",") {
+			t.Errorf("proof against the kept tree of 5: %+v, want %+v", old.Proof, p.Proof)
+		}
+	})
+}
+
+// head is the hash of a game's last event, hex.
+func (e *env) head(id string) string {
+	e.t.Helper()
+	evs := e.allEvents(id, 500)
+	return evs[len(evs)-1].Hash
+}
+
+// Bad input to the log's routes gets a 4xx problem and changes nothing.
+func TestLogBadInput(t *testing.T) {
+	forEachStore(t, func(t *testing.T, e *env) {
+		g := e.createGame(map[string]any{"variant": "klondike"})
+		e.play(g.ID, resign())
+		e.sequence()
+		before := e.checkpoint()
+		cases := []struct {
+			path   string
+			status int
+			code   string
+		}{
+			{"/v1/log/tile/8/0/001", 404, api.CodeNotFound},        // beyond the tree
+			{"/v1/log/tile/8/0/000.p/2", 404, api.CodeNotFound},    // wider than the tree
+			{"/v1/log/tile/4/0/000.p/1", 404, api.CodeNotFound},    // another height
+			{"/v1/log/tile/8/zz/000", 404, api.CodeNotFound},       // not a level
+			{"/v1/log/tile/8/1/000.p/1", 404, api.CodeNotFound},    // no level 1 yet
+			{"/v1/log/tile/8/data/000.p/0", 404, api.CodeNotFound}, // width 0
+			{"/v1/log/consistency?old=1", 400, api.CodeInvalidParameter},
+			{"/v1/log/consistency?old=0&new=1", 400, api.CodeInvalidParameter},
+			{"/v1/log/consistency?old=2&new=1", 400, api.CodeInvalidParameter},
+			{"/v1/log/consistency?old=1&new=2", 400, api.CodeInvalidParameter},
+			{"/v1/log/consistency?old=x&new=1", 400, api.CodeInvalidParameter},
+			{"/v1/games/" + g.ID + "/proof?tree_size=2", 400, api.CodeInvalidParameter},
+			{"/v1/games/" + g.ID + "/proof?tree_size=-1", 400, api.CodeInvalidParameter},
+			{"/v1/games/nosuchgame/proof", 404, api.CodeNotFound},
+		}
+		for _, c := range cases {
+			r := e.do(req{method: "GET", path: c.path, token: "-", invalid: true})
+			if r.status != c.status || r.problem(t).Code != c.code {
+				t.Errorf("GET %s: %d %s, want %d %s", c.path, r.status, r.body, c.status, c.code)
+			}
+		}
+		if after := e.checkpoint(); after != before {
+			t.Errorf("bad input changed the log: %+v -> %+v", before, after)
+		}
+	})
+}
+
+// A game on a shared deal is in the log from its end, but only its
+// commitment and hashes are: its proof is readable by its owner and, once
+// the duel is over, by anyone (RULES R6.6); no log response ever holds
+// its seed, salt or a hidden card.
+func TestR6_6_LogSharedDeal(t *testing.T) {
+	forEachCompStore(t, func(t *testing.T, e *cenv) {
+		_, bobToken := e.newPlayer("Bob")
+		e.seeds.next(klassikSeed)
+		d := e.createDuel(map[string]any{})
+		ga := e.join(e.token, d.ID)
+		e.join(bobToken, d.ID)
+		e.playAs(e.token, ga.ID, resign())
+		from := e.bodiesSoFar()
+		e.sequence()
+		c := e.checkpoint()
+		e.proof(ga.ID, "", c) // the owner
+		for _, tok := range []string{"-", bobToken} {
+			r := e.must(http.StatusNotFound, req{method: "GET", path: "/v1/games/" + ga.ID + "/proof", token: tok})
+			if p := r.problem(t); p.Code != api.CodeNotFound {
+				t.Errorf("proof of a running duel's game for %q: %+v", tok, p)
+			}
+		}
+		rec, err := e.store.Game(t.Context(), ga.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		salt := []byte(hex.EncodeToString(rec.Salt))
+		e.tr.mu.Lock()
+		bodies := e.tr.bodies[from:]
+		e.tr.mu.Unlock()
+		for _, b := range bodies {
+			for _, secret := range [][]byte{salt, []byte(`"seed"`), []byte(`"salt"`), []byte(`"deal"`), []byte(`"face_down"`)} {
+				if bytes.Contains(b, secret) {
+					t.Errorf("a log response holds %s: %s", secret, truncate(b))
+				}
+			}
+		}
+		// The data tile's record is a leaf and nothing more (ParseLeaf
+		// refuses unknown keys).
+		tile := e.must(http.StatusOK, req{method: "GET", path: "/v1/log/tile/8/data/000.p/1", token: "-"})
+		if l, err := domain.ParseLeaf(tile.body); err != nil || l.GameID != ga.ID || l.Commitment != d.Commitment {
+			t.Fatalf("data tile %s: %+v, %v", tile.body, l, err)
+		}
+		// After the deadline the duel is over: anyone may read the proof.
+		e.clock.Advance(25 * time.Hour)
+		if _, _, err := e.games.Sweep(t.Context(), e.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		e.sequence()
+		e.proof(ga.ID, "-", e.checkpoint())
+	})
+}
