@@ -281,8 +281,8 @@ type env struct {
 	srv    *httptest.Server
 	tr     *validating
 	client *http.Client
-	token  string // the default player's token
-	player string // the default player's id
+	token  string           // the default player's token
+	player string           // the default player's id
 	tlog   *persistence.Log // the transparency log, sequenced by the test (log_test.go)
 }
 
@@ -333,7 +333,7 @@ func newEnv(t *testing.T, backend string) *env {
 	tlog := openTestLog(t, store)
 	h, err := api.New(api.Config{Games: games, Players: store, Idempotency: apistore.Idempotency(store),
 		Ready: store.Ping, BadCursor: persistence.ErrBadCursor, Spec: solitaire.OpenAPIYAML, Competitions: apistore.Competitions(store),
-		Log: tlog,
+		Log:    tlog,
 		Logger: slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		t.Fatal(err)

@@ -32,12 +32,12 @@ const (
 // /v1/log/key. `solitaire verify` does all of it, and checks that the
 // leaf is the canonical record of the game's exported log.
 type LogProof struct {
-	GameID     string   `json:"game_id"`                                           // the game
-	LeafIndex  int64    `json:"leaf_index" minimum:"0"`                            // the leaf's position in the log, 0-based
-	TreeSize   int64    `json:"tree_size" minimum:"1"`                             // leaves in the tree the proof is against
-	Leaf       string   `json:"leaf" format:"byte"`                                // the canonical leaf record (one line of JSON, docs/transparency.md), base64
-	Proof      []string `json:"proof" format:"byte"`                               // RFC 6962 audit path, leaf to root: at most ⌈log2 tree_size⌉ hashes, each 32 bytes in base64
-	Checkpoint string   `json:"checkpoint" example:"solitaire.example/log\n42\n…"` // the latest signed checkpoint (C2SP tlog-checkpoint in a signed note); its size is tree_size unless tree_size was asked for
+	GameID     string   `json:"game_id"`                                    // the game
+	LeafIndex  int64    `json:"leaf_index" minimum:"0"`                     // the leaf's position in the log, 0-based
+	TreeSize   int64    `json:"tree_size" minimum:"1"`                      // leaves in the tree the proof is against
+	Leaf       string   `json:"leaf" format:"byte"`                         // the canonical leaf record (one line of JSON, docs/transparency.md), base64
+	Proof      []string `json:"proof" format:"byte"`                        // RFC 6962 audit path, leaf to root: at most ⌈log2 tree_size⌉ hashes, each 32 bytes in base64
+	Checkpoint string   `json:"checkpoint" example:"solitaire.example/log"` // the latest signed checkpoint (C2SP tlog-checkpoint in a signed note); its size is tree_size unless tree_size was asked for
 } // @name LogProof
 
 // LogConsistency is the proof that an older tree of the log is a prefix
@@ -113,7 +113,8 @@ func (s *server) logKey(c *gin.Context) reply {
 //	@Param			old	query		int	true	"leaves in the older tree"	minimum(1)
 //	@Param			new	query		int	true	"leaves in the newer tree"	minimum(1)
 //	@Success		200	{object}	LogConsistency
-//	@Failure		400	{object}	Problem	"old or new missing, not a number, or not 1 ≤ old ≤ new ≤ latest size"
+//	@Failure		400	{object}	Problem	"old or new missing or not a whole number ≥ 1"
+//	@Failure		404	{object}	Problem	"no such trees: old > new, or new beyond the latest checkpoint"
 //	@Failure		500	{object}	Problem
 //	@ID				logConsistency
 //	@Router			/v1/log/consistency [get]
@@ -128,7 +129,7 @@ func (s *server) logConsistency(c *gin.Context) reply {
 	}
 	p, err := s.cfg.Log.Consistency(c.Request.Context(), old, newSize)
 	if errors.Is(err, domain.ErrBadTreeSize) {
-		return s.fail(c, badParam("new", "want 1 ≤ old ≤ new ≤ the size of the latest checkpoint"))
+		return s.fail(c, noTree("want old ≤ new ≤ the size of the latest checkpoint"))
 	}
 	if err != nil {
 		return s.fail(c, err)
@@ -238,8 +239,7 @@ func (s *server) logTile(c *gin.Context) reply {
 	}
 	data, full, err := s.cfg.Log.Tile(c.Request.Context(), path)
 	if errors.Is(err, domain.ErrNoTile) {
-		return s.fail(c, &requestError{status: http.StatusNotFound, code: CodeNotFound,
-			detail: "no such tile: want 8/LEVEL/NNN[.p/W] within the latest checkpoint's tree"})
+		return s.fail(c, noTree("no such tile: want 8/LEVEL/NNN[.p/W] within the latest checkpoint's tree"))
 	}
 	if err != nil {
 		return s.fail(c, err)
@@ -261,9 +261,9 @@ func (s *server) logTile(c *gin.Context) reply {
 //	@Param			id			path		string	true	"game id"
 //	@Param			tree_size	query		int		false	"prove against the tree of this many leaves (default: the latest checkpoint's)"	minimum(1)
 //	@Success		200			{object}	LogProof
-//	@Failure		400			{object}	Problem	"tree_size not a number, beyond the latest checkpoint, or not containing the leaf"
+//	@Failure		400			{object}	Problem	"tree_size not a whole number ≥ 1"
 //	@Failure		401			{object}	Problem	"a token was sent and is not valid"
-//	@Failure		404			{object}	Problem	"no such game, not readable by the caller, or no leaf yet (not_logged)"
+//	@Failure		404			{object}	Problem	"no such game, not readable by the caller, no leaf yet (not_logged), or no tree of tree_size leaves holding it"
 //	@Failure		500			{object}	Problem
 //	@ID				gameProof
 //	@Router			/v1/games/{id}/proof [get]
@@ -301,12 +301,17 @@ func (s *server) gameProof(c *gin.Context) reply {
 		}
 		return r
 	case errors.Is(err, domain.ErrBadTreeSize):
-		return s.fail(c, badParam("tree_size", "tree_size must be at most the latest checkpoint's size and above the leaf's index"))
+		return s.fail(c, noTree("the log has no tree of tree_size leaves that holds this game's leaf: want the leaf's index < tree_size ≤ the latest checkpoint's size"))
 	case err != nil:
 		return s.fail(c, err)
 	}
 	return s.jsonReply(http.StatusOK, LogProof{GameID: p.GameID, LeafIndex: p.Index, TreeSize: p.TreeSize,
 		Leaf: base64.StdEncoding.EncodeToString(p.Record), Proof: b64s(p.Proof), Checkpoint: string(p.Checkpoint)})
+}
+
+// noTree is the problem of a tree, or a tile, the log does not have.
+func noTree(detail string) error {
+	return &requestError{status: http.StatusNotFound, code: CodeNotFound, detail: detail}
 }
 
 func b64(h [32]byte) string { return base64.StdEncoding.EncodeToString(h[:]) }

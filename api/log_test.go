@@ -214,10 +214,10 @@ func TestLogBadInput(t *testing.T) {
 			{"/v1/log/tile/8/data/000.p/0", 404, api.CodeNotFound}, // width 0
 			{"/v1/log/consistency?old=1", 400, api.CodeInvalidParameter},
 			{"/v1/log/consistency?old=0&new=1", 400, api.CodeInvalidParameter},
-			{"/v1/log/consistency?old=2&new=1", 400, api.CodeInvalidParameter},
-			{"/v1/log/consistency?old=1&new=2", 400, api.CodeInvalidParameter},
+			{"/v1/log/consistency?old=2&new=1", 404, api.CodeNotFound},
+			{"/v1/log/consistency?old=1&new=2", 404, api.CodeNotFound},
 			{"/v1/log/consistency?old=x&new=1", 400, api.CodeInvalidParameter},
-			{"/v1/games/" + g.ID + "/proof?tree_size=2", 400, api.CodeInvalidParameter},
+			{"/v1/games/" + g.ID + "/proof?tree_size=2", 404, api.CodeNotFound},
 			{"/v1/games/" + g.ID + "/proof?tree_size=-1", 400, api.CodeInvalidParameter},
 			{"/v1/games/nosuchgame/proof", 404, api.CodeNotFound},
 		}

@@ -1128,8 +1128,6 @@ type LogProof struct {
 	// Checkpoint the latest signed checkpoint (C2SP tlog-checkpoint in a signed note); its size is tree_size unless tree_size was asked for
 	//
 	// Example: solitaire.example/log
-	// 42
-	// …
 	Checkpoint string `json:"checkpoint"`
 
 	// GameId the game
@@ -6484,6 +6482,8 @@ type LogConsistencyResponse struct {
 	JSON200 *LogConsistency
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *RateLimited
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -6504,6 +6504,11 @@ func (r LogConsistencyResponse) GetJSON200() *LogConsistency {
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
 func (r LogConsistencyResponse) GetApplicationproblemJSON400() *Problem {
 	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r LogConsistencyResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
 }
 
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
@@ -9687,6 +9692,13 @@ func ParseLogConsistencyResponse(rsp *http.Response) (*LogConsistencyResponse, e
 			return nil, err
 		}
 		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest RateLimited
