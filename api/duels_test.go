@@ -67,8 +67,8 @@ func newCompEnv(t *testing.T, backend string) *cenv {
 	tlog := openTestLog(t, store)
 	h, err := api.New(api.Config{Games: games, Players: store, Idempotency: apistore.Idempotency(store),
 		Ready: store.Ping, BadCursor: persistence.ErrBadCursor, Spec: solitaire.OpenAPIYAML,
-		Competitions: apistore.Competitions(store), Log: tlog,
-		Logger: slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+		Competitions: apistore.Competitions(store),
+		Logger:       slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn})), Log: tlog})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -281,9 +281,10 @@ type env struct {
 	srv    *httptest.Server
 	tr     *validating
 	client *http.Client
-	token  string           // the default player's token
-	player string           // the default player's id
-	tlog   *persistence.Log // the transparency log, sequenced by the test (log_test.go)
+	token  string // the default player's token
+	player string // the default player's id
+
+	tlog *persistence.Log // the transparency log, sequenced by the test (log_test.go)
 }
 
 // backends are the databases every HTTP test runs on.
