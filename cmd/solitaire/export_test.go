@@ -32,6 +32,8 @@ type server struct {
 	url   string
 	store *persistence.Store
 	token string
+	log   *persistence.Log // the transparency log, sequenced by the test (verify_test.go)
+	skey  string           // its signer key
 }
 
 // idempotencyAdapter is persistence's idempotency records in api's types.
@@ -63,14 +65,15 @@ func newServer(t *testing.T, backend string) *server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
+	skey, l := openLog(t, store)
 	h, err := api.New(api.Config{Games: domain.NewGames(store), Players: store, Idempotency: idempotencyAdapter{store},
-		Spec: solitaire.OpenAPIYAML, Feed: store})
+		Spec: solitaire.OpenAPIYAML, Feed: store, Log: l})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	s := &server{t: t, url: srv.URL, store: store}
+	s := &server{t: t, url: srv.URL, store: store, log: l, skey: skey}
 	var p api.PlayerCreated
 	s.call("POST", "/v1/players", api.NewPlayer{Name: "Ada"}, http.StatusCreated, &p)
 	s.token = p.Token

@@ -7,6 +7,10 @@
 //	solitaire audit FILE [-salt HEX] [-json]   verify chain, rules replay and commitment
 //	solitaire replay FILE [-at N] [-reveal]     print the board after event N (default: last)
 //	solitaire export URL GAME_ID [-token T]     fetch a game's log as NDJSON to stdout
+//	solitaire verify FILE -key VKEY (-proof PROOF.json | -server URL) [-checkpoint CP] [-salt HEX] [-owner ID]
+//	                                            check the game against the transparency log
+//	solitaire verify-log OLD NEW -key VKEY [-server URL]
+//	                                            check that checkpoint NEW extends checkpoint OLD
 //
 // FILE is "-" for standard input. Exit status: 0 all good, 1 the audit
 // found a problem or the server refused, 2 bad usage or unreadable input.
@@ -38,6 +42,8 @@ const usage = `usage:
   solitaire audit FILE [-salt HEX] [-json]
   solitaire replay FILE [-at N] [-reveal]
   solitaire export URL GAME_ID [-token TOKEN]
+  solitaire verify FILE -key VKEY (-proof PROOF.json | -server URL [-token TOKEN]) [-checkpoint CP] [-salt HEX] [-owner ID]
+  solitaire verify-log OLD NEW -key VKEY [-server URL]
 `
 
 // run is main without the process: it returns the exit status.
@@ -53,6 +59,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return replay(args[1:], stdin, stdout, stderr)
 	case "export":
 		return export(args[1:], stdout, stderr)
+	case "verify":
+		return verify(args[1:], stdin, stdout, stderr) // verify.go
+	case "verify-log":
+		return verifyLog(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "solitaire: unknown command %q\n%s", args[0], usage)
 	return 2
