@@ -301,8 +301,8 @@ func (l *Log) Run(ctx context.Context, every time.Duration) {
 		switch {
 		case err != nil && ctx.Err() == nil:
 			l.log.Warn("sequencing the log", "err", err)
-		case n > 0:
-			l.log.Debug("log grew", "leaves", n)
+		default:
+			l.log.Debug("log sequenced", "leaves", n)
 		}
 		select {
 		case <-ctx.Done():

@@ -24,6 +24,10 @@
 //	SOLITAIRE_PPROF_ADDR      if set, serve net/http/pprof on this address (loopback only; off by default)
 //	SOLITAIRE_SWEEP_EVERY     how often games past their time limit are expired and games of closed
 //	                          duels and daily deals resigned (a Go duration, default 5s)
+//	SOLITAIRE_LOG_KEY         the transparency log's signer key (a note signer key; see log.go)
+//	SOLITAIRE_LOG_KEY_FILE    a file holding it (default on SQLite: the database file + ".logkey")
+//	SOLITAIRE_LOG_ORIGIN      the log's name (default the key's; a new key's: <host>/solitaire-log)
+//	SOLITAIRE_LOG_EVERY       how often ended games get their leaves and a checkpoint (default 1s)
 //
 // Logs are JSON lines (log/slog) on standard error.
 package main
@@ -108,6 +112,8 @@ type config struct {
 	pprofAddr string
 	// sweepEvery is the interval of the sweeper (SOLITAIRE_SWEEP_EVERY).
 	sweepEvery time.Duration
+	// tlog configures the transparency log (log.go, SOLITAIRE_LOG_*).
+	tlog logConfig
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
@@ -160,6 +166,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		c.sweepEvery = d
 	}
 	if err := c.loadLimits(getenv); err != nil {
+		return config{}, err
+	}
+	if err := c.loadLog(getenv); err != nil {
 		return config{}, err
 	}
 	c.heartbeat, c.maxStreams = api.DefaultHeartbeat, api.DefaultMaxStreamsPerPlayer
@@ -236,6 +245,12 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 	games.DuelOver = func(ctx context.Context, duelID string) (bool, error) {
 		return store.DuelOver(ctx, duelID, games.Now())
 	}
+	tlog, err := store.OpenLog(ctx, cfg.tlog.open)
+	if err != nil {
+		return err
+	}
+	defer runLog(tlog, cfg.tlog.every)()
+	log.Info("transparency log", "origin", tlog.Origin(), "verifier_key", tlog.VerifierKey())
 	handler, err := api.New(api.Config{
 		Games:       games,
 		Players:     persistence.NewPlayerCache(store, playerCacheSize, playerCacheTTL),
@@ -255,6 +270,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 		Done:                streamsDone,
 
 		Competitions: apistore.Competitions(store),
+		Log:          tlog,
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/persistence/pgtest"
+)
+
+// getText GETs a URL and returns its status and body.
+func getText(t *testing.T, url string) (int, []byte) {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.StatusCode, b
+}
+
+// waitLog waits until the server's logs hold a line with msg.
+func waitLog(t *testing.T, p *serverProcess, msg string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if strings.Contains(p.logs.String(), `"msg":"`+msg+`"`) {
+			return
+		}
+	}
+	t.Fatalf("no %q in the server's logs:\n%s", msg, p.logs.String())
+}
+
+// TestLogSurvivesKill runs the real binary with a sequencer that runs only
+// at start-up, ends games, and kills the process (SIGKILL) before the
+// sequencer's next round: the games' projections were committed with
+// their last events, so the restarted server appends every one of them,
+// each exactly once, and a further restart adds none. The key (on SQLite
+// the file beside the database) is the same across restarts.
+func TestLogSurvivesKill(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			env := []string{"SOLITAIRE_ADDR=127.0.0.1:0", "SOLITAIRE_LOG_LEVEL=debug", "SOLITAIRE_LOG_EVERY=24h",
+				"SOLITAIRE_RATE_LIMIT=0"}
+			if backend == "postgres" {
+				env = append(env, "DATABASE_URL="+pgtest.DSN(t))
+			} else {
+				env = append(env, "SOLITAIRE_SQLITE_PATH="+filepath.Join(t.TempDir(), "s.db"))
+			}
+			p := startServerProcess(t, bin, env...)
+			waitLog(t, p, "log sequenced") // the start-up round is over
+			_, key := getText(t, p.base+"/v1/log/key")
+			client := &http.Client{Timeout: 20 * time.Second}
+			var pl struct{ Token string }
+			if s, err := jsonCall(client, "POST", p.base+"/v1/players", "", nil, map[string]string{"name": "p"}, &pl); s != 201 {
+				t.Fatalf("new player: %d %v", s, err)
+			}
+			const n = 5
+			var ids []string
+			for range n {
+				var g struct{ ID string }
+				if s, err := jsonCall(client, "POST", p.base+"/v1/games", pl.Token, nil, map[string]string{"variant": "klondike"}, &g); s != 201 {
+					t.Fatalf("new game: %d %v", s, err)
+				}
+				if s, err := jsonCall(client, "POST", p.base+"/v1/games/"+g.ID+"/moves", pl.Token, nil, map[string]string{"type": "resign"}, nil); s != 200 {
+					t.Fatalf("resign: %d %v", s, err)
+				}
+				ids = append(ids, g.ID)
+			}
+			for _, id := range ids {
+				if s, b := getText(t, p.base+"/v1/games/"+id+"/proof"); s != http.StatusNotFound || !bytes.Contains(b, []byte("not_logged")) {
+					t.Fatalf("proof before the sequencer: %d %s", s, b)
+				}
+			}
+			if err := p.cmd.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			<-p.done
+
+			for restart := range 2 {
+				p = startServerProcess(t, bin, env...)
+				waitLog(t, p, "log sequenced")
+				if _, k := getText(t, p.base+"/v1/log/key"); !bytes.Equal(k, key) {
+					t.Fatalf("restart %d: key %s, was %s", restart, k, key)
+				}
+				v, err := note.NewVerifier(strings.TrimSpace(string(key)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, msg := getText(t, p.base+"/v1/log/checkpoint")
+				nt, err := note.Open(msg, note.VerifierList(v))
+				if err != nil {
+					t.Fatalf("checkpoint: %v\n%s", err, msg)
+				}
+				c, err := domain.ParseCheckpoint([]byte(nt.Text))
+				if err != nil || c.Size != n {
+					t.Fatalf("restart %d: checkpoint %+v, %v; want %d leaves (none lost, none twice)", restart, c, err, n)
+				}
+				_, data := getText(t, p.base+fmt.Sprintf("/v1/log/tile/8/data/000.p/%d", n))
+				seen := map[string]int{}
+				for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+					if len(line) == 0 {
+						continue
+					}
+					l, err := domain.ParseLeaf(line)
+					if err != nil {
+						t.Fatal(err)
+					}
+					seen[l.GameID]++
+				}
+				for _, id := range ids {
+					if seen[id] != 1 {
+						t.Fatalf("restart %d: game %s has %d leaves, want 1", restart, id, seen[id])
+					}
+					var pr struct {
+						LeafIndex int64    `json:"leaf_index"`
+						Leaf      string   `json:"leaf"`
+						Proof     []string `json:"proof"`
+					}
+					if s, err := jsonCall(client, "GET", p.base+"/v1/games/"+id+"/proof", "", nil, nil, &pr); s != 200 {
+						t.Fatalf("proof: %d %v", s, err)
+					}
+					leaf, _ := base64.StdEncoding.DecodeString(pr.Leaf)
+					var proof tlog.RecordProof
+					for _, h := range pr.Proof {
+						x, _ := tlog.ParseHash(h)
+						proof = append(proof, x)
+					}
+					if err := tlog.CheckRecord(proof, c.Size, c.Root, pr.LeafIndex, tlog.RecordHash(leaf)); err != nil {
+						t.Fatalf("proof of %s: %v", id, err)
+					}
+				}
+				if err := p.cmd.Process.Kill(); err != nil {
+					t.Fatal(err)
+				}
+				<-p.done
+			}
+		})
+	}
+}
