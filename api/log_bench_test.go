@@ -1,0 +1,140 @@
+package api_test
+
+// The move path with and without the transparency log's sequencer
+// (BENCHMARKS.md "Transparency log"): POST /v1/games/{id}/moves through
+// the real handler on each database, while a background client ends a
+// game every 5 ms in both cases (the same write load), and in "on" the
+// sequencer appends their leaves and signs a checkpoint every 200 ms, the
+// shortest interval the server allows.
+//
+//	go test -run XXX -bench MoveWithSequencer -benchtime 2000x ./api
+
+import (
+	"context"
+	"crypto/rand"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/mod/sumdb/note"
+
+	solitaire "github.com/openpatience/solitaire"
+	"github.com/openpatience/solitaire/api"
+	"github.com/openpatience/solitaire/api/apistore"
+	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/persistence"
+	"github.com/openpatience/solitaire/persistence/pgtest"
+)
+
+func BenchmarkMoveWithSequencer(b *testing.B) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		for _, sequencer := range []bool{false, true} {
+			name := backend + "/off"
+			if sequencer {
+				name = backend + "/on"
+			}
+			b.Run(name, func(b *testing.B) { benchmarkMove(b, backend, sequencer) })
+		}
+	}
+}
+
+func benchmarkMove(b *testing.B, backend string, sequencer bool) {
+	cfg := persistence.Config{SnapshotEvery: persistence.DefaultSnapshotEvery, StateCacheBytes: persistence.DefaultStateCacheBytes}
+	if backend == "postgres" {
+		cfg.DatabaseURL = pgtest.DSN(b)
+	} else {
+		cfg.SQLitePath = filepath.Join(b.TempDir(), "solitaire.db")
+	}
+	store, err := persistence.Open(context.Background(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	skey, _, _ := note.GenerateKey(rand.Reader, "bench.example/log")
+	tl, err := store.OpenLog(context.Background(), persistence.LogConfig{Key: skey})
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, err := api.New(api.Config{Games: domain.NewGames(store), Players: store, Idempotency: apistore.Idempotency(store),
+		Spec: solitaire.OpenAPIYAML, Logger: slog.New(slog.DiscardHandler), Log: tl})
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := &readCostEnv{store: store, handler: h}
+	var player struct {
+		Token string `json:"token"`
+	}
+	e.call(b, http.MethodPost, "/v1/players", `{"name":"bench"}`, http.StatusCreated, &player)
+	e.token = player.Token
+	var game struct {
+		ID string `json:"id"`
+	}
+	e.call(b, http.MethodPost, "/v1/games", `{"variant":"relaxed"}`, http.StatusCreated, &game)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	defer func() { cancel(); wg.Wait() }()
+	ended := 0
+	wg.Go(func() { // the background client: a game ended every 5 ms
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for ctx.Err() == nil {
+			rec := post(h, e.token, "/v1/games", `{"variant":"klondike"}`)
+			id, _, _ := strings.Cut(strings.TrimPrefix(rec.Body.String(), `{"id":"`), `"`)
+			if rec.Code != http.StatusCreated || post(h, e.token, "/v1/games/"+id+"/moves", `{"type":"resign"}`).Code != http.StatusOK {
+				b.Errorf("background game: %d %s", rec.Code, rec.Body.Bytes())
+				return
+			}
+			ended++
+			select {
+			case <-ctx.Done():
+			case <-t.C:
+			}
+		}
+	})
+	if sequencer {
+		wg.Go(func() { tl.Run(ctx, 200*time.Millisecond) })
+	}
+	path := "/v1/games/" + game.ID + "/moves"
+	lat := make([]time.Duration, 0, 4096)
+	b.ResetTimer()
+	for b.Loop() {
+		t0 := time.Now()
+		rec := post(h, e.token, path, `{"type":"draw"}`)
+		lat = append(lat, time.Since(t0))
+		if rec.Code != http.StatusOK {
+			b.Fatalf("draw: %d %s", rec.Code, rec.Body.Bytes())
+		}
+	}
+	b.StopTimer()
+	cancel()
+	wg.Wait()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+	if sequencer {
+		c, err := tl.Checkpoint(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("%d games ended; checkpoint %s", ended, strings.Split(string(c), "\n")[1])
+	} else {
+		b.Logf("%d games ended", ended)
+	}
+}
+
+// post sends a JSON POST through the handler.
+func post(h http.Handler, token, path, body string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
