@@ -565,4 +565,3 @@ func (l *Log) Tile(ctx context.Context, path string) (data []byte, full bool, er
 	}
 	return data, full, nil
 }
-
