@@ -64,7 +64,7 @@ func newCompEnv(t *testing.T, backend string) *cenv {
 	seeds := &seedReader{}
 	games := &domain.Games{Store: store, Now: clk.Now, Random: seeds, Retries: 3}
 	games.DuelOver = func(ctx context.Context, id string) (bool, error) { return store.DuelOver(ctx, id, games.Now()) }
-	tlog := openTestLog(t, store)
+	tlog := openTestLog(t, store, clk.Now)
 	h, err := api.New(api.Config{Games: games, Players: store, Idempotency: apistore.Idempotency(store),
 		Ready: store.Ping, BadCursor: persistence.ErrBadCursor, Spec: solitaire.OpenAPIYAML,
 		Competitions: apistore.Competitions(store),

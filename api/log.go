@@ -12,7 +12,8 @@ import (
 )
 
 // CodeNotLogged is the problem code of a proof asked for a game that has
-// no leaf in the transparency log yet: 404 while it is in progress, or,
+// no leaf in the transparency log yet: 404 while it is in progress, until
+// its competition closes for a game on a shared deal (RULES R6.6), or,
 // with Retry-After, in the second after it ended, before the sequencer
 // appended it.
 const CodeNotLogged = "not_logged"
@@ -254,7 +255,7 @@ func (s *server) logTile(c *gin.Context) reply {
 // gameProof serves a finished game's leaf and inclusion proof.
 //
 //	@Summary		A game's leaf and inclusion proof
-//	@Description	The game's leaf in the transparency log and the RFC 6962 proof that the tree of the latest checkpoint (or of `tree_size` leaves, to check against a checkpoint you kept) contains it. Every game that ends (won, lost, expired) gets one leaf, within about a second of its end; until then 404 not_logged (with Retry-After once the game has ended).
+//	@Description	The game's leaf in the transparency log and the RFC 6962 proof that the tree of the latest checkpoint (or of `tree_size` leaves, to check against a checkpoint you kept) contains it. Every game that ends (won, lost, expired) gets one leaf, within about a second of its end, or for a game on a shared deal (duel, daily deal) when its competition closes (RULES R6.6: the leaf's head hash could otherwise be tried against the few card orders a rival has not seen); until then 404 not_logged (with Retry-After when it is a matter of a second).
 //	@Description	Readable where the game is (RULES R6.4, R6.6): by anyone once it has ended, except a game on a shared deal (duel, daily deal) before its competition closes; always by its owner. No token is needed; send one to read your own game. `solitaire verify GAME.ndjson -proof PROOF.json -key KEY` checks it offline.
 //	@Tags			log
 //	@Produce		json
@@ -295,7 +296,11 @@ func (s *server) gameProof(c *gin.Context) reply {
 		pr.Title = "Not in the log yet"
 		pr.RequestID = requestIDOf(c)
 		r := s.problemReply(pr)
-		if game.Status.Ended() {
+		switch {
+		case game.Status.Ended() && (game.DuelID != "" || game.DailyDate != ""):
+			pr.Detail = "the game is on a shared deal: it gets its leaf when the duel or the day closes (RULES R6.6)"
+			r = s.problemReply(pr)
+		case game.Status.Ended():
 			pr.Detail = "the game ended moments ago; its leaf is appended within about a second: retry"
 			r = s.problemReply(pr).with("Retry-After", "1")
 		}

@@ -191,15 +191,17 @@ func (l *Log) sign(tx *gorm.DB, n int64, root tlog.Hash) error {
 // either every part or none, and a game's leaf is appended exactly once
 // (games.log_index marks it in the same transaction). The games row's
 // projection was committed with the event that ended the game, so a game
-// that ended is never missed, however long the server was down. It
+// that ended is never missed, however long the server was down. A game
+// on a shared deal waits until its competition closes (waitingGames). It
 // returns the leaves appended (0: nothing waited, no checkpoint signed).
 // Errors: database failures (nothing is appended then).
 func (l *Log) Sequence(ctx context.Context) (int, error) {
 	// A look without the lock first: on SQLite the lock is the database's
 	// write lock, which moves would otherwise wait for every round.
+	now := l.now()
 	var waiting int
 	err := l.s.db.WithContext(ctx).Raw(`SELECT COUNT(*) FROM (SELECT 1 FROM games
-		WHERE finished_at IS NOT NULL AND log_index IS NULL LIMIT 1) w`).Row().Scan(&waiting)
+		WHERE `+waitingGames+` LIMIT 1) w`, utcDay(now), millis(now)).Row().Scan(&waiting)
 	if err != nil {
 		return 0, wrap("sequence log", err)
 	}
@@ -210,8 +212,8 @@ func (l *Log) Sequence(ctx context.Context) (int, error) {
 	err = l.lockState(ctx, func(tx *gorm.DB, st treeState) error {
 		rows, err := tx.Raw(`SELECT `+gameColumns+`,
 				(SELECT e.hash FROM events e WHERE e.game_id = games.id AND e.version = games.version)
-			FROM games WHERE finished_at IS NOT NULL AND log_index IS NULL
-			ORDER BY finished_at, id LIMIT ?`, l.batch).Rows()
+			FROM games WHERE `+waitingGames+`
+			ORDER BY finished_at, id LIMIT ?`, utcDay(now), millis(now), l.batch).Rows()
 		if err != nil {
 			return err
 		}
@@ -248,7 +250,7 @@ func (l *Log) Sequence(ctx context.Context) (int, error) {
 		}
 		r := &txHashes{tx: tx, pending: map[int64]tlog.Hash{}}
 		n := st.size
-		now := millis(l.now())
+		created := millis(now)
 		var hashRows, leafRows [][]any
 		for _, lf := range leaves {
 			hs, err := tlog.StoredHashes(n, lf.record, r)
@@ -260,7 +262,7 @@ func (l *Log) Sequence(ctx context.Context) (int, error) {
 				r.pending[base+int64(i)] = h
 				hashRows = append(hashRows, []any{base + int64(i), h[:]})
 			}
-			leafRows = append(leafRows, []any{n, lf.gameID, lf.record, now})
+			leafRows = append(leafRows, []any{n, lf.gameID, lf.record, created})
 			n++
 		}
 		if err := insertRows(tx, "tlog_leaves (idx, game_id, record, created_at)", leafRows); err != nil {
@@ -302,6 +304,20 @@ func (l *Log) Sequence(ctx context.Context) (int, error) {
 	}
 	return added, nil
 }
+
+// waitingGames selects the games Sequence appends: ended, without a leaf,
+// and not on a shared deal whose competition is still open (RULES R6.6):
+// a daily deal's games wait for the end of its UTC day (first argument,
+// "2006-01-02"), a duel's for its end or deadline (second, ms). Such a
+// game's leaf holds only hashes, but its head hash is a hash of the deal
+// without a secret salt: once a rival has seen most of the cards, the
+// few orders left could be tried against it. (A game naming a duel that
+// does not exist would wait forever; no such game is ever made.)
+const waitingGames = `finished_at IS NOT NULL AND log_index IS NULL AND (
+	daily_date = '' AND duel_id = ''
+	OR daily_date <> '' AND daily_date < ?
+	OR daily_date = '' AND EXISTS (SELECT 1 FROM duels d WHERE d.id = games.duel_id
+		AND (d.ended_at IS NOT NULL OR d.deadline_at <= ?)))`
 
 // Run sequences (Sequence) at once and then every interval until ctx is
 // done, so a checkpoint is signed at most once per interval while leaves

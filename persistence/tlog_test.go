@@ -253,7 +253,7 @@ func TestLogTenThousand(t *testing.T) {
 }
 
 // insertEnded inserts n ended games (id g00000.., finished in that order)
-// and one event each, straight into the tables.
+// and one event each, straight into the tables, in one transaction.
 func insertEnded(t *testing.T, s *persistence.Store, n int) {
 	t.Helper()
 	ctx := context.Background()
@@ -262,47 +262,118 @@ func insertEnded(t *testing.T, s *persistence.Store, n int) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback()
-	ph := "?"
-	if s.Dialect() == persistence.DialectPostgres {
-		ph = "$"
+	exec := func(q string, args ...any) error {
+		_, err := tx.ExecContext(ctx, rebind(s, q), args...)
+		return err
 	}
-	q := func(query string) string {
-		if ph == "?" {
-			return query
-		}
-		out, k := []byte{}, 0
-		for _, c := range []byte(query) {
-			if c == '?' {
-				k++
-				out = fmt.Appendf(out, "$%d", k)
-				continue
-			}
-			out = append(out, c)
-		}
-		return string(out)
-	}
-	v, err := domain.LookupVariant("klondike")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rules, _ := json.Marshal(v.Defaults)
 	for i := range n {
-		id := fmt.Sprintf("g%05d", i)
 		at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Second).UnixMilli()
-		if _, err := tx.ExecContext(ctx, q(`INSERT INTO games (id, variant, rules, options, owner, ranked, seed, has_seed,
-			salt, commitment, duel_id, daily_date, created_at, status, version, moves, score, elapsed_ms, finished_at, updated_at)
-			VALUES (?, 'klondike', ?, '{}', 'p1', true, '1', true, ?, 'sha256:00', '', '', ?, 'lost', 1, 0, NULL, 0, ?, ?)`),
-			id, string(rules), []byte{1}, at, at, at); err != nil {
-			t.Fatal(err)
-		}
-		hash := bytes.Repeat([]byte{byte(i)}, 32)
-		if _, err := tx.ExecContext(ctx, q(`INSERT INTO events (game_id, version, type, payload, occurred_at, prev_hash, hash)
-			VALUES (?, 1, 'game_dealt', ?, ?, ?, ?)`), id, []byte("{}"), at, make([]byte, 32), hash); err != nil {
+		if err := insertGame(exec, fmt.Sprintf("g%05d", i), "", "", at, byte(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// insertGame inserts an ended (lost) klondike game of duel duelID and
+// daily date daily (both may be ""), finished at (ms), with one event
+// whose hash is 32 bytes of b.
+func insertGame(exec func(q string, args ...any) error, id, duelID, daily string, at int64, b byte) error {
+	v, err := domain.LookupVariant("klondike")
+	if err != nil {
+		return err
+	}
+	rules, _ := json.Marshal(v.Defaults)
+	if err := exec(`INSERT INTO games (id, variant, rules, options, owner, ranked, seed, has_seed,
+		salt, commitment, duel_id, daily_date, created_at, status, version, moves, score, elapsed_ms, finished_at, updated_at)
+		VALUES (?, 'klondike', ?, '{}', 'p1', true, '1', true, ?, 'sha256:00', ?, ?, ?, 'lost', 1, 0, NULL, 0, ?, ?)`,
+		id, string(rules), []byte{1}, duelID, daily, at, at, at); err != nil {
+		return err
+	}
+	return exec(`INSERT INTO events (game_id, version, type, payload, occurred_at, prev_hash, hash)
+		VALUES (?, 1, 'game_dealt', ?, ?, ?, ?)`, id, []byte("{}"), at, make([]byte, 32), bytes.Repeat([]byte{b}, 32))
+}
+
+// rebind turns ? placeholders into $n on PostgreSQL.
+func rebind(s *persistence.Store, q string) string {
+	if s.Dialect() != persistence.DialectPostgres {
+		return q
+	}
+	var out []byte
+	k := 0
+	for _, c := range []byte(q) {
+		if c == '?' {
+			k++
+			out = fmt.Appendf(out, "$%d", k)
+			continue
+		}
+		out = append(out, c)
+	}
+	return string(out)
+}
+
+// RULES R6.6: a game on a shared deal gets its leaf only once its
+// competition has closed: a daily deal's after its UTC day, a duel's at
+// its end or deadline; other ended games at once.
+func TestR6_6_LogWaitsForTheClose(t *testing.T) {
+	for _, db := range logStores {
+		t.Run(db.name, func(t *testing.T) {
+			t.Parallel()
+			s := db.open(t)
+			now := time.Date(2026, 6, 15, 12, 0, 0, 0, time.UTC)
+			exec := func(q string, args ...any) error {
+				_, err := s.DB().Exec(rebind(s, q), args...)
+				return err
+			}
+			for _, d := range []struct {
+				id       string
+				deadline time.Time
+				ended    any
+			}{
+				{"open", now.Add(time.Hour), nil},
+				{"due", now.Add(-time.Hour), nil},
+				{"ended", now.Add(time.Hour), now.Add(-time.Minute).UnixMilli()},
+			} {
+				if err := exec(`INSERT INTO duels (id, variant, rules, options, ranked, created_by, seed, salt, commitment,
+					created_at, deadline_at, ended_at) VALUES (?, 'klondike', '{}', '{}', true, 'p1', '1', ?, 'sha256:00', 0, ?, ?)`,
+					d.id, []byte{1}, d.deadline.UnixMilli(), d.ended); err != nil {
+					t.Fatal(err)
+				}
+			}
+			at := now.Add(-2 * time.Hour).UnixMilli()
+			games := []struct {
+				id, duel, daily string
+				logged          bool
+			}{
+				{"plain", "", "", true},
+				{"today", "", "2026-06-15", false},
+				{"yesterday", "", "2026-06-14", true},
+				{"duel-open", "open", "", false},
+				{"duel-due", "due", "", true},
+				{"duel-ended", "ended", "", true},
+			}
+			for i, g := range games {
+				if err := insertGame(exec, g.id, g.duel, g.daily, at, byte(i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			skey, _, _ := note.GenerateKey(rand.Reader, "test.example/log")
+			l, err := s.OpenLog(t.Context(), persistence.LogConfig{Key: skey, Now: func() time.Time { return now }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, err := l.Sequence(t.Context()); err != nil || n != 4 {
+				t.Fatalf("Sequence = %d, %v; want 4", n, err)
+			}
+			for _, g := range games {
+				_, err := l.Proof(t.Context(), g.id, 0)
+				if logged := err == nil; logged != g.logged {
+					t.Errorf("%s: logged %v (%v), want %v", g.id, logged, err, g.logged)
+				}
+			}
+		})
 	}
 }
 

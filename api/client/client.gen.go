@@ -1767,7 +1767,7 @@ type ClientInterface interface {
 
 	// GameProof A game's leaf and inclusion proof
 	//
-	// The game's leaf in the transparency log and the RFC 6962 proof that the tree of the latest checkpoint (or of `tree_size` leaves, to check against a checkpoint you kept) contains it. Every game that ends (won, lost, expired) gets one leaf, within about a second of its end; until then 404 not_logged (with Retry-After once the game has ended).
+	// The game's leaf in the transparency log and the RFC 6962 proof that the tree of the latest checkpoint (or of `tree_size` leaves, to check against a checkpoint you kept) contains it. Every game that ends (won, lost, expired) gets one leaf, within about a second of its end, or for a game on a shared deal (duel, daily deal) when its competition closes (RULES R6.6: the leaf's head hash could otherwise be tried against the few card orders a rival has not seen); until then 404 not_logged (with Retry-After when it is a matter of a second).
 	// Readable where the game is (RULES R6.4, R6.6): by anyone once it has ended, except a game on a shared deal (duel, daily deal) before its competition closes; always by its owner. No token is needed; send one to read your own game. `solitaire verify GAME.ndjson -proof PROOF.json -key KEY` checks it offline.
 	//
 	// Corresponds with GET /v1/games/{id}/proof (the `GameProof` operationId).
@@ -2256,7 +2256,7 @@ func (c *Client) PlayMove(ctx context.Context, id string, params *PlayMoveParams
 
 // GameProof A game's leaf and inclusion proof
 //
-// The game's leaf in the transparency log and the RFC 6962 proof that the tree of the latest checkpoint (or of `tree_size` leaves, to check against a checkpoint you kept) contains it. Every game that ends (won, lost, expired) gets one leaf, within about a second of its end; until then 404 not_logged (with Retry-After once the game has ended).
+// The game's leaf in the transparency log and the RFC 6962 proof that the tree of the latest checkpoint (or of `tree_size` leaves, to check against a checkpoint you kept) contains it. Every game that ends (won, lost, expired) gets one leaf, within about a second of its end, or for a game on a shared deal (duel, daily deal) when its competition closes (RULES R6.6: the leaf's head hash could otherwise be tried against the few card orders a rival has not seen); until then 404 not_logged (with Retry-After when it is a matter of a second).
 // Readable where the game is (RULES R6.4, R6.6): by anyone once it has ended, except a game on a shared deal (duel, daily deal) before its competition closes; always by its owner. No token is needed; send one to read your own game. `solitaire verify GAME.ndjson -proof PROOF.json -key KEY` checks it offline.
 //
 // Corresponds with GET /v1/games/{id}/proof (the `GameProof` operationId).
@@ -4291,7 +4291,7 @@ type ClientWithResponsesInterface interface {
 
 	// GameProofWithResponse A game's leaf and inclusion proof
 	//
-	// The game's leaf in the transparency log and the RFC 6962 proof that the tree of the latest checkpoint (or of `tree_size` leaves, to check against a checkpoint you kept) contains it. Every game that ends (won, lost, expired) gets one leaf, within about a second of its end; until then 404 not_logged (with Retry-After once the game has ended).
+	// The game's leaf in the transparency log and the RFC 6962 proof that the tree of the latest checkpoint (or of `tree_size` leaves, to check against a checkpoint you kept) contains it. Every game that ends (won, lost, expired) gets one leaf, within about a second of its end, or for a game on a shared deal (duel, daily deal) when its competition closes (RULES R6.6: the leaf's head hash could otherwise be tried against the few card orders a rival has not seen); until then 404 not_logged (with Retry-After when it is a matter of a second).
 	// Readable where the game is (RULES R6.4, R6.6): by anyone once it has ended, except a game on a shared deal (duel, daily deal) before its competition closes; always by its owner. No token is needed; send one to read your own game. `solitaire verify GAME.ndjson -proof PROOF.json -key KEY` checks it offline.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -7507,7 +7507,7 @@ func (c *ClientWithResponses) PlayMoveWithResponse(ctx context.Context, id strin
 
 // GameProofWithResponse A game's leaf and inclusion proof
 //
-// The game's leaf in the transparency log and the RFC 6962 proof that the tree of the latest checkpoint (or of `tree_size` leaves, to check against a checkpoint you kept) contains it. Every game that ends (won, lost, expired) gets one leaf, within about a second of its end; until then 404 not_logged (with Retry-After once the game has ended).
+// The game's leaf in the transparency log and the RFC 6962 proof that the tree of the latest checkpoint (or of `tree_size` leaves, to check against a checkpoint you kept) contains it. Every game that ends (won, lost, expired) gets one leaf, within about a second of its end, or for a game on a shared deal (duel, daily deal) when its competition closes (RULES R6.6: the leaf's head hash could otherwise be tried against the few card orders a rival has not seen); until then 404 not_logged (with Retry-After when it is a matter of a second).
 // Readable where the game is (RULES R6.4, R6.6): by anyone once it has ended, except a game on a shared deal (duel, daily deal) before its competition closes; always by its owner. No token is needed; send one to read your own game. `solitaire verify GAME.ndjson -proof PROOF.json -key KEY` checks it offline.
 //
 // Returns a wrapper object for the known response body format(s).
