@@ -153,3 +153,38 @@ func TestLogSurvivesKill(t *testing.T) {
 		})
 	}
 }
+
+// The log's configuration: the SQLite default keeps its key beside the
+// database; PostgreSQL without a key uses the database's; a key and a key
+// file at once, and intervals out of range, are refused.
+func TestLoadLogConfig(t *testing.T) {
+	c, err := loadConfig(env(map[string]string{"SOLITAIRE_SQLITE_PATH": "/data/s.db"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := c.tlog.open; o.KeyFile != "/data/s.db.logkey" || !o.CreateKeyFile || o.Key != "" || c.tlog.every != time.Second {
+		t.Errorf("SQLite defaults: %+v every %v", o, c.tlog.every)
+	}
+	c, err = loadConfig(env(map[string]string{"DATABASE_URL": "postgres://x", "SOLITAIRE_LOG_ORIGIN": "games.example/log",
+		"SOLITAIRE_LOG_EVERY": "250ms"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := c.tlog.open; o.KeyFile != "" || o.CreateKeyFile || o.Origin != "games.example/log" || c.tlog.every != 250*time.Millisecond {
+		t.Errorf("PostgreSQL: %+v every %v", o, c.tlog.every)
+	}
+	c, err = loadConfig(env(map[string]string{"SOLITAIRE_LOG_KEY_FILE": "/etc/k"}))
+	if err != nil || c.tlog.open.KeyFile != "/etc/k" || c.tlog.open.CreateKeyFile {
+		t.Errorf("key file: %+v, %v", c.tlog.open, err)
+	}
+	for _, bad := range []map[string]string{
+		{"SOLITAIRE_LOG_KEY": "PRIVATE+KEY+x", "SOLITAIRE_LOG_KEY_FILE": "/etc/k"},
+		{"SOLITAIRE_LOG_EVERY": "10ms"},
+		{"SOLITAIRE_LOG_EVERY": "48h"},
+		{"SOLITAIRE_LOG_EVERY": "soon"},
+	} {
+		if _, err := loadConfig(env(bad)); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}
