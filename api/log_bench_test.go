@@ -5,7 +5,8 @@ package api_test
 // the real handler on each database, while a background client ends a
 // game every 5 ms in both cases (the same write load), and in "on" the
 // sequencer appends their leaves and signs a checkpoint every 200 ms, the
-// shortest interval the server allows.
+// shortest interval the server allows (its rounds are timed: how long a
+// round holds the lock, on SQLite the database's write lock).
 //
 //	go test -run XXX -bench MoveWithSequencer -benchtime 2000x ./api
 
@@ -98,8 +99,25 @@ func benchmarkMove(b *testing.B, backend string, sequencer bool) {
 			}
 		}
 	})
+	var rounds []time.Duration // the sequencer's rounds that appended leaves
 	if sequencer {
-		wg.Go(func() { tl.Run(ctx, 200*time.Millisecond) })
+		wg.Go(func() { // tl.Run's loop, timed
+			t := time.NewTicker(200 * time.Millisecond)
+			defer t.Stop()
+			for ctx.Err() == nil {
+				t0 := time.Now()
+				if n, err := tl.Sequence(ctx); err != nil && ctx.Err() == nil {
+					b.Errorf("sequence: %v", err)
+					return
+				} else if n > 0 {
+					rounds = append(rounds, time.Since(t0))
+				}
+				select {
+				case <-ctx.Done():
+				case <-t.C:
+				}
+			}
+		})
 	}
 	path := "/v1/games/" + game.ID + "/moves"
 	lat := make([]time.Duration, 0, 4096)
@@ -123,7 +141,11 @@ func benchmarkMove(b *testing.B, backend string, sequencer bool) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Logf("%d games ended; checkpoint %s", ended, strings.Split(string(c), "\n")[1])
+		slices.Sort(rounds)
+		if len(rounds) > 0 {
+			b.Logf("%d games ended; checkpoint of %s leaves; %d rounds, median %v, max %v", ended,
+				strings.Split(string(c), "\n")[1], len(rounds), rounds[len(rounds)/2], rounds[len(rounds)-1])
+		}
 	} else {
 		b.Logf("%d games ended", ended)
 	}

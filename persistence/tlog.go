@@ -249,6 +249,17 @@ func (l *Log) Sequence(ctx context.Context) (int, error) {
 			return nil
 		}
 		r := &txHashes{tx: tx, pending: map[int64]tlog.Hash{}}
+		// Appending to a tree of n leaves reads, from before the append,
+		// only the roots of its maximal complete subtrees (at most
+		// log2 n): one query for all of them, then everything is at hand.
+		old := frontier(st.size)
+		hs, err := r.ReadHashes(old)
+		if err != nil {
+			return err
+		}
+		for i, x := range old {
+			r.pending[x] = hs[i]
+		}
 		n := st.size
 		created := millis(now)
 		var hashRows, leafRows [][]any
@@ -339,6 +350,23 @@ func (l *Log) Run(ctx context.Context, every time.Duration) {
 		case <-t.C:
 		}
 	}
+}
+
+// frontier is the stored-hash indexes of the maximal complete subtrees
+// of the tree of n leaves, left to right: the only hashes from before an
+// append that appending to it, and its new root, read (the left sibling
+// of a node completed by the append is such a subtree or was itself
+// completed by the append).
+func frontier(n int64) []int64 {
+	var out []int64
+	var start int64
+	for k := 62; k >= 0; k-- {
+		if n&(1<<k) != 0 {
+			out = append(out, tlog.StoredHashIndex(k, start>>k))
+			start += 1 << k
+		}
+	}
+	return out
 }
 
 // withHead scans the game columns and then the head hash.
