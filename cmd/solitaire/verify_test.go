@@ -147,6 +147,15 @@ func TestVerifyGame(t *testing.T) {
 				if code, out := verifyArgs(t, f.game, "-key", f.key, "-server", s.url); code != 0 {
 					t.Fatalf("verify -server: exit %d\n%s", code, out)
 				}
+				if code, out := verifyArgs(t, f.game, "-key", f.key, "-proof", f.proof, "-owner", "someone-else"); code != 1 ||
+					!strings.Contains(out, "owner is") {
+					t.Fatalf("verify -owner of another player: exit %d\n%s", code, out)
+				}
+			}
+			// Another game's proof does not fit this export.
+			fw, fl := s.files(won), s.files(lost)
+			if code, out := verifyArgs(t, fw.game, "-key", fw.key, "-proof", fl.proof); code != 1 || !strings.Contains(out, "game_id is") {
+				t.Fatalf("another game's proof: exit %d\n%s", code, out)
 			}
 			// More games: a proof against the kept, older checkpoint.
 			s.endGame(false)
