@@ -19,7 +19,9 @@
 //     query, path or header value.
 //   - 401 no or an unknown bearer token (with WWW-Authenticate).
 //   - 404 no such game, or not the caller's while it is in progress; also
-//     unknown routes and states/{version} beyond the log.
+//     unknown routes and states/{version} beyond the log; a game without a
+//     leaf in the transparency log yet (not_logged), a tile or tree size the
+//     log does not have.
 //   - 405 a known path with another method (with Allow).
 //   - 409 a move on a game that has ended (reason game_over, time_expired),
 //     or a write that lost a race (code conflict).
