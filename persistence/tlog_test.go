@@ -2,7 +2,6 @@ package persistence_test
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -10,6 +9,7 @@ import (
 	"math/bits"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -252,28 +252,36 @@ func TestLogTenThousand(t *testing.T) {
 	}
 }
 
-// insertEnded inserts n ended games (id g00000.., finished in that order)
-// and one event each, straight into the tables, in one transaction.
+// insertEnded inserts n ended games (id g00000.., finished in that order,
+// as insertGame makes them) and one event each, straight into the tables,
+// 500 rows a statement.
 func insertEnded(t *testing.T, s *persistence.Store, n int) {
 	t.Helper()
-	ctx := context.Background()
-	tx, err := s.DB().BeginTx(ctx, nil)
+	v, err := domain.LookupVariant("klondike")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tx.Rollback()
-	exec := func(q string, args ...any) error {
-		_, err := tx.ExecContext(ctx, rebind(s, q), args...)
-		return err
-	}
-	for i := range n {
-		at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Second).UnixMilli()
-		if err := insertGame(exec, fmt.Sprintf("g%05d", i), "", "", at, byte(i)); err != nil {
+	rules, _ := json.Marshal(v.Defaults)
+	for lo := 0; lo < n; lo += 500 {
+		var games, events []string
+		var gargs, eargs []any
+		for i := lo; i < min(lo+500, n); i++ {
+			id := fmt.Sprintf("g%05d", i)
+			at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Second).UnixMilli()
+			games = append(games, "(?, 'klondike', ?, '{}', 'p1', true, '1', true, ?, 'sha256:00', '', '', ?, 'lost', 1, 0, NULL, 0, ?, ?)")
+			gargs = append(gargs, id, string(rules), []byte{1}, at, at, at)
+			events = append(events, "(?, 1, 'game_dealt', ?, ?, ?, ?)")
+			eargs = append(eargs, id, []byte("{}"), at, make([]byte, 32), bytes.Repeat([]byte{byte(i)}, 32))
+		}
+		if _, err := s.DB().Exec(rebind(s, `INSERT INTO games (id, variant, rules, options, owner, ranked, seed, has_seed,
+			salt, commitment, duel_id, daily_date, created_at, status, version, moves, score, elapsed_ms, finished_at, updated_at)
+			VALUES `+strings.Join(games, ", ")), gargs...); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
+		if _, err := s.DB().Exec(rebind(s, `INSERT INTO events (game_id, version, type, payload, occurred_at, prev_hash, hash)
+			VALUES `+strings.Join(events, ", ")), eargs...); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
