@@ -72,13 +72,14 @@ type Game struct {
 	Deadline    *string       `json:"deadline" format:"date-time" extensions:"x-nullable"`   // when the time limit runs out (R5.3); null without one
 	Stock       Stock         `json:"stock"`
 	Passes      Passes        `json:"passes"`
-	Waste       CardList      `json:"waste"`                             // face-up, bottom first; the last card is playable
-	Foundations []CardList    `json:"foundations"`                       // bottom (ace) first
-	Tableau     []TableauPile `json:"tableau"`                           // tableau piles, 0 first
-	CanUndo     bool          `json:"can_undo"`                          // an undo would be accepted now (R2.5)
-	Commitment  string        `json:"commitment" example:"sha256:0f1e…"` // SHA-256 over the deal and a secret salt, published at creation (R6.4)
-	Ranked      bool          `json:"ranked"`                            // counts for statistics: default options (a draw choice aside) and a server seed (R3)
-	CreatedAt   string        `json:"created_at" format:"date-time"`     // when the game was dealt
+	Waste       CardList      `json:"waste"`                                                // face-up, bottom first; the last card is playable
+	Foundations []CardList    `json:"foundations"`                                          // bottom (ace) first
+	Tableau     []TableauPile `json:"tableau"`                                              // tableau piles, 0 first
+	CanUndo     bool          `json:"can_undo"`                                             // an undo would be accepted now (R2.5)
+	Commitment  string        `json:"commitment" example:"sha256:0f1e…"`                    // SHA-256 over the deal and a secret salt, published at creation (R6.4)
+	Ranked      bool          `json:"ranked"`                                               // counts for statistics: default options (a draw choice aside) and a server seed (R3)
+	Deal        *string       `json:"deal" example:"pysolfc:12345" extensions:"x-nullable"` // the numbered deal it was dealt from (R6.7); null for any other game
+	CreatedAt   string        `json:"created_at" format:"date-time"`                        // when the game was dealt
 } // @name Game
 
 // GameSummary is a game in a listing: its record without the piles.
@@ -92,6 +93,7 @@ type GameSummary struct {
 	Score      *int        `json:"score" extensions:"x-nullable"`                          // null for scoring none (R4.1)
 	ElapsedMS  int64       `json:"elapsed_ms" minimum:"0"`                                 // playing time in milliseconds (R5.2)
 	Ranked     bool        `json:"ranked"`                                                 // counts for statistics: default options (a draw choice aside) and a server seed (R3)
+	Deal       *string     `json:"deal" example:"pysolfc:12345" extensions:"x-nullable"`   // the numbered deal it was dealt from (R6.7); null for any other game
 	CreatedAt  string      `json:"created_at" format:"date-time"`                          // when the game was dealt
 	UpdatedAt  string      `json:"updated_at" format:"date-time"`                          // time of the latest event
 	FinishedAt *string     `json:"finished_at" format:"date-time" extensions:"x-nullable"` // when the game ended; null while in progress
@@ -149,7 +151,7 @@ func newGame(g *domain.Game, s *domain.State, now time.Time, reveal bool) Game {
 		Stock:   Stock{Count: v.StockCount},
 		Passes:  Passes{Used: v.PassesUsed, Limit: positive(v.PassLimit)},
 		Waste:   CardList{Cards: newCards(v.Waste)},
-		CanUndo: v.CanUndo, Commitment: v.Commitment, Ranked: g.Ranked,
+		CanUndo: v.CanUndo, Commitment: v.Commitment, Ranked: g.Ranked, Deal: dealOf(g),
 		CreatedAt: domain.FormatTime(g.CreatedAt)}
 	out.Foundations = make([]CardList, len(v.Foundations))
 	for i, f := range v.Foundations {
@@ -172,9 +174,18 @@ func newGame(g *domain.Game, s *domain.State, now time.Time, reveal bool) Game {
 	return out
 }
 
+// dealOf is the game's numbered deal (R6.7), nil for any other game.
+func dealOf(g *domain.Game) *string {
+	if g.Deal == "" {
+		return nil
+	}
+	d := g.Deal
+	return &d
+}
+
 func newGameSummary(g *domain.Game) GameSummary {
 	return GameSummary{ID: g.ID, Variant: g.Variant, Options: newGameOptions(g.Rules), Status: string(g.Status),
 		Version: g.Version, Moves: g.Moves, Score: g.Score, ElapsedMS: g.ElapsedMS, Ranked: g.Ranked,
-		CreatedAt: domain.FormatTime(g.CreatedAt), UpdatedAt: domain.FormatTime(g.UpdatedAt),
+		Deal: dealOf(g), CreatedAt: domain.FormatTime(g.CreatedAt), UpdatedAt: domain.FormatTime(g.UpdatedAt),
 		FinishedAt: timePtr(g.FinishedAt)}
 }

@@ -34,7 +34,7 @@ func gameID(c *gin.Context) (string, error) {
 // createGame deals a new game for the caller.
 //
 //	@Summary		Create a game
-//	@Description	Deals a new game of a variant, optionally with options, from a seed or from a custom layout (RULES R6.5); seed and layout make it unranked.
+//	@Description	Deals a new game of a variant, optionally with options, from a seed, from a custom layout (RULES R6.5) or from a PySolFC game number (deal "pysolfc:<number>", R6.7); seed, layout and deal make it unranked.
 //	@Description	Send Idempotency-Key to retry safely: the same key and body return the first response again.
 //	@Tags			games
 //	@Accept			json
@@ -51,7 +51,7 @@ func gameID(c *gin.Context) (string, error) {
 //	@Failure		413				{object}	Problem					"body too large"
 //	@Failure		415				{object}	Problem					"body not JSON"
 //	@Failure		409				{object}	Problem					"duel_id: duel_already_joined (Location names your game) or duel_ended"
-//	@Failure		422				{object}	Problem					"unknown variant, invalid option or layout, reused idempotency key"
+//	@Failure		422				{object}	Problem					"unknown variant, invalid option, layout or deal, reused idempotency key"
 //	@Failure		500				{object}	Problem
 //	@ID		createGame
 //	@Router			/v1/games [post]
@@ -64,10 +64,19 @@ func (s *server) createGame(c *gin.Context, body []byte) reply {
 		return s.fail(c, &requestError{status: http.StatusBadRequest, code: CodeInvalidBody, param: "variant",
 			detail: "variant is required; GET /v1/variants lists them"})
 	}
+	if req.Deal != nil && (req.Seed != nil || req.Layout != nil || req.DuelID != nil) {
+		return s.fail(c, badField("deal", "give deal alone: not with seed, layout or duel_id"))
+	}
 	if req.DuelID != nil {
 		return s.joinFromCreate(c, req) // duels.go
 	}
 	ng := domain.NewGame{Owner: playerOf(c).ID, Variant: req.Variant, Options: req.Options.options(), Seed: req.Seed}
+	if req.Deal != nil {
+		if *req.Deal == "" {
+			return s.fail(c, badField("deal", `deal must be "pysolfc:<number>", e.g. "pysolfc:12345"`))
+		}
+		ng.Deal = *req.Deal
+	}
 	if req.Layout != nil {
 		pos, err := req.Layout.position()
 		if err != nil {

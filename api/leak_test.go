@@ -29,7 +29,7 @@ type leakGame struct {
 }
 
 // TestNoLeaks plays games of every kind of deal (server seed, client seed,
-// custom layout) on the one-deck variants and, after every move, reads
+// custom layout, PySolFC number of R6.7) on the one-deck variants and, after every move, reads
 // every view of each game while it is in progress: the game, its legal
 // moves, its events as JSON pages and as NDJSON, its states, the list of
 // games, and the audit and live stream where the server has them. The test
@@ -74,6 +74,8 @@ func TestNoLeaks(t *testing.T) {
 			{Variant: "klassik", Seed: &clientSeed},
 			{Variant: "relaxed", Layout: layout()},
 			{Variant: "klondike-draw3"},
+			{Variant: "klondike", Deal: str("pysolfc:12345")},
+			{Variant: "relaxed", Deal: str("pysolfc:1000000")},
 		}
 		moves := 12
 		if e.store.Dialect() == "sqlite" {
@@ -129,7 +131,7 @@ func TestNoLeaks(t *testing.T) {
 		if leaks > 0 {
 			t.Errorf("%d leaks", leaks)
 		}
-		figures(t, "%d games (server seed, client seed, layout), %d bodies scanned (game, legal moves, list, "+
+		figures(t, "%d games (server seed, client seed, layout, numbered), %d bodies scanned (game, legal moves, list, "+
 			"events JSON and NDJSON, states, moves; audit %v, stream %v), hidden cards, seeds and salts found: %d",
 			len(requests), bodies, hasAudit, hasStream, leaks)
 	})

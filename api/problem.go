@@ -129,6 +129,7 @@ func problemFor(err error, badCursor error) (Problem, bool) {
 		moveErr    *domain.MoveError
 		optErr     *domain.OptionError
 		layoutErr  *domain.LayoutError
+		dealErr    *domain.DealError
 		variantErr *domain.UnknownVariantError
 		maxBytes   *http.MaxBytesError
 		outage     unavailable
@@ -174,6 +175,10 @@ func problemFor(err error, badCursor error) (Problem, bool) {
 		p := newProblem(http.StatusUnprocessableEntity, CodeInvalidLayout, layoutErr.Error())
 		p.Reason = layoutErr.Reason
 		p.Param = "layout"
+		return p, true
+	case errors.As(err, &dealErr):
+		p := newProblem(http.StatusUnprocessableEntity, CodeInvalidField, dealErr.Error())
+		p.Param = "deal"
 		return p, true
 	case errors.Is(err, domain.ErrStaleVersion):
 		p := newProblem(http.StatusPreconditionFailed, CodeStaleVersion,

@@ -5,16 +5,19 @@ import (
 )
 
 // CreateGameRequest asks for a new game (API.md POST /v1/games). variant is
-// an id of GET /v1/variants. seed (0..2^64-1) or layout, not both, make the
-// game unranked; without either the server deals from a secret seed.
+// an id of GET /v1/variants. seed (0..2^64-1), layout or deal, at most one,
+// make the game unranked; without any the server deals from a secret seed.
+// deal is "pysolfc:<number>" (RULES R6.7), for the variants whose
+// numbered_deals list "pysolfc".
 // duel_id joins that same-deal duel, as POST /v1/duels/{id}/games does:
 // variant must be the duel's, with no options, seed or layout.
 type CreateGameRequest struct {
-	Variant string         `json:"variant" example:"klondike" minLength:"1" maxLength:"64"` // variant id (GET /v1/variants)
-	Options *CreateOptions `json:"options,omitempty"`                                       // options; absent ones keep the variant's defaults
-	Seed    *uint64        `json:"seed,omitempty" minimum:"0" format:"uint64" example:"42"` // deal from this seed (R6.1); unranked
-	Layout  *Layout        `json:"layout,omitempty"`                                        // deal this layout (R6.5); unranked
-	DuelID  *string        `json:"duel_id,omitempty"`                                       // join this same-deal duel (R6.3); as POST /v1/duels/{id}/games
+	Variant string         `json:"variant" example:"klondike" minLength:"1" maxLength:"64"`              // variant id (GET /v1/variants)
+	Options *CreateOptions `json:"options,omitempty"`                                                    // options; absent ones keep the variant's defaults
+	Seed    *uint64        `json:"seed,omitempty" minimum:"0" format:"uint64" example:"42"`              // deal from this seed (R6.1); unranked
+	Layout  *Layout        `json:"layout,omitempty"`                                                     // deal this layout (R6.5); unranked
+	DuelID  *string        `json:"duel_id,omitempty"`                                                    // join this same-deal duel (R6.3); as POST /v1/duels/{id}/games
+	Deal    *string        `json:"deal,omitempty" example:"pysolfc:12345" minLength:"1" maxLength:"220"` // deal PySolFC's game of this number (R6.7): "pysolfc:" then e.g. 12345, 12,345 or ms5; unranked
 } // @name CreateGameRequest
 
 // CreateOptions are the options a client may set at creation (RULES R3

@@ -22,6 +22,10 @@ type Variant struct {
 	Sequences   bool          `json:"sequences"`
 	Defaults    GameOptions   `json:"defaults"`
 	Choices     OptionChoices `json:"choices"`
+	// NumberedDeals lists the deal schemes POST /v1/games takes in "deal"
+	// for this variant (R6.7): ["pysolfc"] for one-deck Klondike games,
+	// empty otherwise.
+	NumberedDeals []string `json:"numbered_deals" enums:"pysolfc"`
 } // @name Variant
 
 // OptionChoices lists, per option of CreateOptions, the values the variant
@@ -67,6 +71,7 @@ func newVariant(v domain.Variant) Variant {
 	strs := func(xs ...string) []string { return xs }
 	return Variant{ID: v.ID, Name: v.Name, Source: v.Source, Decks: d.Decks, Piles: d.Piles,
 		Foundations: d.Foundations, Sequences: d.Sequences, Defaults: newGameOptions(d),
+		NumberedDeals: domain.NumberedDeals(d),
 		Choices: OptionChoices{
 			Draw: accepted(v, []int{1, 3}, func(o *domain.Options, x *int) { o.Draw = x }),
 			Scoring: accepted(v, strs("none", "klassik", "standard", "vegas"), func(o *domain.Options, x *string) {

@@ -39,15 +39,18 @@ func NewGames(store Store) *Games {
 	return &Games{Store: store, Now: time.Now, Random: rand.Reader, Retries: 3}
 }
 
-// NewGame asks for a game. Exactly one of Seed and Layout may be set; both
-// make the game unranked (API.md). Without either the server picks a secret
-// random seed.
+// NewGame asks for a game. At most one of Seed, Layout and Deal may be set;
+// each makes the game unranked (API.md, R6.7). Without any the server
+// picks a secret random seed.
 type NewGame struct {
-	Owner     string
-	Variant   string
-	Options   Options
-	Seed      *uint64   // a client's seed: unranked
-	Layout    *Position // tableau and stock only (R6.5); waste and foundations empty; unranked
+	Owner   string
+	Variant string
+	Options Options
+	Seed    *uint64   // a client's seed: unranked
+	Layout  *Position // tableau and stock only (R6.5); waste and foundations empty; unranked
+	// Deal is a numbered deal, "pysolfc:<number>" (R6.7, ParseDeal): one-deck
+	// variants only, not with a seed, layout, duel or daily deal; unranked.
+	Deal      string
 	DuelID    string
 	DailyDate string
 	// ServerSeed and Salt deal a game from a secret the server keeps (a
@@ -58,7 +61,7 @@ type NewGame struct {
 }
 
 // Create deals a new game and stores it. Errors: *UnknownVariantError,
-// *OptionError, *LayoutError, or the store's.
+// *OptionError, *LayoutError, *DealError, or the store's.
 func (g *Games) Create(ctx context.Context, req NewGame) (*Game, *State, error) {
 	v, err := LookupVariant(req.Variant)
 	if err != nil {
@@ -71,6 +74,21 @@ func (g *Games) Create(ctx context.Context, req NewGame) (*Game, *State, error) 
 	if (req.Seed != nil || req.ServerSeed != nil) && req.Layout != nil || req.Seed != nil && req.ServerSeed != nil {
 		return nil, nil, &LayoutError{Where: "layout", Reason: "seed_and_layout", Detail: "give seed or layout, not both"}
 	}
+	var numbered Position
+	if req.Deal != "" {
+		if req.Seed != nil || req.ServerSeed != nil || req.Layout != nil || req.DuelID != "" || req.DailyDate != "" {
+			return nil, nil, &DealError{Detail: "a numbered deal is given alone: not with a seed, a layout, a duel or a daily deal"}
+		}
+		canon, n, err := ParseDeal(req.Deal)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(NumberedDeals(rules)) == 0 {
+			return nil, nil, &DealError{Detail: fmt.Sprintf("numbered deals are one-deck Klondike deals; %s deals %d decks "+
+				"into %d piles (GET /v1/variants lists numbered_deals per variant)", v.ID, rules.Decks, rules.Piles)}
+		}
+		req.Deal, numbered = canon, n.KlondikeDeal()
+	}
 	salt := make([]byte, 32)
 	idb := make([]byte, 16)
 	var seedb [8]byte
@@ -80,10 +98,13 @@ func (g *Games) Create(ctx context.Context, req NewGame) (*Game, *State, error) 
 		}
 	}
 	game := &Game{ID: hex.EncodeToString(idb), Variant: v.ID, Rules: rules, Options: req.Options,
-		Owner: req.Owner, Salt: salt, DuelID: req.DuelID, DailyDate: req.DailyDate,
+		Owner: req.Owner, Salt: salt, DuelID: req.DuelID, DailyDate: req.DailyDate, Deal: req.Deal,
 		CreatedAt: Millis(g.Now())}
 	var deal Position
 	switch {
+	case req.Deal != "":
+		deal = numbered // the number is public (R6.7)
+		ranked = false
 	case req.Layout != nil:
 		deal = Position{Tableau: req.Layout.Tableau, Stock: req.Layout.Stock,
 			Foundations: make([][]Card, rules.Foundations)}

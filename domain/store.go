@@ -21,6 +21,7 @@ type Game struct {
 	Commitment string    // Commitment(deal, Salt)
 	DuelID     string    // same-deal duel, "" if none (R6.3)
 	DailyDate  string    // "2006-01-02" for a daily deal, "" if none
+	Deal       string    // numbered deal in canonical form, "pysolfc:<number>" (R6.7); "" if none
 	CreatedAt  time.Time // UTC, ms
 
 	// Projection of the state after the latest event.

@@ -23,7 +23,7 @@ const (
 )
 
 const gameColumns = `id, variant, rules, options, owner, ranked, seed, has_seed, salt, commitment,
-	duel_id, daily_date, created_at, status, version, moves, score, elapsed_ms, finished_at, updated_at`
+	duel_id, daily_date, created_at, status, version, moves, score, elapsed_ms, finished_at, updated_at, deal`
 
 // Create stores a new stream: the game record g with the projection of s
 // (which must be the state after first), and first, its game_dealt event
@@ -64,12 +64,12 @@ func (s *Store) Create(ctx context.Context, g *domain.Game, first domain.Event, 
 	}
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		err := tx.Exec(`INSERT INTO games (`+gameColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			rec.ID, rec.Variant, string(rules), string(options), rec.Owner, rec.Ranked,
 			strconv.FormatUint(rec.Seed, 10), rec.HasSeed, nonNil(rec.Salt), rec.Commitment,
 			rec.DuelID, rec.DailyDate, millis(rec.CreatedAt),
 			string(rec.Status), rec.Version, rec.Moves, nullInt(rec.Score), rec.ElapsedMS,
-			nullTime(rec.FinishedAt), millis(rec.UpdatedAt)).Error
+			nullTime(rec.FinishedAt), millis(rec.UpdatedAt), rec.Deal).Error
 		if err != nil {
 			return err
 		}
@@ -198,7 +198,7 @@ func scanGame(r scanner) (*domain.Game, error) {
 	)
 	err := r.Scan(&g.ID, &g.Variant, &rules, &options, &g.Owner, &g.Ranked, &seed, &g.HasSeed,
 		&g.Salt, &g.Commitment, &g.DuelID, &g.DailyDate, &created, &status, &g.Version, &g.Moves,
-		&score, &g.ElapsedMS, &finished, &updated)
+		&score, &g.ElapsedMS, &finished, &updated, &g.Deal)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, domain.ErrNotFound
 	}

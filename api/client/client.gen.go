@@ -434,6 +434,21 @@ func (e StandingStatus) Valid() bool {
 	}
 }
 
+// Defines values for VariantNumberedDeals.
+const (
+	Pysolfc VariantNumberedDeals = "pysolfc"
+)
+
+// Valid indicates whether the value is a known member of the VariantNumberedDeals enum.
+func (e VariantNumberedDeals) Valid() bool {
+	switch e {
+	case Pysolfc:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for VariantStatsDraw.
 const (
 	VariantStatsDrawN1 VariantStatsDraw = 1
@@ -623,6 +638,11 @@ type CreateDuelRequest struct {
 
 // CreateGameRequest defines model for CreateGameRequest.
 type CreateGameRequest struct {
+	// Deal deal PySolFC's game of this number (R6.7): "pysolfc:" then e.g. 12345, 12,345 or ms5; unranked
+	//
+	// Example: pysolfc:12345
+	Deal *string `json:"deal,omitempty"`
+
 	// DuelId join this same-deal duel (R6.3); as POST /v1/duels/{id}/games
 	DuelId *string `json:"duel_id,omitempty"`
 
@@ -879,6 +899,11 @@ type Game struct {
 	// Deadline when the time limit runs out (R5.3); null without one
 	Deadline *time.Time `json:"deadline"`
 
+	// Deal the numbered deal it was dealt from (R6.7); null for any other game
+	//
+	// Example: pysolfc:12345
+	Deal *string `json:"deal"`
+
 	// ElapsedMs playing time in milliseconds (R5.2)
 	ElapsedMs int `json:"elapsed_ms"`
 
@@ -975,6 +1000,11 @@ type GameOptionsScoring string
 type GameSummary struct {
 	// CreatedAt when the game was dealt
 	CreatedAt time.Time `json:"created_at"`
+
+	// Deal the numbered deal it was dealt from (R6.7); null for any other game
+	//
+	// Example: pysolfc:12345
+	Deal *string `json:"deal"`
 
 	// ElapsedMs playing time in milliseconds (R5.2)
 	ElapsedMs int `json:"elapsed_ms"`
@@ -1331,13 +1361,21 @@ type Variant struct {
 	Id string `json:"id"`
 
 	// Name Example: Klondike (draw 1)
-	Name      string `json:"name"`
-	Piles     int    `json:"piles"`
-	Sequences bool   `json:"sequences"`
+	Name string `json:"name"`
+
+	// NumberedDeals NumberedDeals lists the deal schemes POST /v1/games takes in "deal"
+	// for this variant (R6.7): ["pysolfc"] for one-deck Klondike games,
+	// empty otherwise.
+	NumberedDeals []VariantNumberedDeals `json:"numbered_deals"`
+	Piles         int                    `json:"piles"`
+	Sequences     bool                   `json:"sequences"`
 
 	// Source Example: seed 001
 	Source string `json:"source"`
 }
+
+// VariantNumberedDeals defines model for Variant.NumberedDeals.
+type VariantNumberedDeals string
 
 // VariantList defines model for VariantList.
 type VariantList struct {
@@ -1691,7 +1729,7 @@ type ClientInterface interface {
 
 	// CreateGameWithBody Create a game
 	//
-	// Deals a new game of a variant, optionally with options, from a seed or from a custom layout (RULES R6.5); seed and layout make it unranked.
+	// Deals a new game of a variant, optionally with options, from a seed, from a custom layout (RULES R6.5) or from a PySolFC game number (deal "pysolfc:<number>", R6.7); seed, layout and deal make it unranked.
 	// Send Idempotency-Key to retry safely: the same key and body return the first response again.
 	//
 	// Takes any type of body and a specified content type.
@@ -1701,7 +1739,7 @@ type ClientInterface interface {
 
 	// CreateGame Create a game
 	//
-	// Deals a new game of a variant, optionally with options, from a seed or from a custom layout (RULES R6.5); seed and layout make it unranked.
+	// Deals a new game of a variant, optionally with options, from a seed, from a custom layout (RULES R6.5) or from a PySolFC game number (deal "pysolfc:<number>", R6.7); seed, layout and deal make it unranked.
 	// Send Idempotency-Key to retry safely: the same key and body return the first response again.
 	//
 	// Takes a body of the `application/json` content type.
@@ -2100,7 +2138,7 @@ func (c *Client) ListGames(ctx context.Context, params *ListGamesParams, reqEdit
 
 // CreateGameWithBody Create a game
 //
-// Deals a new game of a variant, optionally with options, from a seed or from a custom layout (RULES R6.5); seed and layout make it unranked.
+// Deals a new game of a variant, optionally with options, from a seed, from a custom layout (RULES R6.5) or from a PySolFC game number (deal "pysolfc:<number>", R6.7); seed, layout and deal make it unranked.
 // Send Idempotency-Key to retry safely: the same key and body return the first response again.
 //
 // Takes any type of body and a specified content type.
@@ -2120,7 +2158,7 @@ func (c *Client) CreateGameWithBody(ctx context.Context, params *CreateGameParam
 
 // CreateGame Create a game
 //
-// Deals a new game of a variant, optionally with options, from a seed or from a custom layout (RULES R6.5); seed and layout make it unranked.
+// Deals a new game of a variant, optionally with options, from a seed, from a custom layout (RULES R6.5) or from a PySolFC game number (deal "pysolfc:<number>", R6.7); seed, layout and deal make it unranked.
 // Send Idempotency-Key to retry safely: the same key and body return the first response again.
 //
 // Takes a body of the `application/json` content type.
@@ -4207,7 +4245,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateGameWithBodyWithResponse Create a game
 	//
-	// Deals a new game of a variant, optionally with options, from a seed or from a custom layout (RULES R6.5); seed and layout make it unranked.
+	// Deals a new game of a variant, optionally with options, from a seed, from a custom layout (RULES R6.5) or from a PySolFC game number (deal "pysolfc:<number>", R6.7); seed, layout and deal make it unranked.
 	// Send Idempotency-Key to retry safely: the same key and body return the first response again.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -4217,7 +4255,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateGameWithResponse Create a game
 	//
-	// Deals a new game of a variant, optionally with options, from a seed or from a custom layout (RULES R6.5); seed and layout make it unranked.
+	// Deals a new game of a variant, optionally with options, from a seed, from a custom layout (RULES R6.5) or from a PySolFC game number (deal "pysolfc:<number>", R6.7); seed, layout and deal make it unranked.
 	// Send Idempotency-Key to retry safely: the same key and body return the first response again.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -7375,7 +7413,7 @@ func (c *ClientWithResponses) ListGamesWithResponse(ctx context.Context, params 
 
 // CreateGameWithBodyWithResponse Create a game
 //
-// Deals a new game of a variant, optionally with options, from a seed or from a custom layout (RULES R6.5); seed and layout make it unranked.
+// Deals a new game of a variant, optionally with options, from a seed, from a custom layout (RULES R6.5) or from a PySolFC game number (deal "pysolfc:<number>", R6.7); seed, layout and deal make it unranked.
 // Send Idempotency-Key to retry safely: the same key and body return the first response again.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -7391,7 +7429,7 @@ func (c *ClientWithResponses) CreateGameWithBodyWithResponse(ctx context.Context
 
 // CreateGameWithResponse Create a game
 //
-// Deals a new game of a variant, optionally with options, from a seed or from a custom layout (RULES R6.5); seed and layout make it unranked.
+// Deals a new game of a variant, optionally with options, from a seed, from a custom layout (RULES R6.5) or from a PySolFC game number (deal "pysolfc:<number>", R6.7); seed, layout and deal make it unranked.
 // Send Idempotency-Key to retry safely: the same key and body return the first response again.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
