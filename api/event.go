@@ -23,7 +23,7 @@ import (
 type Event struct {
 	GameID     string    `json:"game_id"` // the game, bound into every hash
 	Version    int       `json:"version" minimum:"1"`
-	Type       string    `json:"type" enums:"game_dealt,stock_drawn,stock_recycled,cards_moved,card_flipped,move_undone,game_won,game_resigned,game_expired"`
+	Type       string    `json:"type" enums:"game_dealt,stock_drawn,stock_recycled,cards_moved,card_flipped,move_undone,move_redone,game_won,game_resigned,game_expired"`
 	OccurredAt string    `json:"occurred_at" format:"date-time"`
 	Data       EventData `json:"data"`
 	PrevHash   string    `json:"prev_hash" example:"0000000000000000000000000000000000000000000000000000000000000000"` // hash of the previous event, 64 hex digits; all zeros for version 1
@@ -69,6 +69,7 @@ type EventData struct {
 	Cards      []string    `json:"cards,omitempty"`                                                          // stock_drawn (draw order), cards_moved (bottom first)
 	Card       string      `json:"card,omitempty" example:"KH"`                                              // card_flipped
 	Undone     int         `json:"undone,omitempty" minimum:"1"`                                             // move_undone: first version of the undone turn
+	Redone     int         `json:"redone,omitempty" minimum:"1"`                                             // move_redone: version of the move_undone it takes back (R2.9)
 	Deadline   string      `json:"deadline,omitempty" format:"date-time" example:"2026-11-29T20:32:08.123Z"` // game_expired
 } // @name EventData
 
@@ -160,7 +161,8 @@ func newEvent(r domain.RecordedEvent, redact bool) Event {
 func newEventData(e domain.Event) EventData {
 	d := e.Data
 	out := EventData{V: d.V, Move: d.Move, Auto: d.Auto, Commitment: d.Commitment,
-		From: d.From.String(), To: d.To.String(), Pile: d.Pile.String(), Count: d.Count, Undone: d.Undone}
+		From: d.From.String(), To: d.To.String(), Pile: d.Pile.String(), Count: d.Count, Undone: d.Undone,
+		Redone: d.Redone}
 	if len(d.Cards) > 0 {
 		out.Cards = codes(d.Cards)
 	}

@@ -76,6 +76,7 @@ type Game struct {
 	Foundations []CardList    `json:"foundations"`                                          // bottom (ace) first
 	Tableau     []TableauPile `json:"tableau"`                                              // tableau piles, 0 first
 	CanUndo     bool          `json:"can_undo"`                                             // an undo would be accepted now (R2.5)
+	CanRedo     bool          `json:"can_redo"`                                             // a redo would be accepted now (R2.9)
 	Commitment  string        `json:"commitment" example:"sha256:0f1e…"`                    // SHA-256 over the deal and a secret salt, published at creation (R6.4)
 	Ranked      bool          `json:"ranked"`                                               // counts for statistics: default options (a draw choice aside) and a server seed (R3)
 	Deal        *string       `json:"deal" example:"pysolfc:12345" extensions:"x-nullable"` // the numbered deal it was dealt from (R6.7); null for any other game
@@ -151,7 +152,7 @@ func newGame(g *domain.Game, s *domain.State, now time.Time, reveal bool) Game {
 		Stock:   Stock{Count: v.StockCount},
 		Passes:  Passes{Used: v.PassesUsed, Limit: positive(v.PassLimit)},
 		Waste:   CardList{Cards: newCards(v.Waste)},
-		CanUndo: v.CanUndo, Commitment: v.Commitment, Ranked: g.Ranked, Deal: dealOf(g),
+		CanUndo: v.CanUndo, CanRedo: v.CanRedo, Commitment: v.Commitment, Ranked: g.Ranked, Deal: dealOf(g),
 		CreatedAt: domain.FormatTime(g.CreatedAt)}
 	out.Foundations = make([]CardList, len(v.Foundations))
 	for i, f := range v.Foundations {

@@ -51,12 +51,12 @@ type LayoutPile struct {
 } // @name LayoutPile
 
 // MoveRequest is one command (API.md "A move request"). type is one of the
-// seven of RULES R2. move and take-back use from, to and count (default
+// commands of RULES R2 (redo is R2.9). move and take-back use from, to and count (default
 // 1, at most 13); flip uses pile. Piles: stock, waste, foundation/<i>,
 // tableau/<i> (0-based), and foundation alone for "whichever foundation
 // takes it".
 type MoveRequest struct {
-	Type  string  `json:"type" enums:"draw,move,take-back,flip,undo,autocomplete,resign"`                                                     // the command (R2)
+	Type  string  `json:"type" enums:"draw,move,take-back,flip,undo,redo,autocomplete,resign"`                                                // the command (R2)
 	From  *string `json:"from,omitempty" example:"tableau/3" pattern:"^(stock|waste|foundation(/(0|[1-9][0-9]?))?|tableau/(0|[1-9][0-9]?))$"` // move, take-back: the source pile
 	To    *string `json:"to,omitempty" example:"foundation" pattern:"^(stock|waste|foundation(/(0|[1-9][0-9]?))?|tableau/(0|[1-9][0-9]?))$"`  // move, take-back: the destination; "foundation" for whichever takes the card
 	Count *int    `json:"count,omitempty" minimum:"1" maximum:"13"`                                                                           // move: cards to move as a run (R1.6); default 1

@@ -15,7 +15,10 @@ import (
 // Turn bookkeeping: an event whose Data.Move is higher than s.Moves starts
 // a new command; if it is undoable and the rules allow undo, a Turn is
 // pushed with the counters as they were (R2.5). Later events of the same
-// command (automatic flips, autocomplete, the win) join that turn.
+// command (automatic flips, autocomplete, the win) join that turn. An undo
+// moves the newest turn, with its operations, onto the redo record; a redo
+// moves it back and re-applies its operations; any other command empties
+// the redo record (R2.9).
 func (s *State) Apply(e Event) {
 	if s.Fault != "" {
 		return // frozen at the last event that fitted
@@ -33,8 +36,15 @@ func (s *State) Apply(e Event) {
 		return
 	}
 	// The event fits: nothing below can fail.
-	if e.Type == EventMoveUndone {
-		s.undoTurn() // misfit checked undoFits
+	switch e.Type {
+	case EventMoveUndone:
+		s.undoTurn(e.Version) // misfit checked undoFits
+	case EventMoveRedone:
+		s.redoTurn() // misfit checked redoFits
+	default:
+		if e.Data.Move > s.Moves && len(s.Redo) > 0 {
+			s.Redo = nil // another move ends what can be redone (R2.9)
+		}
 	}
 	s.Version = e.Version
 	s.LastAt = e.OccurredAt
@@ -127,6 +137,11 @@ func (s *State) misfit(e Event) string {
 		if !s.Rules.Undo || n == 0 || s.Turns[n-1].Version != d.Undone || !s.undoFits() {
 			return "nothing to undo at that version (R2.5)"
 		}
+	case EventMoveRedone:
+		n := len(s.Redo)
+		if !s.Rules.Undo || n == 0 || s.Redo[n-1].Undo != d.Redone || !s.redoFits() {
+			return "nothing to redo for that undo (R2.9)"
+		}
 	case EventGameWon:
 		if s.onFoundations() != s.Rules.Cards() {
 			return "win with cards outside the foundations (R2.8)"
@@ -152,7 +167,7 @@ func (s *State) fault(e Event, why string) {
 func (s *State) end(st Status, at time.Time) {
 	s.Status = st
 	s.EndedAt = at
-	s.Turns, s.Ops = nil, nil // a finished game cannot be undone (R2.5)
+	s.Turns, s.Ops, s.Redo = nil, nil, nil // a finished game cannot be undone (R2.5) or redone (R2.9)
 }
 
 // applyDeal starts the game from the first event (R6.2).
@@ -322,10 +337,15 @@ func (s *State) undoFits() bool {
 	return true
 }
 
-// undoTurn reverts the newest turn on the undo record (R2.5), in place.
-// The caller has checked undoFits.
-func (s *State) undoTurn() {
+// undoTurn reverts the newest turn on the undo record (R2.5), in place,
+// and puts it on the redo record for the undo event at version undo
+// (R2.9). The caller has checked undoFits.
+func (s *State) undoTurn(undo int) {
 	t := s.Turns[len(s.Turns)-1]
+	// The redo record gets its own copy of the operations: the undo
+	// record's array is shared with clones and will be written over.
+	s.Redo = append(s.Redo, RedoTurn{Turn: t, Undo: undo, Ops: append([]Op(nil), s.Ops[t.OpStart:]...),
+		Recycles: s.Recycles, Score: s.Score})
 	for i := len(s.Ops) - 1; i >= t.OpStart; i-- {
 		op := s.Ops[i]
 		switch op.Kind {
@@ -356,6 +376,76 @@ func (s *State) undoTurn() {
 	s.Turns = s.Turns[: len(s.Turns)-1 : len(s.Turns)-1]
 	s.Recycles = t.Recycles
 	s.Score = t.Score
+}
+
+// redoFits reports whether the newest turn on the redo record can be
+// re-applied: it was reverted from exactly this undo record, and every
+// operation, made again in order, finds the cards it needs. It tries them
+// on a clone (a few hundred bytes of piles). Only a corrupt snapshot or a
+// forged log fails it: Apply empties the redo record on any other move.
+func (s *State) redoFits() bool {
+	if len(s.Redo) == 0 {
+		return false
+	}
+	r := s.Redo[len(s.Redo)-1]
+	if r.Turn.OpStart != len(s.Ops) {
+		return false
+	}
+	w := s.Clone()
+	for _, op := range r.Ops {
+		if !w.redoOp(op) {
+			return false
+		}
+	}
+	return true
+}
+
+// redoTurn re-applies the newest turn on the redo record (R2.9): its
+// operations in order, the turn back on the undo record, and the counters
+// as they were after it. The caller has checked redoFits.
+func (s *State) redoTurn() {
+	r := s.Redo[len(s.Redo)-1]
+	for _, op := range r.Ops {
+		s.redoOp(op)
+	}
+	s.Turns = append(s.Turns, r.Turn)
+	s.Ops = append(s.Ops, r.Ops...)
+	s.Recycles, s.Score = r.Recycles, r.Score
+	s.Redo = s.Redo[: len(s.Redo)-1 : len(s.Redo)-1]
+	if len(s.Redo) == 0 {
+		s.Redo = nil // as before the first undo: states compare equal
+	}
+}
+
+// redoOp makes pile operation op again, as the event that recorded it
+// did; it reports false, changing nothing, when the cards are not there.
+func (s *State) redoOp(op Op) bool {
+	n := int(op.Count)
+	switch op.Kind {
+	case OpDraw:
+		if n < 1 || n > len(s.Stock) {
+			return false
+		}
+		s.drawN(n)
+	case OpRecycle:
+		if len(s.Stock) != 0 || len(s.Waste) != n {
+			return false
+		}
+		s.recycle()
+	case OpMove:
+		_, ok := s.moveCards(op.from(), op.to(), n)
+		return ok
+	case OpFlip:
+		j := int(op.FromI)
+		if op.FromK != Tableau || j < 0 || j >= len(s.Tableau) || s.Tableau[j].Down == 0 ||
+			s.Tableau[j].Down != len(s.Tableau[j].Cards) {
+			return false
+		}
+		s.Tableau[j].Down--
+	default:
+		return false
+	}
+	return true
 }
 
 func cardBit(c Card) uint64 { return 1 << (uint(c) & 63) }

@@ -152,6 +152,8 @@ func commandOf(e Event) (Move, bool) {
 		return Move{Type: MoveFlip, Pile: d.Pile}, !d.Auto
 	case EventMoveUndone:
 		return Move{Type: MoveUndo}, true
+	case EventMoveRedone:
+		return Move{Type: MoveRedo}, true
 	case EventGameResigned:
 		return Move{Type: MoveResign}, true
 	}

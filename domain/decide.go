@@ -51,6 +51,13 @@ func Decide(s *State, m Move, now time.Time) ([]Event, error) {
 	case MoveUndo:
 		b.emit(EventMoveUndone, EventData{Undone: s.Turns[len(s.Turns)-1].Version})
 		return b.events, nil
+	case MoveRedo:
+		// One event that names the undo it takes back; Apply re-applies the
+		// turn from the redo record, follow-ups included, so the log needs
+		// no copy of the turn's events and replay stays exact (R2.9). No
+		// follow-up can be due: the turn's own ran before the undo.
+		b.emit(EventMoveRedone, EventData{Redone: s.Redo[len(s.Redo)-1].Undo})
+		return b.events, nil
 	case MoveResign:
 		b.emit(EventGameResigned, EventData{})
 		return b.events, nil
@@ -157,6 +164,11 @@ func explain(s *State, m Move) (Reason, string) {
 			return ReasonUndoNotAllowed, r.Variant + " is played without undo"
 		}
 		return ReasonNothingToUndo, "no move left to undo (R2.5)"
+	case MoveRedo:
+		if !r.Undo {
+			return ReasonUndoNotAllowed, r.Variant + " is played without undo, so without redo (R2.9)"
+		}
+		return ReasonNothingToRedo, "no undo to take back since the last other move (R2.9)"
 	case MoveAutocomplete:
 		return ReasonCannotAutocomplete, "autocomplete needs an empty stock and waste and every tableau card face up (R2.6)"
 	case MoveFlip:
@@ -175,7 +187,7 @@ func explain(s *State, m Move) (Reason, string) {
 	case MoveResign:
 		return ReasonIllegal, "resign is not possible now"
 	}
-	return ReasonUnknownType, "type must be draw, move, take-back, flip, undo, autocomplete or resign"
+	return ReasonUnknownType, "type must be draw, move, take-back, flip, undo, redo, autocomplete or resign"
 }
 
 func explainMove(s *State, m Move) (Reason, string) {

@@ -28,7 +28,7 @@ type Reason string
 
 // The reasons a move is rejected. Each names the rule it enforces.
 const (
-	ReasonUnknownType        Reason = "unknown_move_type"          // R2: type not one of the seven
+	ReasonUnknownType        Reason = "unknown_move_type"          // R2: type not one of R2's commands
 	ReasonBadPile            Reason = "bad_pile"                   // R1.3: unparsable pile name
 	ReasonNoSuchPile         Reason = "no_such_pile"               // R1.3/R3: index beyond the variant's piles
 	ReasonBadCount           Reason = "bad_count"                  // R2.2: count < 1 or absurd
@@ -49,6 +49,7 @@ const (
 	ReasonTakeBackNotAllowed Reason = "take_back_not_allowed"      // R2.3
 	ReasonUseTakeBack        Reason = "use_take_back"              // R2.2/R2.3: foundation cards leave only by take-back
 	ReasonNothingToUndo      Reason = "nothing_to_undo"            // R2.5
+	ReasonNothingToRedo      Reason = "nothing_to_redo"            // R2.9: no undo since the last other move
 	ReasonUndoNotAllowed     Reason = "undo_not_allowed"           // R3 option undo
 	ReasonCannotAutocomplete Reason = "autocomplete_not_possible"  // R2.6
 	ReasonGameOver           Reason = "game_over"                  // R2.8, R2.5

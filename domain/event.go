@@ -18,6 +18,7 @@ const (
 	EventCardsMoved    EventType = "cards_moved"    // R2.2, R2.3, R2.6: Count cards From -> To (Cards, bottom first)
 	EventCardFlipped   EventType = "card_flipped"   // R2.4: the top card of Pile turned face up (Card)
 	EventMoveUndone    EventType = "move_undone"    // R2.5: the turn starting at version Undone reverted
+	EventMoveRedone    EventType = "move_redone"    // R2.9: the turn the undo at version Redone reverted, re-applied
 	EventGameWon       EventType = "game_won"       // R2.8
 	EventGameResigned  EventType = "game_resigned"  // R2.7
 	EventGameExpired   EventType = "game_expired"   // R5.3: the clock ran out at Deadline
@@ -57,6 +58,7 @@ type EventData struct {
 	Card  *Card   `json:"card,omitempty"`  // card_flipped: the card turned up
 
 	Undone   int        `json:"undone,omitempty"`   // move_undone: first version of the undone turn
+	Redone   int        `json:"redone,omitempty"`   // move_redone: version of the move_undone it takes back
 	Deadline *time.Time `json:"deadline,omitempty"` // game_expired
 }
 
@@ -88,15 +90,16 @@ func DecodeEvent(version int, typ EventType, occurredAt time.Time, payload []byt
 func (t EventType) known() bool {
 	switch t {
 	case EventGameDealt, EventStockDrawn, EventStockRecycled, EventCardsMoved, EventCardFlipped,
-		EventMoveUndone, EventGameWon, EventGameResigned, EventGameExpired:
+		EventMoveUndone, EventMoveRedone, EventGameWon, EventGameResigned, EventGameExpired:
 		return true
 	}
 	return false
 }
 
 // undoable reports whether an event starting a turn puts it on the undo
-// record (R2.5): the pile-changing moves. Undo, resign and the end events
-// are not undoable.
+// record (R2.5): the pile-changing moves. Undo, redo, resign and the end
+// events are not undoable (a redo puts the turn it re-applies back on the
+// record itself, R2.9).
 func (t EventType) undoable() bool {
 	switch t {
 	case EventStockDrawn, EventStockRecycled, EventCardsMoved, EventCardFlipped:

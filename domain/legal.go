@@ -2,14 +2,14 @@ package domain
 
 // LegalMoves returns every move the player may make now, in canonical form
 // (foundations by index, Count set), in a fixed order: draw, waste moves,
-// tableau moves, take-backs, flips, autocomplete, undo, resign. It is the
+// tableau moves, take-backs, flips, autocomplete, undo, redo, resign. It is the
 // single authority on legality: Decide accepts exactly these moves (after
 // resolving "foundation" without index, R2.2). An ended game has none.
 //
 // Rules applied: R1.4 foundations, R1.5/R1.6 tableau building and runs,
 // R2.1 draw and recycle within the passes of R3, R2.3 take-back where
 // allowed, R2.4 flip where the player flips, R2.5 undo, R2.6 autocomplete
-// only when it can finish, R2.7 resign.
+// only when it can finish, R2.7 resign, R2.9 redo.
 func LegalMoves(s *State) []Move {
 	if s.Status != StatusInProgress || s.Version == 0 {
 		return nil
@@ -73,6 +73,9 @@ func LegalMoves(s *State) []Move {
 	}
 	if s.CanUndo() {
 		out = append(out, Move{Type: MoveUndo})
+	}
+	if s.CanRedo() {
+		out = append(out, Move{Type: MoveRedo})
 	}
 	return append(out, Move{Type: MoveResign})
 }

@@ -6,7 +6,7 @@ import "strconv"
 // rename one.
 type MoveType string
 
-// The seven commands of R2.
+// The commands of R2.
 const (
 	MoveDraw         MoveType = "draw"         // R2.1, includes the recycle
 	MoveCards        MoveType = "move"         // R2.2
@@ -15,6 +15,7 @@ const (
 	MoveUndo         MoveType = "undo"         // R2.5
 	MoveAutocomplete MoveType = "autocomplete" // R2.6
 	MoveResign       MoveType = "resign"       // R2.7
+	MoveRedo         MoveType = "redo"         // R2.9
 )
 
 // Move is one command, in the shape of API.md "A move request". From, To

@@ -93,7 +93,7 @@ func checkPiles(t testing.TB, s *State) {
 
 // randomMove returns a random move, legal or not, for probing Decide.
 func randomMove(rng *rand.Rand) Move {
-	types := []MoveType{MoveDraw, MoveCards, MoveTakeBack, MoveFlip, MoveUndo, MoveAutocomplete, "bogus"}
+	types := []MoveType{MoveDraw, MoveCards, MoveTakeBack, MoveFlip, MoveUndo, MoveRedo, MoveAutocomplete, "bogus"}
 	piles := []PileRef{StockPile, WastePile, FoundationRef(AnyFoundation), {}}
 	for i := 0; i < 13; i++ {
 		piles = append(piles, TableauRef(i), FoundationRef(i))
@@ -134,6 +134,10 @@ func playRandom(t testing.TB, id string, seed uint64, n int, o Options) (*State,
 		var m Move
 		switch {
 		case s.CanUndo() && rng.IntN(6) == 0:
+			m = Move{Type: MoveUndo}
+		case s.CanRedo() && rng.IntN(3) == 0:
+			m = Move{Type: MoveRedo} // walks forward through a chain of undos
+		case s.CanUndo() && rng.IntN(12) == 0:
 			m = Move{Type: MoveUndo}
 		default:
 			cand := legal[:0:0]
@@ -180,9 +184,65 @@ func playRandom(t testing.TB, id string, seed uint64, n int, o Options) (*State,
 			if !samePlay(before, u) {
 				t.Fatalf("%s: R2.5 undo of %v did not restore the state:\nbefore %s\nafter  %s", id, m, before.Position(), u.Position())
 			}
+			checkRedo(t, id, m, s, u, legal, rng, now)
 		}
 	}
 	return s, log
+}
+
+// checkRedo: after (state s after move m, then undone into u), a redo
+// gives back s exactly, every field but the three that advance: Version
+// (two more events: the undo and the redo), Moves (two more commands: both
+// are moves, R2.9) and LastAt (the redo's time). StartedAt does not move
+// (the clock started at m or before) and the redo record is empty again,
+// as it was after m. Then, from u, any other legal move ends what can be
+// redone: a redo is refused with nothing_to_redo (R2.9).
+func checkRedo(t testing.TB, id string, m Move, s, u *State, _ []Move, rng *rand.Rand, now time.Time) {
+	t.Helper()
+	if !u.CanRedo() || !contains(LegalMoves(u), Move{Type: MoveRedo}) {
+		t.Fatalf("%s: R2.9 no redo offered after the undo of %v", id, m)
+	}
+	r := u.Clone()
+	evs, err := Decide(r, Move{Type: MoveRedo}, now)
+	if err != nil || len(evs) != 1 || evs[0].Type != EventMoveRedone {
+		t.Fatalf("%s: R2.9 redo of %v: %v %v", id, m, evs, err)
+	}
+	r.Apply(evs[0])
+	if r.Version != s.Version+2 || r.Moves != s.Moves+2 || !r.LastAt.Equal(Millis(now)) && !r.LastAt.Equal(s.LastAt) {
+		t.Fatalf("%s: R2.9 redo counters: version %d moves %d, after the move %d %d", id, r.Version, r.Moves, s.Version, s.Moves)
+	}
+	x, y := *s, *r
+	for _, p := range []*State{&x, &y} {
+		p.Version, p.Moves, p.LastAt = 0, 0, time.Time{}
+	}
+	if !reflect.DeepEqual(x, y) {
+		t.Fatalf("%s: R2.9 undo then redo of %v does not restore the state:\nafter the move %s\nafter the redo %s",
+			id, m, mustJSON(t, x), mustJSON(t, y))
+	}
+	var other []Move
+	for _, x := range LegalMoves(u) {
+		if x.Type != MoveUndo && x.Type != MoveRedo && x.Type != MoveResign {
+			other = append(other, x)
+		}
+	}
+	if len(other) == 0 {
+		return
+	}
+	o := u.Clone()
+	oevs, err := Decide(o, other[rng.IntN(len(other))], now)
+	if err != nil {
+		t.Fatalf("%s: legal move refused: %v", id, err)
+	}
+	for _, e := range oevs {
+		o.Apply(e)
+	}
+	if o.Status != StatusInProgress {
+		return
+	}
+	var me *MoveError
+	if _, err := Decide(o, Move{Type: MoveRedo}, now); !errors.As(err, &me) || me.Reason != ReasonNothingToRedo || o.CanRedo() {
+		t.Fatalf("%s: R2.9 redo after another move: %v", id, err)
+	}
 }
 
 // samePlay compares two states ignoring what undo must not restore

@@ -180,6 +180,8 @@ func evSummary(evs []Event) []string {
 			s += " " + d.Pile.String() + " " + c
 		case EventMoveUndone:
 			s += fmt.Sprintf(" %d", d.Undone)
+		case EventMoveRedone:
+			s += fmt.Sprintf(" %d", d.Redone)
 		}
 		if d.Auto {
 			s += " auto"
@@ -218,6 +220,7 @@ func mvFlip(p string) Move { return Move{Type: MoveFlip, Pile: mustRef(p)} }
 var (
 	mvDraw         = Move{Type: MoveDraw}
 	mvUndo         = Move{Type: MoveUndo}
+	mvRedo         = Move{Type: MoveRedo}
 	mvAutocomplete = Move{Type: MoveAutocomplete}
 	mvResign       = Move{Type: MoveResign}
 )

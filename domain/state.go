@@ -59,6 +59,10 @@ type State struct {
 	// not yet undone, newest last, and the pile operations of all of them.
 	Turns []Turn `json:"turns,omitempty"`
 	Ops   []Op   `json:"ops,omitempty"`
+	// Redo is the redo record (R2.9): the turns the undos since the last
+	// other move reverted, the latest undo's last. A redo pops one; any
+	// other move empties it.
+	Redo []RedoTurn `json:"redo,omitempty"`
 
 	// Fault names the first event that did not fit the state (a corrupt or
 	// forged log), as "version N (type): why". Empty for every log the
@@ -85,6 +89,18 @@ type Turn struct {
 	Version  int        `json:"version"`
 	Move     int        `json:"move"`
 	OpStart  int        `json:"op_start"`
+	Recycles int        `json:"recycles"`
+	Score    ScoreState `json:"score"`
+}
+
+// RedoTurn is a turn an undo reverted, kept so that a redo can re-apply
+// it exactly (R2.9): the Turn as it stood on the undo record, the version
+// of the move_undone event that reverted it, its pile operations in the
+// order they were made, and the counters as they were after it.
+type RedoTurn struct {
+	Turn     Turn       `json:"turn"`
+	Undo     int        `json:"undo"`
+	Ops      []Op       `json:"ops"`
 	Recycles int        `json:"recycles"`
 	Score    ScoreState `json:"score"`
 }
@@ -154,6 +170,7 @@ func (s *State) Clone() *State {
 	// safe, and a Clone costs the same however long the game.
 	c.Turns = s.Turns[:len(s.Turns):len(s.Turns)]
 	c.Ops = s.Ops[:len(s.Ops):len(s.Ops)]
+	c.Redo = s.Redo[:len(s.Redo):len(s.Redo)] // same discipline; a RedoTurn's Ops never change
 	return &c
 }
 
@@ -262,4 +279,10 @@ func (s *State) Elapsed(now time.Time) time.Duration {
 // CanUndo reports whether an undo would be accepted now (R2.5).
 func (s *State) CanUndo() bool {
 	return s.Status == StatusInProgress && s.Rules.Undo && len(s.Turns) > 0
+}
+
+// CanRedo reports whether a redo would be accepted now (R2.9): undo is
+// allowed and an undo since the last other move is not yet redone.
+func (s *State) CanRedo() bool {
+	return s.Status == StatusInProgress && s.Rules.Undo && len(s.Redo) > 0 && s.redoFits()
 }

@@ -23,6 +23,7 @@ type View struct {
 	Foundations [][]Card
 	Tableau     []PileView
 	CanUndo     bool
+	CanRedo     bool
 	Commitment  string
 	Revealed    bool // true when hidden cards are included (the game has ended)
 }
@@ -39,7 +40,7 @@ type PileView struct {
 func NewView(s *State, now time.Time) View {
 	v := View{Rules: s.Rules, Status: s.Status, Version: s.Version, Moves: s.Moves,
 		ElapsedMS: s.Elapsed(now).Milliseconds(), StockCount: len(s.Stock),
-		PassesUsed: s.Recycles + 1, PassLimit: s.Rules.Passes, CanUndo: s.CanUndo(),
+		PassesUsed: s.Recycles + 1, PassLimit: s.Rules.Passes, CanUndo: s.CanUndo(), CanRedo: s.CanRedo(),
 		Commitment: s.Commitment, Revealed: s.Status.Ended()}
 	if sc, ok := s.ScoreAt(now); ok {
 		v.Score = &sc

@@ -191,7 +191,7 @@ func insertEvents(tx *gorm.DB, recs []domain.RecordedEvent) error {
 // domain.State. Bump it when a change to domain.State (or to Apply) makes
 // old snapshots differ from a fresh replay; Load then ignores the old ones
 // and replays, and new snapshots replace them as games go on.
-const snapshotFormat = 2 // 2: undo operations packed (domain.Op)
+const snapshotFormat = 3 // 2: undo operations packed (domain.Op); 3: the redo record (domain.RedoTurn)
 
 // snapshotDue reports whether a stream going from version old to version
 // new crosses a multiple of the snapshot interval.

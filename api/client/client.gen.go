@@ -166,6 +166,7 @@ const (
 	GameExpired   EventType = "game_expired"
 	GameResigned  EventType = "game_resigned"
 	GameWon       EventType = "game_won"
+	MoveRedone    EventType = "move_redone"
 	MoveUndone    EventType = "move_undone"
 	StockDrawn    EventType = "stock_drawn"
 	StockRecycled EventType = "stock_recycled"
@@ -185,6 +186,8 @@ func (e EventType) Valid() bool {
 	case GameResigned:
 		return true
 	case GameWon:
+		return true
+	case MoveRedone:
 		return true
 	case MoveUndone:
 		return true
@@ -383,6 +386,7 @@ const (
 	Draw         MoveRequestType = "draw"
 	Flip         MoveRequestType = "flip"
 	Move         MoveRequestType = "move"
+	Redo         MoveRequestType = "redo"
 	Resign       MoveRequestType = "resign"
 	TakeBack     MoveRequestType = "take-back"
 	Undo         MoveRequestType = "undo"
@@ -398,6 +402,8 @@ func (e MoveRequestType) Valid() bool {
 	case Flip:
 		return true
 	case Move:
+		return true
+	case Redo:
 		return true
 	case Resign:
 		return true
@@ -845,6 +851,9 @@ type EventData struct {
 	// Example: tableau/2
 	Pile *string `json:"pile,omitempty"`
 
+	// Redone move_redone: version of the move_undone it takes back (R2.9)
+	Redone *int `json:"redone,omitempty"`
+
 	// Rules game_dealt
 	Rules *EventRules `json:"rules,omitempty"`
 
@@ -885,6 +894,9 @@ type EventRules struct {
 
 // Game defines model for Game.
 type Game struct {
+	// CanRedo a redo would be accepted now (R2.9)
+	CanRedo bool `json:"can_redo"`
+
 	// CanUndo an undo would be accepted now (R2.5)
 	CanUndo bool `json:"can_undo"`
 
