@@ -158,6 +158,9 @@ func explain(s *State, m Move) (Reason, string) {
 		if len(s.Stock) == 0 && len(s.Waste) == 0 {
 			return ReasonNothingToDraw, "stock and waste are empty (R2.1)"
 		}
+		if r.Passes == 1 {
+			return ReasonNoPassesLeft, r.Variant + " goes through the stock once, and that pass is used (R2.1, R3)"
+		}
 		return ReasonNoPassesLeft, fmt.Sprintf("all %d passes are used (R2.1, R3)", r.Passes)
 	case MoveUndo:
 		if !r.Undo {
@@ -215,7 +218,7 @@ func explainMove(s *State, m Move) (Reason, string) {
 			return ReasonBadDestination, "take-back ends on a tableau pile (R2.3)"
 		}
 		if m.Count != 1 {
-			return ReasonSingleCardOnly, "take-back moves one card (R2.3)"
+			return ReasonTakeBackOneCard, "take-back moves one card (R2.3)"
 		}
 	} else {
 		switch m.From.Kind {
@@ -241,7 +244,7 @@ func explainMove(s *State, m Move) (Reason, string) {
 			return ReasonEmptyPile, "the waste is empty"
 		}
 		if m.Count != 1 {
-			return ReasonSingleCardOnly, "only the top waste card is playable (R1.3)"
+			return ReasonOnlyTopWasteCard, "only the top waste card is playable, one card at a time (R1.3)"
 		}
 		moving = s.Waste[len(s.Waste)-1:]
 	case Foundation:

@@ -38,6 +38,8 @@ const (
 	ReasonEmptyPile          Reason = "empty_pile"                 // R2.2: nothing to move
 	ReasonNotARun            Reason = "not_a_run"                  // R1.6: count exceeds the face-up run
 	ReasonSingleCardOnly     Reason = "single_card_to_foundation"  // R1.6: only single cards go to a foundation
+	ReasonOnlyTopWasteCard   Reason = "only_top_waste_card"        // R1.3: only the waste's top card is playable, one at a time
+	ReasonTakeBackOneCard    Reason = "take_back_one_card"         // R2.3: a take-back moves one card
 	ReasonSequenceNotAllowed Reason = "sequence_moves_not_allowed" // R3: variant moves single cards only
 	ReasonCardDoesNotFit     Reason = "card_does_not_fit"          // R1.4, R1.5
 	ReasonOnlyKingOnEmpty    Reason = "only_king_on_empty"         // R1.5

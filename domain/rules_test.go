@@ -718,7 +718,7 @@ func TestR2_2_MoveCommand(t *testing.T) {
 			move: mvCards("waste", "tableau/0", 1), reason: ReasonEmptyPile},
 		{name: "two waste cards", variant: "klondike",
 			pos:  ":KS/" + emptyPiles(6) + " 9HTHJHKHTSJSQS QH" + f,
-			move: mvCards("waste", "tableau/0", 2), reason: ReasonSingleCardOnly},
+			move: mvCards("waste", "tableau/0", 2), reason: ReasonOnlyTopWasteCard},
 		{name: "count beyond any run", variant: "klondike", pos: wastePos,
 			move: mvCards("tableau/0", "tableau/1", 14), reason: ReasonBadCount},
 		{name: "negative count", variant: "klondike", pos: wastePos,
@@ -779,7 +779,7 @@ func TestR2_3_TakeBack(t *testing.T) {
 			pos:  emptyPiles(7) + " QSKS - " + foundUpto("KC", "KD", "KH", "JS") + " 0",
 			move: mvTakeBack("foundation/2", "tableau/4"), want: []string{"cards_moved foundation/2->tableau/4 KH"}},
 		{name: "two cards", variant: "relaxed", pos: pos,
-			move: Move{Type: MoveTakeBack, From: FoundationRef(2), To: TableauRef(0), Count: 2}, reason: ReasonSingleCardOnly},
+			move: Move{Type: MoveTakeBack, From: FoundationRef(2), To: TableauRef(0), Count: 2}, reason: ReasonTakeBackOneCard},
 	})
 }
 
