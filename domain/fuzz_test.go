@@ -198,7 +198,7 @@ func fuzzPile(b byte) PileRef {
 // so Apply's checks, not the decoding, are explored.
 func fuzzEvent(s *State, b []byte) Event {
 	types := []EventType{EventStockDrawn, EventStockRecycled, EventCardsMoved, EventCardFlipped, EventMoveUndone,
-		EventGameWon, EventGameResigned, EventGameExpired, EventGameDealt, "bogus"}
+		EventGameWon, EventGameResigned, EventGameExpired, EventGameDealt, "bogus", EventMoveRedone}
 	e := Event{Type: types[int(b[0])%len(types)], Version: s.Version + 1}
 	if b[1]&0xF0 == 0 {
 		e.Version = s.Version + int(b[1]&0x0F) - 2
@@ -236,6 +236,12 @@ func fuzzEvent(s *State, b []byte) Event {
 		d.Undone = int(b[6])
 		if n := len(s.Turns); n > 0 && b[7]&4 != 0 {
 			d.Undone = s.Turns[n-1].Version
+		}
+	}
+	if e.Type == EventMoveRedone {
+		d.Redone = int(b[6])
+		if n := len(s.Redo); n > 0 && b[7]&4 != 0 {
+			d.Redone = s.Redo[n-1].Undo
 		}
 	}
 	if e.Type == EventGameExpired {
@@ -332,7 +338,7 @@ func FuzzReplayMutation(f *testing.F) {
 		logs = append(logs, recs)
 	}
 	types := []EventType{EventGameDealt, EventStockDrawn, EventStockRecycled, EventCardsMoved, EventCardFlipped,
-		EventMoveUndone, EventGameWon, EventGameResigned, EventGameExpired}
+		EventMoveUndone, EventMoveRedone, EventGameWon, EventGameResigned, EventGameExpired}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) < 1 {
 			return
