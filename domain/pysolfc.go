@@ -3,6 +3,7 @@ package domain
 import (
 	"math/bits"
 	"strings"
+	"unicode"
 )
 
 // This file deals PySolFC's numbered Klondike deals (R6.7): a game number a
@@ -87,8 +88,9 @@ func ParseDeal(s string) (string, PySolFCNumber, error) {
 // ParsePySolFC parses a PySolFC game number as PySolFC's construct_random
 // does (DEALS.md section 1): "ms" followed by ASCII digits (optionally one
 // final newline) for N < 2^33; otherwise, after dropping one trailing "L",
-// lower-casing and deleting whitespace and the characters "#-_.,", ASCII
-// digits (an optional leading "+", as Python's int() takes) for N <= 10^20.
+// lower-casing and deleting whitespace and the characters "#-_.,", decimal
+// digits (any script's, and an optional leading "+", as Python's int()
+// takes them) for N <= 10^20.
 // Unlike PySolFC it accepts 0 ("0" and "ms0"), which DEALS.md allows and
 // which PySolFC's LC31 refuses at seeding. Errors are *DealError.
 func ParsePySolFC(s string) (PySolFCNumber, error) {
@@ -122,6 +124,9 @@ func ParsePySolFC(s string) (PySolFCNumber, error) {
 		if r > 0xff && isUnicodeSpace(r) {
 			return -1
 		}
+		if r > 0x7f && unicode.IsDigit(r) {
+			return '0' + unicodeDigit(r) // Python's int() reads any decimal digit
+		}
 		return r
 	}, strings.ToLower(t))
 	t = strings.TrimPrefix(t, "+")
@@ -143,6 +148,23 @@ func isUnicodeSpace(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// unicodeDigit is the value 0..9 of a decimal digit (Unicode category
+// Nd): Unicode allots them in runs of ten from zero, which unicode.Nd
+// keeps as ranges whose length is a multiple of ten.
+func unicodeDigit(r rune) rune {
+	for _, g := range unicode.Nd.R16 {
+		if r >= rune(g.Lo) && r <= rune(g.Hi) {
+			return (r - rune(g.Lo)) % 10
+		}
+	}
+	for _, g := range unicode.Nd.R32 {
+		if r >= rune(g.Lo) && r <= rune(g.Hi) {
+			return (r - rune(g.Lo)) % 10
+		}
+	}
+	return 0
 }
 
 // parseDecimal reads one or more ASCII digits into two 64-bit words,

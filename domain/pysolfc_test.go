@@ -131,6 +131,9 @@ func TestR6_7ParsePySolFC(t *testing.T) {
 		{"ms8589934591", "ms8589934591", true},
 		{"1\u00a02", "12", true},
 		{"1\u30002", "12", true},
+		{"１２", "12", true},                   // fullwidth digits: Python's int() reads them
+		{"٣٢٠٠٠", "32000", false},            // Arabic-Indic
+		{"\U0001d7d9\U0001d7ce", "10", true}, // mathematical double-struck 1 and bold 0
 	}
 	for _, c := range ok {
 		n, err := ParsePySolFC(c.in)
@@ -146,8 +149,8 @@ func TestR6_7ParsePySolFC(t *testing.T) {
 		}
 	}
 	bad := []string{"", " ", "L", "ms", "MS5", "ms-5", "ms 5", "ms5L", "ms8589934592", "ms99999999999999999999999",
-		"100000000000000000001", "999999999999999999999", "1e5", "0x10", "12l", "１２", "five", "1L L",
-		"12345LL", "\n", "+", "++1", strings.Repeat("9", 300)}
+		"100000000000000000001", "999999999999999999999", "1e5", "0x10", "12l", "five", "1L L",
+		"12345LL", "\n", "+", "++1", "ms５", "½", "²", strings.Repeat("9", 300)}
 	for _, in := range bad {
 		if n, err := ParsePySolFC(in); err == nil {
 			t.Errorf("%q: accepted as %s", in, n)
