@@ -72,15 +72,16 @@ type Game struct {
 	Deadline    *string       `json:"deadline" format:"date-time" extensions:"x-nullable"`   // when the time limit runs out (R5.3); null without one
 	Stock       Stock         `json:"stock"`
 	Passes      Passes        `json:"passes"`
-	Waste       CardList      `json:"waste"`                                                // face-up, bottom first; the last card is playable
-	Foundations []CardList    `json:"foundations"`                                          // bottom (ace) first
-	Tableau     []TableauPile `json:"tableau"`                                              // tableau piles, 0 first
-	CanUndo     bool          `json:"can_undo"`                                             // an undo would be accepted now (R2.5)
-	CanRedo     bool          `json:"can_redo"`                                             // a redo would be accepted now (R2.9)
-	Commitment  string        `json:"commitment" example:"sha256:0f1e…"`                    // SHA-256 over the deal and a secret salt, published at creation (R6.4)
-	Ranked      bool          `json:"ranked"`                                               // counts for statistics: default options (a draw choice aside) and a server seed (R3)
-	Deal        *string       `json:"deal" example:"pysolfc:12345" extensions:"x-nullable"` // the numbered deal it was dealt from (R6.7); null for any other game
-	CreatedAt   string        `json:"created_at" format:"date-time"`                        // when the game was dealt
+	Waste       CardList      `json:"waste"`                             // face-up, bottom first; the last card is playable
+	Foundations []CardList    `json:"foundations"`                       // bottom (ace) first
+	Tableau     []TableauPile `json:"tableau"`                           // tableau piles, 0 first
+	CanUndo     bool          `json:"can_undo"`                          // an undo would be accepted now (R2.5)
+	CanRedo     bool          `json:"can_redo"`                          // a redo would be accepted now (R2.9)
+	Commitment  string        `json:"commitment" example:"sha256:0f1e…"` // SHA-256 over the deal and a secret salt, published at creation (R6.4)
+	Ranked      bool          `json:"ranked"`                            // counts for statistics: default options (a draw choice aside) and a server seed (R3)
+	CreatedAt   string        `json:"created_at" format:"date-time"`     // when the game was dealt
+
+	Deal *string `json:"deal" example:"pysolfc:12345" extensions:"x-nullable"` // the numbered deal it was dealt from (R6.7); null for any other game
 } // @name Game
 
 // GameSummary is a game in a listing: its record without the piles.

@@ -12,12 +12,13 @@ import (
 // duel_id joins that same-deal duel, as POST /v1/duels/{id}/games does:
 // variant must be the duel's, with no options, seed or layout.
 type CreateGameRequest struct {
-	Variant string         `json:"variant" example:"klondike" minLength:"1" maxLength:"64"`              // variant id (GET /v1/variants)
-	Options *CreateOptions `json:"options,omitempty"`                                                    // options; absent ones keep the variant's defaults
-	Seed    *uint64        `json:"seed,omitempty" minimum:"0" format:"uint64" example:"42"`              // deal from this seed (R6.1); unranked
-	Layout  *Layout        `json:"layout,omitempty"`                                                     // deal this layout (R6.5); unranked
-	DuelID  *string        `json:"duel_id,omitempty"`                                                    // join this same-deal duel (R6.3); as POST /v1/duels/{id}/games
-	Deal    *string        `json:"deal,omitempty" example:"pysolfc:12345" minLength:"1" maxLength:"220"` // deal PySolFC's game of this number (R6.7): "pysolfc:" then e.g. 12345, 12,345 or ms5; unranked
+	Variant string         `json:"variant" example:"klondike" minLength:"1" maxLength:"64"` // variant id (GET /v1/variants)
+	Options *CreateOptions `json:"options,omitempty"`                                       // options; absent ones keep the variant's defaults
+	Seed    *uint64        `json:"seed,omitempty" minimum:"0" format:"uint64" example:"42"` // deal from this seed (R6.1); unranked
+	Layout  *Layout        `json:"layout,omitempty"`                                        // deal this layout (R6.5); unranked
+	DuelID  *string        `json:"duel_id,omitempty"`                                       // join this same-deal duel (R6.3); as POST /v1/duels/{id}/games
+
+	Deal *string `json:"deal,omitempty" example:"pysolfc:12345" minLength:"1" maxLength:"220"` // deal PySolFC's game of this number (R6.7): "pysolfc:" then e.g. 12345, 12,345 or ms5; unranked
 } // @name CreateGameRequest
 
 // CreateOptions are the options a client may set at creation (RULES R3

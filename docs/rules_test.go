@@ -11,8 +11,9 @@ import (
 )
 
 // ruleRef is an R-number as code, errors, the spec and the README cite it:
-// a section (R3) or a rule (R6.4).
-var ruleRef = regexp.MustCompile(`\bR[1-9][0-9]*(\.[0-9]+)?\b`)
+// a section (R3) or a rule (R6.4), not part of a name (unicode.Nd.R16,
+// TestR2_9).
+var ruleRef = regexp.MustCompile(`(?:^|[^\w.])(R[1-9](?:\.[0-9]+)?)\b`)
 
 // ruleDef is where docs/rules.md defines a number: a section heading
 // ("## R2 Moves") or a rule's bold lead ("- **R2.9** ...").
@@ -65,7 +66,8 @@ func TestRulesDocumentDefinesEveryCitedRule(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		for _, ref := range ruleRef.FindAllString(string(b), -1) {
+		for _, m := range ruleRef.FindAllStringSubmatch(string(b), -1) {
+			ref := m[1]
 			if fs := cited[ref]; len(fs) == 0 || fs[len(fs)-1] != rel {
 				cited[ref] = append(cited[ref], rel)
 			}
