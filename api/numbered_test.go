@@ -22,9 +22,9 @@ type numberedVector struct {
 	Stock []string `json:"stock"`
 }
 
-func readNumberedVectors(t *testing.T) []numberedVector {
+func readNumberedVectors(t *testing.T, file string) []numberedVector {
 	t.Helper()
-	f, err := os.Open("../testdata/pysolfc-klondike.jsonl")
+	f, err := os.Open("../testdata/" + file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,15 +52,17 @@ func codes(cs []api.Card) []string {
 	return out
 }
 
-// TestR6_7NumberedDeals: POST /v1/games with deal "pysolfc:<number>" deals
-// PySolFC's Klondike deal of that number on every one-deck variant, shows
+// TestR6_7NumberedDeals: for every vector line (the shared ones and the
+// edges, on the one-deck variants in turn), POST /v1/games with deal
+// "pysolfc:<number>" deals PySolFC's Klondike deal of that number, shows
 // the canonical deal on the game and in the listing, is unranked, shows
 // only the face-up cards while in progress, and once resigned reveals
 // exactly the vector's face-down cards and stock. GET /v1/variants lists
 // numbered_deals per variant.
 func TestR6_7NumberedDeals(t *testing.T) {
 	t.Parallel()
-	vectors := readNumberedVectors(t)
+	vectors := readNumberedVectors(t, "pysolfc-klondike.jsonl")
+	vectors = append(vectors, readNumberedVectors(t, "pysolfc-klondike-edges.jsonl")...)
 	forEachStore(t, func(t *testing.T, e *env) {
 		var vl api.VariantList
 		e.must(http.StatusOK, req{method: "GET", path: "/v1/variants", token: "-"}).decode(t, &vl)
@@ -80,10 +82,9 @@ func TestR6_7NumberedDeals(t *testing.T) {
 				t.Errorf("%s not listed as a one-deck variant", id)
 			}
 		}
-		i := 0
-		for id := range oneDeck {
-			v := vectors[i%len(vectors)]
-			i++
+		ids := []string{"klondike", "klondike-draw3", "klassik", "relaxed"}
+		for i, v := range vectors {
+			id := ids[i%len(ids)]
 			// The number as a player might type it: grouped with commas.
 			typed := v.Number
 			if len(typed) > 3 && !strings.HasPrefix(typed, "ms") {
