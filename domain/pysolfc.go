@@ -167,9 +167,10 @@ func unicodeDigit(r rune) rune {
 	return 0
 }
 
-// parseDecimal reads one or more ASCII digits into two 64-bit words,
-// refusing values of 2^128 or more long before they are reached: it stops
-// at 22 significant digits, enough to tell any value above 10^20.
+// parseDecimal reads one or more ASCII digits into two 64-bit words. A
+// number of more than 22 significant digits is cut to its first 22: still
+// above 10^20, which both callers refuse, and far below 2^128, so the
+// words never overflow.
 func parseDecimal(s string) (PySolFCNumber, bool) {
 	if s == "" {
 		return PySolFCNumber{}, false
