@@ -2,16 +2,18 @@ package api
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/gin-gonic/gin"
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // readBody reads the whole request body, at most MaxBodyBytes (413
@@ -36,8 +38,14 @@ func (s *server) readBody(c *gin.Context) ([]byte, error) {
 }
 
 // decodeStrict decodes body, which must be exactly one JSON object, into
-// dst (a pointer to a struct): unknown fields, wrong types and trailing
-// data are 400 problems that say what is wrong, in the client's terms.
+// dst (a pointer to a struct) with the Go team's encoding/json/v2 (the
+// github.com/go-json-experiment/json mirror: this Go has it only behind
+// GOEXPERIMENT=jsonv2). Member names match case-sensitively; a duplicate
+// name (RFC 8259 §4 leaves their meaning open), an unknown or
+// differently-cased name, invalid UTF-8, a wrong type and trailing data
+// are 400 invalid_body problems that say what is wrong, in the client's
+// terms. Every decoded string must be text either database keeps (no NUL,
+// validText), so no request reaches the store with one.
 func decodeStrict(body []byte, dst any) error {
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	if len(trimmed) == 0 {
@@ -46,43 +54,156 @@ func decodeStrict(body []byte, dst any) error {
 	if trimmed[0] != '{' {
 		return badBody("the request body must be a JSON object")
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil {
+	err := jsonv2.Unmarshal(body, dst, jsonv2.RejectUnknownMembers(true),
+		jsonv2.MatchCaseInsensitiveNames(false), jsontext.AllowDuplicateNames(false),
+		jsontext.AllowInvalidUTF8(false))
+	if err != nil {
 		return describeJSONError(err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return badBody("unexpected data after the JSON object")
+	if field, ok := badText(reflect.ValueOf(dst), ""); !ok {
+		e := badBody(fmt.Sprintf("field %q must be text without NUL characters", field))
+		e.(*requestError).param = field
+		return e
 	}
 	return nil
 }
 
+// badText finds a string in v that is not validText and returns its
+// field path (JSON names joined by dots, array indexes as numbers).
+func badText(v reflect.Value, path string) (string, bool) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return "", true
+		}
+		return badText(v.Elem(), path)
+	case reflect.String:
+		return path, validText(v.String())
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			if p, ok := badText(v.Index(i), join(path, strconv.Itoa(i))); !ok {
+				return p, false
+			}
+		}
+	case reflect.Map:
+		for it := v.MapRange(); it.Next(); {
+			k := fmt.Sprint(it.Key().Interface())
+			if !validText(k) {
+				return join(path, k), false
+			}
+			if p, ok := badText(it.Value(), join(path, k)); !ok {
+				return p, false
+			}
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			if p, ok := badText(v.Field(i), join(path, name)); !ok {
+				return p, false
+			}
+		}
+	}
+	return "", true
+}
+
+// join is a field path: parent.name, or name at the top.
+func join(parent, name string) string {
+	if parent == "" {
+		return name
+	}
+	return parent + "." + name
+}
+
+// describeJSONError turns a decoding error into a 400 problem whose detail
+// names the field (param) and what is wrong with it.
 func describeJSONError(err error) error {
 	var (
-		syntax *json.SyntaxError
-		typ    *json.UnmarshalTypeError
+		syntax   *jsontext.SyntacticError
+		semantic *jsonv2.SemanticError
 	)
 	switch {
 	case errors.As(err, &syntax):
-		return badBody(fmt.Sprintf("malformed JSON at byte %d", syntax.Offset))
+		field := pointerPath(syntax.JSONPointer)
+		switch {
+		case errors.Is(err, jsontext.ErrDuplicateName):
+			return withParam(badBody(fmt.Sprintf("field %q appears twice; send each field once", field)), field)
+		case syntax.Err != nil && strings.Contains(syntax.Err.Error(), "invalid UTF-8"): // the package exports no error value for it
+			return withParam(badBody(fmt.Sprintf("field %q is not valid UTF-8", field)), field)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return badBody("malformed JSON: the body ends too early")
+		}
+		if strings.Contains(syntax.Error(), "after top-level value") {
+			return badBody("unexpected data after the JSON object")
+		}
+		return badBody(fmt.Sprintf("malformed JSON at byte %d", syntax.ByteOffset))
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return badBody("malformed JSON: the body ends too early")
-	case errors.As(err, &typ):
-		field := typ.Field
-		if field == "" {
-			return badBody(fmt.Sprintf("a JSON %s is not allowed here", typ.Value))
+	case errors.As(err, &semantic):
+		field := pointerPath(semantic.JSONPointer)
+		if errors.Is(err, jsonv2.ErrUnknownName) {
+			detail := fmt.Sprintf("unknown field %q", field)
+			if known := knownName(semantic.GoType, semantic.JSONPointer.LastToken()); known != "" {
+				detail += fmt.Sprintf("; names are case-sensitive: did you mean %q?", known)
+			}
+			return withParam(badBody(detail), field)
 		}
-		e := badBody(fmt.Sprintf("field %q must be %s, not a JSON %s", field, jsonKind(typ.Type), typ.Value))
-		e.(*requestError).param = field
-		return e
-	}
-	// encoding/json has no typed error for an unknown field.
-	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		e := badBody("unknown field " + name)
-		e.(*requestError).param = strings.Trim(name, `"`)
-		return e
+		if field == "" {
+			return badBody("the request body is not a JSON object of the expected shape")
+		}
+		what := "a JSON " + semantic.JSONKind.String()
+		if semantic.JSONKind == 0 {
+			what = "this value"
+		}
+		if semantic.GoType != nil {
+			return withParam(badBody(fmt.Sprintf("field %q must be %s, not %s", field, jsonKind(semantic.GoType), what)), field)
+		}
+		return withParam(badBody(fmt.Sprintf("field %q has a value that is not allowed here", field)), field)
 	}
 	return badBody("the request body is not valid JSON for this request")
+}
+
+// withParam sets a requestError's param.
+func withParam(err error, param string) error {
+	err.(*requestError).param = param
+	return err
+}
+
+// pointerPath is a JSON Pointer (RFC 6901) as a dotted field path.
+func pointerPath(p jsontext.Pointer) string {
+	var parts []string
+	for tok := range p.Tokens() {
+		parts = append(parts, tok)
+	}
+	return strings.Join(parts, ".")
+}
+
+// knownName is the JSON name of a field of struct type t that equals name
+// but for case, "" if none.
+func knownName(t reflect.Type, name string) string {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct || name == "" {
+		return ""
+	}
+	for i := range t.NumField() {
+		n, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if n != "" && n != "-" && n != name && strings.EqualFold(n, name) {
+			return n
+		}
+	}
+	return ""
 }
 
 // jsonKind names the JSON type a Go type decodes from.
