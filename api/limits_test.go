@@ -260,3 +260,133 @@ func TestBodyLimit(t *testing.T) {
 			body: pad(api.DefaultMaxBodyBytes, `{"type":"draw"}`)})
 	})
 }
+
+// rateFields parses the RateLimit-Policy and RateLimit fields of r
+// (draft-ietf-httpapi-ratelimit-headers-10: Structured Field Lists of
+// `"name";q=Q;w=W` and `"name";r=R;t=T`) into policy name -> parameters.
+func rateFields(t *testing.T, r resp) (policy, left map[string]map[string]int) {
+	t.Helper()
+	parse := func(field string, params ...string) map[string]map[string]int {
+		out := map[string]map[string]int{}
+		for _, v := range r.header.Values(field) {
+			for _, item := range strings.Split(v, ",") {
+				parts := strings.Split(strings.TrimSpace(item), ";")
+				name, err := strconv.Unquote(parts[0])
+				if err != nil || len(parts) != 1+len(params) {
+					t.Fatalf("%s: item %q is not a quoted name with %v", field, item, params)
+				}
+				out[name] = map[string]int{}
+				for i, p := range parts[1:] {
+					k, val, ok := strings.Cut(p, "=")
+					n, err := strconv.Atoi(val)
+					if !ok || k != params[i] || err != nil || n < 0 {
+						t.Fatalf("%s: parameter %q of %q, want %s=<integer>", field, p, item, params[i])
+					}
+					out[name][k] = n
+				}
+			}
+		}
+		return out
+	}
+	return parse(api.RateLimitPolicyHeader, "q", "w"), parse(api.RateLimitHeader, "r", "t")
+}
+
+// TestRateLimitHeaders: every limited response, 200 or 429, carries
+// RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers-10)
+// and they agree with the limiter: r is exactly the number of requests
+// that are still served before the 429, t the seconds until the bucket is
+// full (the burst at one request per 10 s), q and w the burst and the
+// seconds it takes to refill.
+func TestRateLimitHeaders(t *testing.T) {
+	const burst, players = 4, 3
+	e := newEnvOn(t, openStore(t, "sqlite"), func(c *api.Config) {
+		c.RateLimit, c.RateBurst, c.PlayersPerHour = 0.1, burst, players
+	})
+	// The token's own bucket: full. r counts down; t grows by 10 s a request.
+	served := 0
+	var promised int
+	for i := 0; ; i++ {
+		r := e.do(req{method: "GET", path: "/v1/games"})
+		policy, left := rateFields(t, r)
+		if p := policy[api.PolicyRequests]; p["q"] != burst || p["w"] != 40 || len(policy) != 1 {
+			t.Fatalf("request %d: RateLimit-Policy %v, want requests q=%d w=40 only", i+1, policy, burst)
+		}
+		l, ok := left[api.PolicyRequests]
+		if !ok || len(left) != 1 {
+			t.Fatalf("request %d: RateLimit %v, want the requests policy only", i+1, left)
+		}
+		if i == 0 {
+			promised = l["r"]
+		}
+		if r.status == http.StatusTooManyRequests {
+			checkTooMany(t, "over the burst", r)
+			if l["r"] != 0 || l["t"] != 40 {
+				t.Errorf("429: RateLimit r=%d t=%d, want r=0 t=40", l["r"], l["t"])
+			}
+			if ra, _ := strconv.Atoi(r.header.Get("Retry-After")); ra > l["t"] {
+				t.Errorf("Retry-After %d is later than the reset t=%d", ra, l["t"])
+			}
+			break
+		}
+		if r.status != http.StatusOK {
+			t.Fatalf("request %d: status %d", i+1, r.status)
+		}
+		if want := burst - 1 - i; l["r"] != want || l["t"] != 10*(i+1) {
+			t.Errorf("request %d: RateLimit r=%d t=%d, want r=%d t=%d", i+1, l["r"], l["t"], want, 10*(i+1))
+		}
+		served++
+	}
+	if served != promised+1 {
+		t.Errorf("the first response promised %d more requests; %d more were served", promised, served-1)
+	}
+
+	// New players: their own policy beside the address's requests.
+	// newEnvOn made one player; players-1 more are served.
+	for i := 1; ; i++ {
+		r := e.do(req{method: "POST", path: "/v1/players", token: "-", body: api.NewPlayer{Name: "Eve"}})
+		policy, left := rateFields(t, r)
+		if p := policy[api.PolicyPlayers]; p["q"] != players || p["w"] != 3600 {
+			t.Fatalf("player %d: RateLimit-Policy %v, want players q=%d w=3600", i+1, policy, players)
+		}
+		if _, ok := policy[api.PolicyRequests]; !ok {
+			t.Errorf("player %d: RateLimit-Policy %v without the requests policy", i+1, policy)
+		}
+		l := left[api.PolicyPlayers]
+		if i == players {
+			checkTooMany(t, "player over the hourly limit", r)
+			if ra, _ := strconv.Atoi(r.header.Get("Retry-After")); l["r"] != 0 || ra != 1200 || l["t"] < ra {
+				t.Errorf("429: RateLimit r=%d t=%d Retry-After %d, want r=0, Retry-After 1200 (3600/3) <= t", l["r"], l["t"], ra)
+			}
+			break
+		}
+		if r.status != http.StatusCreated || l["r"] != players-1-i || l["t"] != 1200*(i+1) {
+			t.Fatalf("player %d: status %d RateLimit r=%d t=%d, want 201 r=%d t=%d",
+				i+1, r.status, l["r"], l["t"], players-1-i, 1200*(i+1))
+		}
+	}
+	// Routes that are never limited say nothing of limits.
+	if r := e.do(req{method: "GET", path: "/healthz", token: "-"}); r.header.Get(api.RateLimitHeader) != "" ||
+		r.header.Get(api.RateLimitPolicyHeader) != "" {
+		t.Errorf("/healthz carries rate-limit fields: %v", r.header)
+	}
+}
+
+// TestPlayerCreationLimit: POST /v1/players is limited per address even
+// without a request rate limit, since each new player brings a new token
+// and its own request bucket; a limited request creates nothing, and other
+// routes are not limited by it.
+func TestPlayerCreationLimit(t *testing.T) {
+	e := newEnvOn(t, openStore(t, "postgres"), func(c *api.Config) { c.PlayersPerHour = 2 })
+	e.newPlayer("Bob") // newEnvOn made Ada: two of two
+	before := tableCounts(t, e.store)
+	r := e.do(req{method: "POST", path: "/v1/players", token: "-", body: api.NewPlayer{Name: "Eve"}})
+	checkTooMany(t, "third player in an hour", r)
+	if d := sameCounts(before, tableCounts(t, e.store)); d != "" {
+		t.Errorf("a limited request changed the database: %s", d)
+	}
+	if _, left := rateFields(t, r); len(left) != 1 || left[api.PolicyPlayers]["r"] != 0 {
+		t.Errorf("RateLimit %v, want players r=0 only (no request limit configured)", left)
+	}
+	// Other routes are not limited by it.
+	e.must(http.StatusOK, req{method: "GET", path: "/v1/games"})
+}

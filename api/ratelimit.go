@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"net"
 	"net/http"
@@ -44,6 +45,7 @@ type limiters struct {
 	idle    time.Duration    // after this long unused a bucket is full again
 	clock   func() time.Time // the real clock (not the game clock)
 	maxKeys int              // maxRateKeys
+	policy  string           // its name in the RateLimit fields (Policy*)
 
 	mu        sync.Mutex
 	keys      map[string]*bucket
@@ -89,20 +91,44 @@ func (l *limiters) get(key string, now time.Time) *bucket {
 }
 
 // take spends one request of key's bucket. If the bucket is empty nothing
-// is spent and wait says when one request will be allowed.
-func (l *limiters) take(key string) (ok bool, wait time.Duration) {
+// is spent and wait says when one request will be allowed. left is what
+// the bucket holds after the request (for the RateLimit field).
+func (l *limiters) take(key string) (ok bool, wait time.Duration, left quota) {
 	now := l.clock()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	r := l.get(key, now).lim.ReserveN(now, 1)
+	b := l.get(key, now)
+	r := b.lim.ReserveN(now, 1)
 	if !r.OK() { // only for a burst below 1, which New refuses
-		return false, time.Second
+		return false, time.Second, l.quotaOf(b, now)
 	}
 	if d := r.DelayFrom(now); d > 0 {
 		r.CancelAt(now)
-		return false, d
+		return false, d, l.quotaOf(b, now)
 	}
-	return true, 0
+	return true, 0, l.quotaOf(b, now)
+}
+
+// quota is what a bucket holds at one moment, as the RateLimit field
+// tells it: remaining whole requests, and the time until the bucket is
+// full again.
+type quota struct {
+	remaining int
+	reset     time.Duration
+}
+
+// quotaOf is b's quota at now; l.mu is held.
+func (l *limiters) quotaOf(b *bucket, now time.Time) quota {
+	tokens := max(b.lim.TokensAt(now), 0)
+	missing := float64(l.burst) - tokens
+	return quota{remaining: int(math.Floor(tokens)),
+		reset: time.Duration(max(missing, 0) / float64(l.limit) * float64(time.Second))}
+}
+
+// window is the policy's window (the w parameter): the time an empty
+// bucket takes to fill, in which it serves burst requests.
+func (l *limiters) window() time.Duration {
+	return time.Duration(float64(l.burst) / float64(l.limit) * float64(time.Second))
 }
 
 // check reports whether key's bucket has a request left, spending nothing.
@@ -128,20 +154,70 @@ func (l *limiters) len() int {
 }
 
 // rateLimits are the server's limiters: requests per bearer token (or per
-// client address without one), and failed authentications per client
-// address.
+// client address without one), failed authentications per client address,
+// and new players per client address. A nil field is no limit.
 type rateLimits struct {
 	requests *limiters
 	badAuth  *limiters
+	players  *limiters
 }
 
-// newRateLimits returns the limits of a Config; nil when RateLimit is 0.
-func newRateLimits(perSecond float64, burst int) *rateLimits {
-	if perSecond <= 0 {
+// newRateLimits returns the limits of a Config: perSecond requests with
+// burst (none if perSecond is 0), and playersPerHour new players per
+// address (none if 0). nil when there are neither.
+func newRateLimits(perSecond float64, burst int, playersPerHour int) *rateLimits {
+	if perSecond <= 0 && playersPerHour <= 0 {
 		return nil
 	}
-	return &rateLimits{requests: newLimiters(perSecond, burst), badAuth: newLimiters(perSecond, burst)}
+	l := &rateLimits{}
+	if perSecond > 0 {
+		l.requests, l.badAuth = newLimiters(perSecond, burst), newLimiters(perSecond, burst)
+		l.requests.policy, l.badAuth.policy = PolicyRequests, PolicyBadTokens
+	}
+	if playersPerHour > 0 {
+		l.players = newLimiters(float64(playersPerHour)/3600, playersPerHour)
+		l.players.policy = PolicyPlayers
+	}
+	return l
 }
+
+// The policy names of the RateLimit-Policy and RateLimit fields.
+const (
+	// PolicyRequests is the request rate of a token, or of an address
+	// without one (Config.RateLimit, Config.RateBurst).
+	PolicyRequests = "requests"
+	// PolicyBadTokens is the rate of requests with tokens the server does
+	// not know, per address; named only on its own 429.
+	PolicyBadTokens = "bad_tokens"
+	// PolicyPlayers is the rate of POST /v1/players per address
+	// (Config.PlayersPerHour).
+	PolicyPlayers = "players"
+)
+
+// The rate-limit fields of draft-ietf-httpapi-ratelimit-headers-10
+// ("RateLimit header fields for HTTP", the latest draft), both Structured
+// Field Lists (RFC 9651) of one item per policy that applies to the
+// request: RateLimit-Policy `"name";q=Q;w=W` (Q requests per window of W
+// seconds) and RateLimit `"name";r=R;t=T` (R requests left now; T seconds
+// until the quota is whole again). The limits are token buckets
+// (golang.org/x/time/rate): Q is the burst, W the seconds an empty bucket
+// takes to fill, R the whole requests in the bucket after this one, T the
+// seconds until it is full, rounded up.
+const (
+	RateLimitPolicyHeader = "RateLimit-Policy"
+	RateLimitHeader       = "RateLimit"
+)
+
+// advertise adds l's policy and key's quota after this request to the
+// response's rate-limit fields.
+func advertise(c *gin.Context, l *limiters, left quota) {
+	h := c.Writer.Header()
+	h.Add(RateLimitPolicyHeader, fmt.Sprintf("%q;q=%d;w=%d", l.policy, l.burst, seconds(l.window())))
+	h.Add(RateLimitHeader, fmt.Sprintf("%q;r=%d;t=%d", l.policy, left.remaining, seconds(left.reset)))
+}
+
+// seconds is d in whole seconds, rounded up.
+func seconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
 
 // clientKey is the address a client is limited by: its IP, or for IPv6
 // its /64, which one subscriber usually holds whole.
@@ -164,32 +240,49 @@ func clientKey(ip string) string {
 // made-up tokens cannot escape their address's limit, on any route; each
 // unknown token also spends from its address's failure bucket, and while
 // that is empty every request of the address that carries a token is
-// refused before the database is asked.
+// refused before the database is asked. POST /v1/players also spends from
+// its address's player bucket (Config.PlayersPerHour), since free tokens
+// would otherwise defeat the per-token limit. Every limited response,
+// 429 or not, carries the RateLimit-Policy and RateLimit fields of the
+// buckets it spent from.
 func (s *server) limitRate(c *gin.Context) {
 	if s.limits == nil || c.FullPath() == "" || rateLimitExempt[c.FullPath()] {
 		return
 	}
 	addr := "ip:" + clientKey(c.ClientIP())
-	key := addr
-	if token, ok := bearerToken(c.GetHeader("Authorization")); ok {
-		if ok, wait := s.limits.badAuth.check(addr); !ok {
-			s.tooMany(c, wait, "too many requests with tokens that are not valid from this address")
+	if l := s.limits.requests; l != nil {
+		key := addr
+		if token, ok := bearerToken(c.GetHeader("Authorization")); ok {
+			if ok, wait := s.limits.badAuth.check(addr); !ok {
+				advertise(c, s.limits.badAuth, quota{reset: wait})
+				s.tooMany(c, wait, "too many requests with tokens that are not valid from this address")
+				return
+			}
+			hash := hashToken(token)
+			_, err := s.cfg.Players.PlayerByTokenHash(c.Request.Context(), hash)
+			switch {
+			case err == nil:
+				key = "token:" + string(hash)
+			case errors.Is(err, domain.ErrNotFound):
+				s.limits.badAuth.take(addr)
+			}
+			// Any other error (an outage) counts against the address; the
+			// handler answers it.
+		}
+		ok, wait, left := l.take(key)
+		advertise(c, l, left)
+		if !ok {
+			s.tooMany(c, wait, "too many requests; send the next one after Retry-After seconds")
 			return
 		}
-		hash := hashToken(token)
-		_, err := s.cfg.Players.PlayerByTokenHash(c.Request.Context(), hash)
-		switch {
-		case err == nil:
-			key = "token:" + string(hash)
-		case errors.Is(err, domain.ErrNotFound):
-			s.limits.badAuth.take(addr)
-		}
-		// Any other error (an outage) counts against the address; the
-		// handler answers it.
 	}
-	if ok, wait := s.limits.requests.take(key); !ok {
-		s.tooMany(c, wait, "too many requests; send the next one after Retry-After seconds")
-		return
+	if l := s.limits.players; l != nil && c.Request.Method == http.MethodPost && c.FullPath() == "/v1/players" {
+		ok, wait, left := l.take(addr)
+		advertise(c, l, left)
+		if !ok {
+			s.tooMany(c, wait, "too many new players from this address; use the token you have, or retry after Retry-After seconds")
+			return
+		}
 	}
 }
 

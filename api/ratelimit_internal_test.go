@@ -21,28 +21,28 @@ func TestLimitersRefillAndWait(t *testing.T) {
 	l := newLimiters(2, 3)
 	l.clock = clk.now
 	for i := 0; i < 3; i++ {
-		if ok, _ := l.take("a"); !ok {
+		if ok, _, _ := l.take("a"); !ok {
 			t.Fatalf("request %d of the burst refused", i+1)
 		}
 	}
-	ok, wait := l.take("a")
+	ok, wait, _ := l.take("a")
 	if ok || wait != 500*time.Millisecond {
 		t.Fatalf("over the burst: ok %v, wait %v, want a refusal and 500ms", ok, wait)
 	}
 	if ok, wait := l.check("a"); ok || wait != 500*time.Millisecond {
 		t.Errorf("check of an empty bucket: %v %v", ok, wait)
 	}
-	if ok, _ := l.take("b"); !ok {
+	if ok, _, _ := l.take("b"); !ok {
 		t.Errorf("another key is limited too")
 	}
 	clk.advance(500 * time.Millisecond)
 	if ok, _ := l.check("a"); !ok {
 		t.Errorf("check after the refill: refused")
 	}
-	if ok, _ := l.take("a"); !ok {
+	if ok, _, _ := l.take("a"); !ok {
 		t.Errorf("take after the refill: refused")
 	}
-	if ok, _ := l.take("a"); ok {
+	if ok, _, _ := l.take("a"); ok {
 		t.Errorf("a refused request was counted as a wait (the bucket went negative)")
 	}
 	if ok, _ := l.check("unknown"); !ok {
@@ -73,10 +73,10 @@ func TestLimitersEvict(t *testing.T) {
 	l.maxKeys = 2
 	l.take("a")
 	l.take("b")
-	if ok, _ := l.take("c"); !ok {
+	if ok, _, _ := l.take("c"); !ok {
 		t.Errorf("the first key past the bound was refused")
 	}
-	if ok, _ := l.take("d"); ok {
+	if ok, _, _ := l.take("d"); ok {
 		t.Errorf("keys past the bound do not share one bucket")
 	}
 	if n := l.len(); n != 3 {

@@ -80,6 +80,10 @@ type Config struct {
 	// RateBurst is how many requests above RateLimit a token or address may
 	// send at once (default: RateLimit rounded up).
 	RateBurst int
+	// PlayersPerHour bounds POST /v1/players per client address (IPv4, or
+	// IPv6 /64): a bucket of PlayersPerHour refilled over an hour; beyond
+	// it 429 rate_limited with Retry-After. 0 means no limit.
+	PlayersPerHour int
 	// CORSOrigins are the browser origins (scheme://host[:port], or "*" for
 	// any) allowed to call the API from another origin; none means the
 	// API sends no CORS headers and answers no preflight.
@@ -140,8 +144,8 @@ func New(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.RateLimit < 0 || math.IsNaN(cfg.RateLimit) || cfg.RateBurst < 0 {
-		return nil, errors.New("api: Config.RateLimit and RateBurst must not be negative")
+	if cfg.RateLimit < 0 || math.IsNaN(cfg.RateLimit) || cfg.RateBurst < 0 || cfg.PlayersPerHour < 0 {
+		return nil, errors.New("api: Config.RateLimit, RateBurst and PlayersPerHour must not be negative")
 	}
 	if cfg.RateBurst == 0 {
 		cfg.RateBurst = max(1, int(math.Ceil(cfg.RateLimit)))
@@ -151,7 +155,7 @@ func New(cfg Config) (http.Handler, error) {
 		return nil, err
 	}
 	s := &server{cfg: cfg, log: log, metrics: m, specJSON: specJSON,
-		limits: newRateLimits(cfg.RateLimit, cfg.RateBurst), corsHandler: corsHandler,
+		limits: newRateLimits(cfg.RateLimit, cfg.RateBurst, cfg.PlayersPerHour), corsHandler: corsHandler,
 		metricsHandler: promhttp.HandlerFor(cfg.Metrics, promhttp.HandlerOpts{})}
 	return s.routes(), nil
 }

@@ -12,12 +12,26 @@ import (
 // floods are.
 const (
 	defaultRateLimit = 50 // requests per second per token, or per address without one
+	// defaultPlayersPerHour bounds new players per client address: enough
+	// for a household or a classroom behind one address, far too few to
+	// defeat the per-token limit with fresh tokens.
+	defaultPlayersPerHour = 20
 )
 
 // loadLimits reads SOLITAIRE_RATE_LIMIT (requests per second, 0 = no
 // limit; default defaultRateLimit), SOLITAIRE_RATE_BURST (default twice the
-// limit) and SOLITAIRE_CORS_ORIGINS (comma-separated; api.New checks each).
+// limit), SOLITAIRE_PLAYER_CREATE_LIMIT (new players per hour per client
+// address, 0 = no limit; default defaultPlayersPerHour) and
+// SOLITAIRE_CORS_ORIGINS (comma-separated; api.New checks each).
 func (c *config) loadLimits(getenv func(string) string) error {
+	c.playersPerHour = defaultPlayersPerHour
+	if v := getenv("SOLITAIRE_PLAYER_CREATE_LIMIT"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 1_000_000 {
+			return fmt.Errorf("SOLITAIRE_PLAYER_CREATE_LIMIT=%q: want new players per hour per address, 0 for no limit", v)
+		}
+		c.playersPerHour = n
+	}
 	c.rateLimit = defaultRateLimit
 	if v := getenv("SOLITAIRE_RATE_LIMIT"); v != "" {
 		f, err := strconv.ParseFloat(v, 64)

@@ -17,6 +17,7 @@
 //	SOLITAIRE_RATE_LIMIT      requests per second per bearer token, and per client address for
 //	                          requests without one (default 50, 0 = no limit); beyond it 429
 //	SOLITAIRE_RATE_BURST      requests a token or address may send at once (default twice the limit)
+//	SOLITAIRE_PLAYER_CREATE_LIMIT  new players per hour per client address (default 20, 0 = no limit)
 //	SOLITAIRE_CORS_ORIGINS    browser origins allowed to call the API, comma-separated
 //	                          (scheme://host[:port], or *; default none: no CORS)
 //	SOLITAIRE_STATE_CACHE_MB  memory for cached game states, MiB (default 32, 0 = no cache)
@@ -107,6 +108,9 @@ type config struct {
 	rateLimit   float64
 	rateBurst   int
 	corsOrigins []string
+	// playersPerHour is api.Config.PlayersPerHour
+	// (SOLITAIRE_PLAYER_CREATE_LIMIT).
+	playersPerHour int
 	// pprofAddr serves net/http/pprof when set (SOLITAIRE_PPROF_ADDR):
 	// profiles for BENCHMARKS.md, never on the API's listener.
 	pprofAddr string
@@ -263,6 +267,8 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 		RateLimit:   cfg.rateLimit,
 		RateBurst:   cfg.rateBurst,
 		CORSOrigins: cfg.corsOrigins,
+
+		PlayersPerHour: cfg.playersPerHour,
 
 		Feed:                store,
 		Heartbeat:           cfg.heartbeat,

@@ -463,23 +463,25 @@ func TestSlowHeaders(t *testing.T) {
 		slow, longest.Round(time.Millisecond), readHeaderTimeout)
 }
 
-// TestLoadLimits: SOLITAIRE_RATE_LIMIT, SOLITAIRE_RATE_BURST and
-// SOLITAIRE_CORS_ORIGINS.
+// TestLoadLimits: SOLITAIRE_RATE_LIMIT, SOLITAIRE_RATE_BURST,
+// SOLITAIRE_PLAYER_CREATE_LIMIT and SOLITAIRE_CORS_ORIGINS.
 func TestLoadLimits(t *testing.T) {
 	c, err := loadConfig(env(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.rateLimit != defaultRateLimit || c.rateBurst != 2*defaultRateLimit || c.corsOrigins != nil {
-		t.Errorf("defaults: limit %v, burst %d, origins %q", c.rateLimit, c.rateBurst, c.corsOrigins)
+	if c.rateLimit != defaultRateLimit || c.rateBurst != 2*defaultRateLimit || c.corsOrigins != nil ||
+		c.playersPerHour != defaultPlayersPerHour {
+		t.Errorf("defaults: limit %v, burst %d, origins %q, players %d", c.rateLimit, c.rateBurst, c.corsOrigins, c.playersPerHour)
 	}
 	c, err = loadConfig(env(map[string]string{"SOLITAIRE_RATE_LIMIT": "2.5", "SOLITAIRE_RATE_BURST": "7",
-		"SOLITAIRE_CORS_ORIGINS": " https://a.example, http://localhost:5173 ,,"}))
+		"SOLITAIRE_CORS_ORIGINS": " https://a.example, http://localhost:5173 ,,", "SOLITAIRE_PLAYER_CREATE_LIMIT": "0"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.rateLimit != 2.5 || c.rateBurst != 7 || len(c.corsOrigins) != 2 || c.corsOrigins[1] != "http://localhost:5173" {
-		t.Errorf("from env: limit %v, burst %d, origins %q", c.rateLimit, c.rateBurst, c.corsOrigins)
+	if c.rateLimit != 2.5 || c.rateBurst != 7 || len(c.corsOrigins) != 2 || c.corsOrigins[1] != "http://localhost:5173" ||
+		c.playersPerHour != 0 {
+		t.Errorf("from env: limit %v, burst %d, origins %q, players %d", c.rateLimit, c.rateBurst, c.corsOrigins, c.playersPerHour)
 	}
 	if c, _ := loadConfig(env(map[string]string{"SOLITAIRE_RATE_LIMIT": "0"})); c.rateLimit != 0 || c.rateBurst != 1 {
 		t.Errorf("no limit: %v %d", c.rateLimit, c.rateBurst)
@@ -487,6 +489,7 @@ func TestLoadLimits(t *testing.T) {
 	for _, bad := range []map[string]string{
 		{"SOLITAIRE_RATE_LIMIT": "-1"}, {"SOLITAIRE_RATE_LIMIT": "fast"}, {"SOLITAIRE_RATE_LIMIT": "NaN"},
 		{"SOLITAIRE_RATE_LIMIT": "+Inf"}, {"SOLITAIRE_RATE_BURST": "0"}, {"SOLITAIRE_RATE_BURST": "1.5"},
+		{"SOLITAIRE_PLAYER_CREATE_LIMIT": "-1"}, {"SOLITAIRE_PLAYER_CREATE_LIMIT": "many"},
 	} {
 		if _, err := loadConfig(env(bad)); err == nil {
 			t.Errorf("%v accepted", bad)
