@@ -70,6 +70,7 @@ var titles = map[string]string{
 	CodeInvalidField:         "Invalid field",
 	CodeIdempotencyKeyReused: "Idempotency key reused",
 	CodeRateLimited:          "Too many requests",
+	CodeTooManyStreams:       "Too many streams",
 	CodeNotReady:             "Not ready",
 	CodeDatabaseUnavailable:  "Database unavailable",
 	CodeInternal:             "Internal server error",
@@ -133,6 +134,7 @@ func problemFor(err error, badCursor error) (Problem, bool) {
 		variantErr *domain.UnknownVariantError
 		maxBytes   *http.MaxBytesError
 		outage     unavailable
+		streams    *TooManyStreamsError
 	)
 	switch {
 	case errors.As(err, &outage) && outage.Unavailable():
@@ -192,6 +194,8 @@ func problemFor(err error, badCursor error) (Problem, bool) {
 	case errors.Is(err, domain.ErrConflict):
 		return newProblem(http.StatusConflict, CodeConflict,
 			"another request changed the game at the same time; nothing was changed, try again"), true
+	case errors.As(err, &streams):
+		return newProblem(http.StatusTooManyRequests, CodeTooManyStreams, streams.Error()), true
 	case badCursor != nil && errors.Is(err, badCursor):
 		p := newProblem(http.StatusBadRequest, CodeInvalidParameter, "cursor is not one this server made")
 		p.Param = "cursor"

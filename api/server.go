@@ -66,6 +66,15 @@ type Config struct {
 	// at once (default DefaultMaxStreamsPerPlayer, 8); one more gets 429
 	// too_many_streams with Retry-After.
 	MaxStreamsPerPlayer int
+	// MaxStreamsPerAddress bounds the live streams of one client address
+	// (IPv4, or IPv6 /64), whichever players open them (default
+	// DefaultMaxStreamsPerAddress, 64); one more gets 429 too_many_streams.
+	MaxStreamsPerAddress int
+	// MaxStreams bounds the live streams of the whole server (default
+	// DefaultMaxStreams, 4096): each holds a connection, so a file
+	// descriptor; one more gets 429 too_many_streams, and the server goes on
+	// answering every other request.
+	MaxStreams int
 	// Done, once closed, ends every live stream: http.Server.Shutdown
 	// waits for handlers, and a stream would otherwise last until its
 	// client leaves. Clients resume elsewhere with Last-Event-ID. nil:
@@ -275,6 +284,11 @@ func (s *server) fail(c *gin.Context, err error) reply {
 		s.log.WarnContext(c.Request.Context(), "database unavailable", "request_id", requestIDOf(c),
 			"method", c.Request.Method, "route", c.FullPath(), "err", err)
 		r = r.with("Retry-After", retryAfter(UnavailableRetryAfter))
+	}
+	// An error that knows when to come back (a full bound) says so.
+	var later interface{ RetryAfter() time.Duration }
+	if errors.As(err, &later) {
+		r = r.with("Retry-After", retryAfter(later.RetryAfter()))
 	}
 	return r
 }

@@ -36,12 +36,54 @@ const (
 	// DefaultMaxStreamsPerPlayer is the default bound of the streams one
 	// player may have open at once.
 	DefaultMaxStreamsPerPlayer = 8
+	// DefaultMaxStreamsPerAddress is the default bound of the streams one
+	// client address (IPv4, or IPv6 /64) may have open at once, whatever
+	// the players: new players are cheap, addresses are not.
+	DefaultMaxStreamsPerAddress = 64
+	// DefaultMaxStreams is the default bound of the streams the server
+	// holds at once. Each holds a connection, so a file descriptor, for
+	// as long as it lasts; cmd/solitaire-server lowers it to half the
+	// process's open-file limit, so that refused streams leave room to
+	// answer every other request.
+	DefaultMaxStreams = 4096
 )
 
-// CodeTooManyStreams is the problem code of a stream refused because the
-// caller already has Config.MaxStreamsPerPlayer open (429, with
-// Retry-After).
+// CodeTooManyStreams is the problem code of a stream refused because a
+// bound of open streams is reached: the caller's (Config.MaxStreamsPerPlayer),
+// its address's (Config.MaxStreamsPerAddress) or the server's
+// (Config.MaxStreams). 429 with Retry-After.
 const CodeTooManyStreams = "too_many_streams"
+
+// TooManyStreamsError is the refusal of a stream at one of its bounds:
+// Scope "player", "address" or "server", Max the bound. problemFor
+// answers it 429 too_many_streams; RetryAfter is the heartbeat interval,
+// about when a stream's end is noticed and its slot free again.
+type TooManyStreamsError struct {
+	Scope string
+	Max   int
+	Retry time.Duration
+}
+
+// Error says which bound was reached, for the client.
+func (e *TooManyStreamsError) Error() string {
+	switch e.Scope {
+	case streamScopePlayer:
+		return "you have " + strconv.Itoa(e.Max) + " streams open, the most allowed; close one, or retry after Retry-After seconds"
+	case streamScopeAddress:
+		return "your address has " + strconv.Itoa(e.Max) + " streams open, the most allowed; close one, or retry after Retry-After seconds"
+	}
+	return "the server holds as many streams as it can (" + strconv.Itoa(e.Max) + "); retry after Retry-After seconds"
+}
+
+// RetryAfter is when to try again (the Retry-After of the 429).
+func (e *TooManyStreamsError) RetryAfter() time.Duration { return e.Retry }
+
+// The scopes of TooManyStreamsError.
+const (
+	streamScopePlayer  = "player"
+	streamScopeAddress = "address"
+	streamScopeServer  = "server"
+)
 
 // LastEventIDHeader is the header a reconnecting SSE client sends: the id
 // (version) of the last event it received (WHATWG HTML §9.2 Server-sent
@@ -62,32 +104,50 @@ const (
 	heartbeatEvent = "heartbeat"
 )
 
-// streamSlots counts each player's open streams.
+// streamSlots counts the open streams: each player's, each address's and
+// the server's, against their bounds.
 type streamSlots struct {
-	mu   sync.Mutex
-	max  int
-	open map[string]int
+	mu                         sync.Mutex
+	maxPlayer, maxAddr, maxAll int
+	retry                      time.Duration
+	player, addr               map[string]int
+	all                        int
 }
 
-// acquire takes a slot of player's, and reports false if all are taken.
-// release gives it back.
-func (l *streamSlots) acquire(player string) (release func(), ok bool) {
+// acquire takes a slot of player's, of addr's and of the server's, or
+// none and a *TooManyStreamsError if one is full. release gives them back
+// (idempotent).
+func (l *streamSlots) acquire(player, addr string) (release func(), err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.open[player] >= l.max {
-		return nil, false
+	switch {
+	case l.all >= l.maxAll:
+		return nil, &TooManyStreamsError{Scope: streamScopeServer, Max: l.maxAll, Retry: l.retry}
+	case l.addr[addr] >= l.maxAddr:
+		return nil, &TooManyStreamsError{Scope: streamScopeAddress, Max: l.maxAddr, Retry: l.retry}
+	case l.player[player] >= l.maxPlayer:
+		return nil, &TooManyStreamsError{Scope: streamScopePlayer, Max: l.maxPlayer, Retry: l.retry}
 	}
-	l.open[player]++
+	l.all++
+	l.addr[addr]++
+	l.player[player]++
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			l.mu.Lock()
 			defer l.mu.Unlock()
-			if l.open[player]--; l.open[player] <= 0 {
-				delete(l.open, player)
-			}
+			l.all--
+			decrement(l.addr, addr)
+			decrement(l.player, player)
 		})
-	}, true
+	}, nil
+}
+
+// decrement lowers m[k], deleting it at zero.
+func decrement(m map[string]int, k string) {
+	if m[k]--; m[k] <= 0 {
+		delete(m, k)
+	}
 }
 
 // streamHandler is GET /v1/games/{id}/stream with the configured limits.
@@ -96,11 +156,18 @@ func (s *server) streamHandler() gin.HandlerFunc {
 	if heartbeat <= 0 {
 		heartbeat = DefaultHeartbeat
 	}
-	limit := s.cfg.MaxStreamsPerPlayer
-	if limit <= 0 {
-		limit = DefaultMaxStreamsPerPlayer
+	orDefault := func(n, def int) int {
+		if n <= 0 {
+			return def
+		}
+		return n
 	}
-	slots := &streamSlots{max: limit, open: map[string]int{}}
+	slots := &streamSlots{
+		maxPlayer: orDefault(s.cfg.MaxStreamsPerPlayer, DefaultMaxStreamsPerPlayer),
+		maxAddr:   orDefault(s.cfg.MaxStreamsPerAddress, DefaultMaxStreamsPerAddress),
+		maxAll:    orDefault(s.cfg.MaxStreams, DefaultMaxStreams),
+		retry:     heartbeat, player: map[string]int{}, addr: map[string]int{},
+	}
 	return func(c *gin.Context) { s.stream(c, slots, heartbeat) }
 }
 
@@ -109,7 +176,7 @@ func (s *server) streamHandler() gin.HandlerFunc {
 //	@Summary		Stream a game's events live
 //	@Description	Server-Sent Events (`text/event-stream`): the events of the game's log after `Last-Event-ID` (absent: from the deal), then each new event as it is appended, by this server or by any other on the same database. Each SSE event has `id:` the event's version and `data:` one Event as JSON (the shape of GET /v1/games/{id}/events, hash chain links included); on reconnecting, an EventSource sends `Last-Event-ID` and gets exactly the events it missed.
 //	@Description	A `heartbeat` SSE event with empty data is sent at a fixed interval (15 s by default), which an EventSource does not dispatch. The stream ends after the game's final event (game_won, game_resigned, game_expired). A game that has ended with nothing after `Last-Event-ID` answers 204, which tells an EventSource to stop reconnecting.
-//	@Description	Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4). A player may have a bounded number of streams open at once (8 by default); one more gets 429 too_many_streams with Retry-After.
+//	@Description	Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4). A player may have a bounded number of streams open at once (8 by default), a client address too (64 by default), and the server (4096 by default, at most half its open-file limit); one more gets 429 too_many_streams with Retry-After.
 //	@Tags			games
 //	@Produce		event-stream
 //	@Security		BearerAuth
@@ -138,13 +205,9 @@ func (s *server) stream(c *gin.Context, slots *streamSlots, heartbeat time.Durat
 		return
 	}
 	player := playerOf(c).ID
-	release, ok := slots.acquire(player)
-	if !ok {
-		p := newProblem(http.StatusTooManyRequests, CodeTooManyStreams,
-			"you have "+strconv.Itoa(slots.max)+" streams open, the most allowed; close one, or retry after Retry-After seconds")
-		p.Title = "Too many streams"
-		p.RequestID = requestIDOf(c)
-		s.write(c, s.problemReply(p).with("Retry-After", strconv.Itoa(int(math.Ceil(heartbeat.Seconds())))))
+	release, err := slots.acquire(player, clientKey(c.ClientIP()))
+	if err != nil {
+		s.write(c, s.fail(c, err))
 		return
 	}
 	defer release()

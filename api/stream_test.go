@@ -36,8 +36,11 @@ func init() {
 type streamOptions struct {
 	heartbeat  time.Duration
 	maxStreams int
-	noFeed     bool
-	done       <-chan struct{}
+	// maxPerAddress and maxAll are Config.MaxStreamsPerAddress and
+	// Config.MaxStreams.
+	maxPerAddress, maxAll int
+	noFeed                bool
+	done                  <-chan struct{}
 	// server, if set, configures the HTTP server before it starts.
 	server func(*http.Server)
 }
@@ -56,6 +59,7 @@ func newStreamEnv(t *testing.T, backend string, o streamOptions) *env {
 	cfg := api.Config{Games: games, Players: store, Idempotency: apistore.Idempotency(store),
 		Ready: store.Ping, Spec: solitaire.OpenAPIYAML, Feed: store,
 		Heartbeat: o.heartbeat, MaxStreamsPerPlayer: o.maxStreams, Done: o.done,
+		MaxStreamsPerAddress: o.maxPerAddress, MaxStreams: o.maxAll,
 		Logger: slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	if o.noFeed {
 		cfg.Feed = nil
