@@ -14,6 +14,9 @@
 //	SOLITAIRE_LOG_LEVEL       debug, info (default), warn or error
 //	SOLITAIRE_STREAM_HEARTBEAT        interval of live-stream heartbeats (a Go duration, default 15s)
 //	SOLITAIRE_MAX_STREAMS_PER_PLAYER  live streams one player may have open at once (default 8)
+//	SOLITAIRE_MAX_STREAMS_PER_ADDRESS live streams one client address may have open at once (default 64)
+//	SOLITAIRE_MAX_STREAMS     live streams of the whole server (default 4096, at most half the
+//	                          open-file limit)
 //	SOLITAIRE_RATE_LIMIT      requests per second per bearer token, and per client address for
 //	                          requests without one (default 50, 0 = no limit); beyond it 429
 //	SOLITAIRE_RATE_BURST      requests a token or address may send at once (default twice the limit)
@@ -102,6 +105,10 @@ type config struct {
 	// SOLITAIRE_MAX_STREAMS_PER_PLAYER).
 	heartbeat  time.Duration
 	maxStreams int
+	// maxStreamsPerAddress and maxStreamsAll are api.Config's
+	// MaxStreamsPerAddress and MaxStreams (SOLITAIRE_MAX_STREAMS_PER_ADDRESS,
+	// SOLITAIRE_MAX_STREAMS; see streamBound).
+	maxStreamsPerAddress, maxStreamsAll int
 	// rateLimit, rateBurst and corsOrigins are api.Config's RateLimit,
 	// RateBurst and CORSOrigins (SOLITAIRE_RATE_LIMIT,
 	// SOLITAIRE_RATE_BURST, SOLITAIRE_CORS_ORIGINS).
@@ -190,12 +197,41 @@ func loadConfig(getenv func(string) string) (config, error) {
 		}
 		c.maxStreams = n
 	}
+	c.maxStreamsPerAddress = api.DefaultMaxStreamsPerAddress
+	if v := getenv("SOLITAIRE_MAX_STREAMS_PER_ADDRESS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1_000_000 {
+			return config{}, fmt.Errorf("SOLITAIRE_MAX_STREAMS_PER_ADDRESS=%q: want 1..1000000 streams", v)
+		}
+		c.maxStreamsPerAddress = n
+	}
+	c.maxStreamsAll = streamBound(openFileLimit())
+	if v := getenv("SOLITAIRE_MAX_STREAMS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1_000_000 {
+			return config{}, fmt.Errorf("SOLITAIRE_MAX_STREAMS=%q: want 1..1000000 streams", v)
+		}
+		c.maxStreamsAll = n
+	}
 	if v := getenv("SOLITAIRE_LOG_LEVEL"); v != "" {
 		if err := c.level.UnmarshalText([]byte(v)); err != nil {
 			return config{}, fmt.Errorf("SOLITAIRE_LOG_LEVEL=%q: want debug, info, warn or error", v)
 		}
 	}
 	return c, nil
+}
+
+// streamBound is the default bound of the server's live streams for an
+// open-file limit of nofile (0 = unknown): api.DefaultMaxStreams, but at
+// most half the limit, since each stream holds a connection's descriptor
+// for as long as it lasts and the other half must serve everything else
+// (the database pool, the SQLite files, other clients' connections, the
+// refused streams' own connections until they close). At least 1.
+func streamBound(nofile uint64) int {
+	if nofile == 0 || nofile/2 >= api.DefaultMaxStreams {
+		return api.DefaultMaxStreams
+	}
+	return max(1, int(nofile/2))
 }
 
 // run is the command: args without the program name, the environment,
@@ -270,10 +306,12 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 
 		PlayersPerHour: cfg.playersPerHour,
 
-		Feed:                store,
-		Heartbeat:           cfg.heartbeat,
-		MaxStreamsPerPlayer: cfg.maxStreams,
-		Done:                streamsDone,
+		Feed:                 store,
+		Heartbeat:            cfg.heartbeat,
+		MaxStreamsPerPlayer:  cfg.maxStreams,
+		MaxStreamsPerAddress: cfg.maxStreamsPerAddress,
+		MaxStreams:           cfg.maxStreamsAll,
+		Done:                 streamsDone,
 
 		Competitions: apistore.Competitions(store),
 		Log:          tlog,
@@ -322,7 +360,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	log.Info("serving", "addr", ln.Addr().String(), "database", store.Dialect())
+	log.Info("serving", "addr", ln.Addr().String(), "database", store.Dialect(), "max_streams", cfg.maxStreamsAll)
 	if listening != nil {
 		listening(ln.Addr())
 	}
