@@ -50,7 +50,7 @@ func gameID(c *gin.Context) (string, error) {
 //	@Failure		401				{object}	Problem					"no or unknown token"
 //	@Failure		413				{object}	Problem					"body too large"
 //	@Failure		415				{object}	Problem					"body not JSON"
-//	@Failure		409				{object}	Problem					"duel_id: duel_already_joined (Location names your game) or duel_ended"
+//	@Failure		409				{object}	Problem					"too_many_games (the player's bound of games in progress), or with duel_id: duel_already_joined (Location names your game) or duel_ended"
 //	@Failure		422				{object}	Problem					"unknown variant, invalid option, layout or deal, reused idempotency key"
 //	@Failure		500				{object}	Problem
 //	@ID		createGame
@@ -70,6 +70,11 @@ func (s *server) createGame(c *gin.Context, body []byte) reply {
 	if req.DuelID != nil {
 		return s.joinFromCreate(c, req) // duels.go
 	}
+	unlock, err := s.belowGameBound(c)
+	if err != nil {
+		return s.fail(c, err)
+	}
+	defer unlock()
 	ng := domain.NewGame{Owner: playerOf(c).ID, Variant: req.Variant, Options: req.Options.options(), Seed: req.Seed}
 	if req.Deal != nil {
 		if *req.Deal == "" {

@@ -390,3 +390,56 @@ func TestPlayerCreationLimit(t *testing.T) {
 	// Other routes are not limited by it.
 	e.must(http.StatusOK, req{method: "GET", path: "/v1/games"})
 }
+
+// TestGamesInProgressBound: with Config.MaxGamesInProgress a player may
+// have that many games in progress; one more is 409 too_many_games and
+// creates nothing, even when requests race (one process counts them one
+// at a time); ending a game frees a place; other players are not
+// affected.
+func TestGamesInProgressBound(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			const bound = 3
+			store := openStore(t, backend)
+			e := newEnvOn(t, store, func(c *api.Config) { c.MaxGamesInProgress, c.InProgress = bound, store })
+			// Racing creations: exactly bound of them succeed.
+			statuses := make(chan int, 2*bound)
+			for range 2 * bound {
+				go func() {
+					statuses <- e.do(req{method: "POST", path: "/v1/games", body: api.CreateGameRequest{Variant: "klondike"}}).status
+				}()
+			}
+			created := 0
+			for range 2 * bound {
+				switch s := <-statuses; s {
+				case http.StatusCreated:
+					created++
+				case http.StatusConflict:
+				default:
+					t.Errorf("racing creation: status %d", s)
+				}
+			}
+			if created != bound {
+				t.Fatalf("%d games created by racing requests, want %d", created, bound)
+			}
+			before := tableCounts(t, e.store)
+			r := e.do(req{method: "POST", path: "/v1/games", body: api.CreateGameRequest{Variant: "klondike"}})
+			if p := r.problem(t); r.status != http.StatusConflict || p.Code != api.CodeTooManyGames ||
+				!strings.Contains(p.Detail, "3 games in progress") {
+				t.Fatalf("one game too many: %d %+v", r.status, p)
+			}
+			if d := sameCounts(before, tableCounts(t, e.store)); d != "" {
+				t.Errorf("a refused creation changed the database: %s", d)
+			}
+			// Another player has places of their own.
+			_, other := e.newPlayer("Eve")
+			e.must(http.StatusCreated, req{method: "POST", path: "/v1/games", token: other, body: api.CreateGameRequest{Variant: "klondike"}})
+			// Ending a game frees a place.
+			var list api.GameList
+			e.must(http.StatusOK, req{method: "GET", path: "/v1/games?status=in_progress"}).decode(t, &list)
+			e.play(list.Games[0].ID, resign())
+			e.must(http.StatusCreated, req{method: "POST", path: "/v1/games", body: api.CreateGameRequest{Variant: "klondike"}})
+		})
+	}
+}

@@ -71,6 +71,7 @@ var titles = map[string]string{
 	CodeIdempotencyKeyReused: "Idempotency key reused",
 	CodeRateLimited:          "Too many requests",
 	CodeTooManyStreams:       "Too many streams",
+	CodeTooManyGames:         "Too many games in progress",
 	CodeNotReady:             "Not ready",
 	CodeDatabaseUnavailable:  "Database unavailable",
 	CodeInternal:             "Internal server error",
@@ -135,6 +136,7 @@ func problemFor(err error, badCursor error) (Problem, bool) {
 		maxBytes   *http.MaxBytesError
 		outage     unavailable
 		streams    *TooManyStreamsError
+		games      *TooManyGamesError
 	)
 	switch {
 	case errors.As(err, &outage) && outage.Unavailable():
@@ -194,6 +196,8 @@ func problemFor(err error, badCursor error) (Problem, bool) {
 	case errors.Is(err, domain.ErrConflict):
 		return newProblem(http.StatusConflict, CodeConflict,
 			"another request changed the game at the same time; nothing was changed, try again"), true
+	case errors.As(err, &games):
+		return newProblem(http.StatusConflict, CodeTooManyGames, games.Error()), true
 	case errors.As(err, &streams):
 		return newProblem(http.StatusTooManyRequests, CodeTooManyStreams, streams.Error()), true
 	case badCursor != nil && errors.Is(err, badCursor):

@@ -89,6 +89,14 @@ type Config struct {
 	// RateBurst is how many requests above RateLimit a token or address may
 	// send at once (default: RateLimit rounded up).
 	RateBurst int
+	// MaxGamesInProgress bounds the games in progress one player may have
+	// when creating another with POST /v1/games (duel and daily games are
+	// bounded by their competitions instead); one more gets 409
+	// too_many_games. 0 means no bound. InProgress must be set with it.
+	MaxGamesInProgress int
+	// InProgress counts a player's games in progress for
+	// MaxGamesInProgress (the persistence Store).
+	InProgress InProgressCounter
 	// PlayersPerHour bounds POST /v1/players per client address (IPv4, or
 	// IPv6 /64): a bucket of PlayersPerHour refilled over an hour; beyond
 	// it 429 rate_limited with Retry-After. 0 means no limit.
@@ -158,6 +166,9 @@ func New(cfg Config) (http.Handler, error) {
 	}
 	if cfg.RateBurst == 0 {
 		cfg.RateBurst = max(1, int(math.Ceil(cfg.RateLimit)))
+	}
+	if cfg.MaxGamesInProgress < 0 || (cfg.MaxGamesInProgress > 0 && cfg.InProgress == nil) {
+		return nil, errors.New("api: Config.MaxGamesInProgress must not be negative, and needs InProgress")
 	}
 	corsHandler, err := newCORS(cfg.CORSOrigins)
 	if err != nil {

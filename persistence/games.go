@@ -257,3 +257,18 @@ func nonNil(b []byte) []byte {
 	}
 	return b
 }
+
+// CountInProgress counts owner's games in progress, stopping at limit
+// (the answer is min(count, limit); limit < 1 counts them all). It bounds
+// the games a player may have open (api.Config.MaxGamesInProgress).
+func (s *Store) CountInProgress(ctx context.Context, owner string, limit int) (int, error) {
+	q := `SELECT count(*) FROM (SELECT 1 FROM games WHERE owner = ? AND status = ?`
+	args := []any{owner, string(domain.StatusInProgress)}
+	if limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, limit)
+	}
+	var n int
+	err := s.db.WithContext(ctx).Raw(q+`) AS open_games`, args...).Row().Scan(&n)
+	return n, wrap("count games in progress", err)
+}

@@ -1834,7 +1834,7 @@ type ClientInterface interface {
 	//
 	// Server-Sent Events (`text/event-stream`): the events of the game's log after `Last-Event-ID` (absent: from the deal), then each new event as it is appended, by this server or by any other on the same database. Each SSE event has `id:` the event's version and `data:` one Event as JSON (the shape of GET /v1/games/{id}/events, hash chain links included); on reconnecting, an EventSource sends `Last-Event-ID` and gets exactly the events it missed.
 	// A `heartbeat` SSE event with empty data is sent at a fixed interval (15 s by default), which an EventSource does not dispatch. The stream ends after the game's final event (game_won, game_resigned, game_expired). A game that has ended with nothing after `Last-Event-ID` answers 204, which tells an EventSource to stop reconnecting.
-	// Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4). A player may have a bounded number of streams open at once (8 by default); one more gets 429 too_many_streams with Retry-After.
+	// Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4). A player may have a bounded number of streams open at once (8 by default), a client address too (64 by default), and the server (4096 by default, at most half its open-file limit); one more gets 429 too_many_streams with Retry-After.
 	//
 	// Corresponds with GET /v1/games/{id}/stream (the `StreamGame` operationId).
 	StreamGame(ctx context.Context, id string, params *StreamGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2343,7 +2343,7 @@ func (c *Client) GetState(ctx context.Context, id string, version int, reqEditor
 //
 // Server-Sent Events (`text/event-stream`): the events of the game's log after `Last-Event-ID` (absent: from the deal), then each new event as it is appended, by this server or by any other on the same database. Each SSE event has `id:` the event's version and `data:` one Event as JSON (the shape of GET /v1/games/{id}/events, hash chain links included); on reconnecting, an EventSource sends `Last-Event-ID` and gets exactly the events it missed.
 // A `heartbeat` SSE event with empty data is sent at a fixed interval (15 s by default), which an EventSource does not dispatch. The stream ends after the game's final event (game_won, game_resigned, game_expired). A game that has ended with nothing after `Last-Event-ID` answers 204, which tells an EventSource to stop reconnecting.
-// Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4). A player may have a bounded number of streams open at once (8 by default); one more gets 429 too_many_streams with Retry-After.
+// Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4). A player may have a bounded number of streams open at once (8 by default), a client address too (64 by default), and the server (4096 by default, at most half its open-file limit); one more gets 429 too_many_streams with Retry-After.
 //
 // Corresponds with GET /v1/games/{id}/stream (the `StreamGame` operationId).
 func (c *Client) StreamGame(ctx context.Context, id string, params *StreamGameParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4362,7 +4362,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Server-Sent Events (`text/event-stream`): the events of the game's log after `Last-Event-ID` (absent: from the deal), then each new event as it is appended, by this server or by any other on the same database. Each SSE event has `id:` the event's version and `data:` one Event as JSON (the shape of GET /v1/games/{id}/events, hash chain links included); on reconnecting, an EventSource sends `Last-Event-ID` and gets exactly the events it missed.
 	// A `heartbeat` SSE event with empty data is sent at a fixed interval (15 s by default), which an EventSource does not dispatch. The stream ends after the game's final event (game_won, game_resigned, game_expired). A game that has ended with nothing after `Last-Event-ID` answers 204, which tells an EventSource to stop reconnecting.
-	// Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4). A player may have a bounded number of streams open at once (8 by default); one more gets 429 too_many_streams with Retry-After.
+	// Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4). A player may have a bounded number of streams open at once (8 by default), a client address too (64 by default), and the server (4096 by default, at most half its open-file limit); one more gets 429 too_many_streams with Retry-After.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7590,7 +7590,7 @@ func (c *ClientWithResponses) GetStateWithResponse(ctx context.Context, id strin
 //
 // Server-Sent Events (`text/event-stream`): the events of the game's log after `Last-Event-ID` (absent: from the deal), then each new event as it is appended, by this server or by any other on the same database. Each SSE event has `id:` the event's version and `data:` one Event as JSON (the shape of GET /v1/games/{id}/events, hash chain links included); on reconnecting, an EventSource sends `Last-Event-ID` and gets exactly the events it missed.
 // A `heartbeat` SSE event with empty data is sent at a fixed interval (15 s by default), which an EventSource does not dispatch. The stream ends after the game's final event (game_won, game_resigned, game_expired). A game that has ended with nothing after `Last-Event-ID` answers 204, which tells an EventSource to stop reconnecting.
-// Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4). A player may have a bounded number of streams open at once (8 by default); one more gets 429 too_many_streams with Retry-After.
+// Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4). A player may have a bounded number of streams open at once (8 by default), a client address too (64 by default), and the server (4096 by default, at most half its open-file limit); one more gets 429 too_many_streams with Retry-After.
 //
 // Returns a wrapper object for the known response body format(s).
 //

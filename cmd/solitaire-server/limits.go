@@ -16,6 +16,10 @@ const (
 	// for a household or a classroom behind one address, far too few to
 	// defeat the per-token limit with fresh tokens.
 	defaultPlayersPerHour = 20
+	// defaultGamesInProgress bounds one player's games in progress: far
+	// more than anyone plays at once, few enough that a script cannot
+	// fill the database with open games (each holds its deal and state).
+	defaultGamesInProgress = 100
 )
 
 // loadLimits reads SOLITAIRE_RATE_LIMIT (requests per second, 0 = no
@@ -23,7 +27,17 @@ const (
 // limit), SOLITAIRE_PLAYER_CREATE_LIMIT (new players per hour per client
 // address, 0 = no limit; default defaultPlayersPerHour) and
 // SOLITAIRE_CORS_ORIGINS (comma-separated; api.New checks each).
+// SOLITAIRE_MAX_GAMES_IN_PROGRESS is the bound of one player's games in
+// progress (0 = none; default defaultGamesInProgress).
 func (c *config) loadLimits(getenv func(string) string) error {
+	c.gamesInProgress = defaultGamesInProgress
+	if v := getenv("SOLITAIRE_MAX_GAMES_IN_PROGRESS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 1_000_000 {
+			return fmt.Errorf("SOLITAIRE_MAX_GAMES_IN_PROGRESS=%q: want games per player, 0 for no bound", v)
+		}
+		c.gamesInProgress = n
+	}
 	c.playersPerHour = defaultPlayersPerHour
 	if v := getenv("SOLITAIRE_PLAYER_CREATE_LIMIT"); v != "" {
 		n, err := strconv.Atoi(v)

@@ -21,6 +21,7 @@
 //	                          requests without one (default 50, 0 = no limit); beyond it 429
 //	SOLITAIRE_RATE_BURST      requests a token or address may send at once (default twice the limit)
 //	SOLITAIRE_PLAYER_CREATE_LIMIT  new players per hour per client address (default 20, 0 = no limit)
+//	SOLITAIRE_MAX_GAMES_IN_PROGRESS  games in progress one player may have (default 100, 0 = no bound)
 //	SOLITAIRE_CORS_ORIGINS    browser origins allowed to call the API, comma-separated
 //	                          (scheme://host[:port], or *; default none: no CORS)
 //	SOLITAIRE_STATE_CACHE_MB  memory for cached game states, MiB (default 32, 0 = no cache)
@@ -118,6 +119,9 @@ type config struct {
 	// playersPerHour is api.Config.PlayersPerHour
 	// (SOLITAIRE_PLAYER_CREATE_LIMIT).
 	playersPerHour int
+	// gamesInProgress is api.Config.MaxGamesInProgress
+	// (SOLITAIRE_MAX_GAMES_IN_PROGRESS).
+	gamesInProgress int
 	// pprofAddr serves net/http/pprof when set (SOLITAIRE_PPROF_ADDR):
 	// profiles for BENCHMARKS.md, never on the API's listener.
 	pprofAddr string
@@ -304,7 +308,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 		RateBurst:   cfg.rateBurst,
 		CORSOrigins: cfg.corsOrigins,
 
-		PlayersPerHour: cfg.playersPerHour,
+		PlayersPerHour:     cfg.playersPerHour,
+		MaxGamesInProgress: cfg.gamesInProgress,
+		InProgress:         store,
 
 		Feed:                 store,
 		Heartbeat:            cfg.heartbeat,

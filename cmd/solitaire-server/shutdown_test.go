@@ -471,7 +471,7 @@ func TestLoadLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.rateLimit != defaultRateLimit || c.rateBurst != 2*defaultRateLimit || c.corsOrigins != nil ||
-		c.playersPerHour != defaultPlayersPerHour {
+		c.playersPerHour != defaultPlayersPerHour || c.gamesInProgress != defaultGamesInProgress {
 		t.Errorf("defaults: limit %v, burst %d, origins %q, players %d", c.rateLimit, c.rateBurst, c.corsOrigins, c.playersPerHour)
 	}
 	c, err = loadConfig(env(map[string]string{"SOLITAIRE_RATE_LIMIT": "2.5", "SOLITAIRE_RATE_BURST": "7",
@@ -490,6 +490,7 @@ func TestLoadLimits(t *testing.T) {
 		{"SOLITAIRE_RATE_LIMIT": "-1"}, {"SOLITAIRE_RATE_LIMIT": "fast"}, {"SOLITAIRE_RATE_LIMIT": "NaN"},
 		{"SOLITAIRE_RATE_LIMIT": "+Inf"}, {"SOLITAIRE_RATE_BURST": "0"}, {"SOLITAIRE_RATE_BURST": "1.5"},
 		{"SOLITAIRE_PLAYER_CREATE_LIMIT": "-1"}, {"SOLITAIRE_PLAYER_CREATE_LIMIT": "many"},
+		{"SOLITAIRE_MAX_GAMES_IN_PROGRESS": "-5"},
 	} {
 		if _, err := loadConfig(env(bad)); err == nil {
 			t.Errorf("%v accepted", bad)
