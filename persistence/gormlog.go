@@ -14,12 +14,32 @@ import (
 // slowQuery is the duration past which a statement is logged as a warning.
 const slowQuery = 500 * time.Millisecond
 
-// gormLogger sends gorm's messages to slog. Statements with their values
-// (which may include secret seeds and token hashes) are logged only at
-// debug level; a slow statement is a warning without its text.
+// gormLogger sends gorm's messages to slog. Statements are logged at
+// debug level as their text with placeholders, never with the values
+// bound to them: those include seeds, salts, token hashes and deals, which
+// no log may show (RULES R6.4; a log leaves the server). A slow statement
+// is a warning without its text.
 type gormLogger struct{ log *slog.Logger }
 
 func newGormLogger(l *slog.Logger) logger.Interface { return gormLogger{l} }
+
+// ParamsFilter drops a statement's values before gorm renders it for
+// Trace (gorm.ParamsFilter, the hook of gorm's own ParameterizedQueries
+// option): the text keeps its placeholders ($1, ?).
+func (gormLogger) ParamsFilter(_ context.Context, sql string, _ ...any) (string, []any) {
+	return sql, nil
+}
+
+var _ gorm.ParamsFilter = gormLogger{}
+
+// gorm's Scan runs a query under its own recorder logger and hands the
+// recorded text to ours; the recorder asks this filter, so its text too
+// is without values. No other gorm user shares this process's gorm.
+func init() {
+	logger.RecorderParamsFilter = func(_ context.Context, sql string, _ ...any) (string, []any) {
+		return sql, nil
+	}
+}
 
 // LogMode is a no-op: the level is the slog handler's.
 func (g gormLogger) LogMode(logger.LogLevel) logger.Interface { return g }
