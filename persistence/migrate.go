@@ -14,9 +14,11 @@ import (
 )
 
 // migrate applies the pending migrations of the dialect's directory in
-// package migrations with goose. On PostgreSQL an advisory session lock
-// makes servers that start together apply them once.
-func migrate(ctx context.Context, db *sql.DB, dialect string, log *slog.Logger) error {
+// package migrations with goose. On PostgreSQL with sessionLock an
+// advisory session lock makes servers that start together apply them
+// once; a transaction pooler cannot hold one (the lock would stay on
+// whichever server connection took it), so behind one it is left out.
+func migrate(ctx context.Context, db *sql.DB, dialect string, sessionLock bool, log *slog.Logger) error {
 	sub, err := fs.Sub(migrations.FS, dialect)
 	if err != nil {
 		return fmt.Errorf("persistence: migrate: %w", err)
@@ -25,6 +27,8 @@ func migrate(ctx context.Context, db *sql.DB, dialect string, log *slog.Logger) 
 	gd := goose.DialectSQLite3
 	if dialect == DialectPostgres {
 		gd = goose.DialectPostgres
+	}
+	if dialect == DialectPostgres && sessionLock {
 		locker, err := lock.NewPostgresSessionLocker()
 		if err != nil {
 			return fmt.Errorf("persistence: migrate: %w", err)

@@ -177,10 +177,15 @@ func (n *notifier) close() {
 // published wakes this process's subscribers of gameID after an append
 // committed, where no LISTEN connection does it (SQLite).
 func (s *Store) published(gameID string) {
-	if s.dialect != DialectPostgres {
+	if s.dialect != DialectPostgres || s.polling() {
 		s.hub.publish(gameID)
 	}
 }
+
+// polling reports whether Listen polls instead of listening (a pooler and
+// no ListenURL): then this process's own appends wake its subscribers at
+// once, as on SQLite, and other processes' within listenPoll.
+func (s *Store) polling() bool { return s.pooled && s.listenURL == "" }
 
 // Listen relays the append notifications of every process on the
 // PostgreSQL database (LISTEN NotifyChannel) to this Store's subscribers
@@ -189,10 +194,22 @@ func (s *Store) published(gameID string) {
 // connection fails it reconnects with exponential backoff (100 ms doubling
 // up to 5 s), logging a warning, and wakes every subscriber after each
 // (re)connect, since notifications sent while it was away are lost. An
-// idle connection is pinged every 30 s. On SQLite it returns nil at once:
-// appends notify in-process.
+// idle connection is pinged every 30 s. The connection is made to
+// Config.ListenURL if set. Behind a transaction pooler without ListenURL
+// (a LISTEN there hears nothing once its transaction ends) it does not
+// listen: this process's appends wake their subscribers at once, and
+// every subscriber is woken each 0.5 s for other processes' appends
+// (pollSubscribers).
+// On SQLite it returns nil at once: appends notify in-process.
 func (s *Store) Listen(ctx context.Context) error {
 	if s.dialect != DialectPostgres {
+		return nil
+	}
+	if s.polling() {
+		s.log.Warn("persistence: DATABASE_URL is a connection pooler and no listen URL is set: " +
+			"live streams hear of other servers' appends within 0.5 s by polling, not at once; " +
+			"set SOLITAIRE_LISTEN_DATABASE_URL to a direct URL of the database")
+		s.pollSubscribers(ctx, listenPoll)
 		return nil
 	}
 	backoff := listenBackoffMin
@@ -219,9 +236,36 @@ func (s *Store) Listen(ctx context.Context) error {
 	}
 }
 
-// listenConfig copies the connection settings of the store's pool (the
-// URL it was opened with, as pgx parsed it) for the LISTEN connection.
+// listenPoll is the interval of pollSubscribers: each wakes every stream,
+// which reads its game's log once.
+const listenPoll = 500 * time.Millisecond
+
+// pollSubscribers wakes every subscriber each interval until ctx is done.
+func (s *Store) pollSubscribers(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s.hub.publishAll()
+		}
+	}
+}
+
+// listenConfig is the LISTEN connection's configuration: Config.ListenURL
+// if set, else a copy of the connection settings of the store's pool (the
+// URL it was opened with, as pgx parsed it).
 func (s *Store) listenConfig(ctx context.Context) (*pgx.ConnConfig, error) {
+	if s.listenURL != "" {
+		cfg, err := pgx.ParseConfig(s.listenURL)
+		if err != nil {
+			return nil, fmt.Errorf("listen URL: %w", err)
+		}
+		cfg.RuntimeParams["application_name"] = ListenerApplicationName
+		return cfg, nil
+	}
 	conn, err := s.sqlDB.Conn(ctx)
 	if err != nil {
 		return nil, err

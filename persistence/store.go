@@ -69,6 +69,25 @@ type Config struct {
 	// MaxConns bounds PostgreSQL connections of the pool; 0 means 20.
 	// Ignored on SQLite (one connection).
 	MaxConns int
+	// ExecMode is how pgx sends statements on DatabaseURL's connections:
+	// one of the ExecMode* values; "" means ExecModeAuto (detectPooler
+	// decides between cache_statement and cache_describe). A
+	// default_query_exec_mode parameter in the URL wins over auto.
+	ExecMode string
+	// MigrateURL, if set, is where migrations run (Open, Migrate): a
+	// direct URL to the same database when DatabaseURL is a transaction
+	// pooler, whose connections cannot hold the session advisory lock
+	// that makes servers starting together migrate once. "" means
+	// DatabaseURL; behind a detected pooler migrations then run without
+	// that lock (start one server first, or run `migrate` alone).
+	MigrateURL string
+	// ListenURL, if set, is the URL of the LISTEN connection of live
+	// streams (Listen): a direct URL when DatabaseURL is a transaction
+	// pooler, which cannot hold a LISTEN. "" means DatabaseURL; behind a
+	// detected pooler, this store's own appends then wake its subscribers
+	// at once, and Listen wakes every subscriber each 0.5 s for other
+	// processes' appends (each reads its game's log: more queries).
+	ListenURL string
 }
 
 // Store is the event store on one database. It implements domain.Store and
@@ -84,6 +103,11 @@ type Store struct {
 	cache         *stateCache // nil without Config.StateCacheBytes
 	notifier      notifier    // post-commit pg_notify batches (notify.go)
 	appender      appender    // group commit of one-statement appends (batch.go)
+	// pooled is true when a connection pooler was detected in front of
+	// DatabaseURL (pgconnect.go); listenURL and migrateURL are
+	// Config.ListenURL and Config.MigrateURL.
+	pooled                bool
+	listenURL, migrateURL string
 }
 
 var (
@@ -101,7 +125,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := migrate(ctx, s.sqlDB, s.dialect, s.log); err != nil {
+	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -117,7 +141,22 @@ func Migrate(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer s.Close()
-	return migrate(ctx, s.sqlDB, s.dialect, s.log)
+	return s.migrate(ctx)
+}
+
+// migrate applies the pending migrations on Config.MigrateURL if set,
+// else on the store's own pool (see Config.MigrateURL).
+func (s *Store) migrate(ctx context.Context) error {
+	if s.migrateURL == "" {
+		return migrate(ctx, s.sqlDB, s.dialect, !s.pooled, s.log)
+	}
+	db, _, pooled, err := postgresPool(ctx, s.migrateURL, ExecModeAuto)
+	if err != nil {
+		return fmt.Errorf("persistence: migrate: open MigrateURL: %w", err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	return migrate(ctx, db, s.dialect, !pooled, s.log)
 }
 
 // Close releases the database connections. The store is unusable after.
@@ -162,15 +201,32 @@ func connect(ctx context.Context, cfg Config) (*Store, error) {
 		SkipDefaultTransaction: true,
 		DisableAutomaticPing:   true,
 	}
-	s := &Store{snapshotEvery: every, log: log, cache: newStateCache(cfg.StateCacheBytes)}
+	s := &Store{snapshotEvery: every, log: log, cache: newStateCache(cfg.StateCacheBytes),
+		listenURL: cfg.ListenURL, migrateURL: cfg.MigrateURL}
 	var err error
 	if cfg.DatabaseURL != "" {
 		s.dialect = DialectPostgres
-		s.db, err = gorm.Open(postgres.Open(cfg.DatabaseURL), gcfg)
+		if !ValidExecMode(cfg.ExecMode) {
+			return nil, fmt.Errorf("persistence: open postgres: unknown exec mode %q", cfg.ExecMode)
+		}
+		pool, _, pooled, err := postgresPool(ctx, cfg.DatabaseURL, cfg.ExecMode)
 		if err != nil {
 			return nil, fmt.Errorf("persistence: open postgres: %w", err)
 		}
+		s.pooled = pooled
+		if pooled {
+			log.Info("persistence: a connection pooler is in front of the database: statements unprepared (cache_describe)",
+				"listen_url_set", cfg.ListenURL != "", "migrate_url_set", cfg.MigrateURL != "")
+		}
+		s.db, err = gorm.Open(postgres.New(postgres.Config{Conn: pool}), gcfg)
+		if err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("persistence: open postgres: %w", err)
+		}
 	} else {
+		if cfg.ListenURL != "" || cfg.MigrateURL != "" || (cfg.ExecMode != "" && cfg.ExecMode != ExecModeAuto) {
+			return nil, errNoPostgres
+		}
 		s.dialect = DialectSQLite
 		path := cfg.SQLitePath
 		if path == "" {

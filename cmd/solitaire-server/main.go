@@ -9,6 +9,11 @@
 //
 //	SOLITAIRE_ADDR            listen address (default 127.0.0.1:8080)
 //	DATABASE_URL              postgres:// URL; empty means the embedded SQLite database
+//	SOLITAIRE_DB_EXEC_MODE    how statements are sent: auto (default: cache_describe behind a detected
+//	                          pooler such as PgBouncer, else cache_statement) or a pgx mode name
+//	SOLITAIRE_MIGRATE_DATABASE_URL  where migrations run (default DATABASE_URL; a direct URL behind a pooler)
+//	SOLITAIRE_LISTEN_DATABASE_URL   the LISTEN connection of live streams (default DATABASE_URL; a direct
+//	                          URL behind a transaction pooler, which cannot hold a LISTEN)
 //	SOLITAIRE_SQLITE_PATH     the SQLite file (default solitaire.db)
 //	SOLITAIRE_SNAPSHOT_EVERY  events between state snapshots (default 100, 0 = none)
 //	SOLITAIRE_LOG_LEVEL       debug, info (default), warn or error
@@ -134,6 +139,9 @@ type config struct {
 func loadConfig(getenv func(string) string) (config, error) {
 	c := config{addr: getenv("SOLITAIRE_ADDR"), store: persistence.Config{
 		DatabaseURL:     getenv("DATABASE_URL"),
+		MigrateURL:      getenv("SOLITAIRE_MIGRATE_DATABASE_URL"),
+		ListenURL:       getenv("SOLITAIRE_LISTEN_DATABASE_URL"),
+		ExecMode:        getenv("SOLITAIRE_DB_EXEC_MODE"),
 		SQLitePath:      getenv("SOLITAIRE_SQLITE_PATH"),
 		SnapshotEvery:   persistence.DefaultSnapshotEvery,
 		StateCacheBytes: persistence.DefaultStateCacheBytes,
@@ -164,6 +172,12 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return config{}, fmt.Errorf("SOLITAIRE_DB_MAX_CONNS=%q: want 1..1000 connections", v)
 		}
 		c.store.MaxConns = n
+	}
+	if !persistence.ValidExecMode(c.store.ExecMode) {
+		return config{}, fmt.Errorf("SOLITAIRE_DB_EXEC_MODE=%q: want auto, cache_statement, cache_describe, describe_exec, exec or simple_protocol", c.store.ExecMode)
+	}
+	if c.store.DatabaseURL == "" && (c.store.MigrateURL != "" || c.store.ListenURL != "") {
+		return config{}, errors.New("SOLITAIRE_MIGRATE_DATABASE_URL and SOLITAIRE_LISTEN_DATABASE_URL need DATABASE_URL")
 	}
 	if v := getenv("SOLITAIRE_PPROF_ADDR"); v != "" {
 		host, _, err := net.SplitHostPort(v)
