@@ -19,7 +19,7 @@ var (
 		IdempotencyKeyHeader, "Last-Event-ID", RequestIDHeader}
 	// corsExposeHeaders are the response headers a frontend may read.
 	corsExposeHeaders = []string{"ETag", "Location", "Retry-After", RequestIDHeader, "Idempotent-Replayed",
-		"WWW-Authenticate", "Allow"}
+		"WWW-Authenticate", "Allow", RateLimitPolicyHeader, RateLimitHeader}
 	// corsMethods are the methods of the API.
 	corsMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost}
 )

@@ -15,8 +15,9 @@
 // Status codes (the one mapping is problemFor in problem.go):
 //
 //   - 400 the request could not be read: malformed JSON, a wrong JSON type,
-//     an unknown field, trailing data, a missing required field, a bad
-//     query, path or header value.
+//     an unknown field, a field twice, a name in the wrong case, trailing
+//     data, a missing required field, a string with a NUL or invalid UTF-8,
+//     a bad query, path or header value.
 //   - 401 no or an unknown bearer token (with WWW-Authenticate).
 //   - 404 no such game, or not the caller's while it is in progress; also
 //     unknown routes and states/{version} beyond the log; a game without a
@@ -24,15 +25,17 @@
 //     log does not have.
 //   - 405 a known path with another method (with Allow).
 //   - 409 a move on a game that has ended (reason game_over, time_expired),
-//     or a write that lost a race (code conflict).
+//     or a write that lost a race (code conflict), or a new game beyond the
+//     player's bound of games in progress (too_many_games).
 //   - 412 If-Match names a version that is not the game's.
 //   - 413 a body over the limit (64 KiB by default).
 //   - 415 a body that is not application/json.
 //   - 422 the request was read but the rules refuse it: an illegal move
 //     (reason says why), an unknown variant, an option or layout the variant
 //     does not accept, a reused Idempotency-Key.
-//   - 429 too many requests from a token, or from an address without one
-//     (rate_limited, with Retry-After; RELIABILITY.md).
+//   - 429 too many requests from a token, or from an address without one,
+//     or new players from an address (rate_limited), or live streams open
+//     (too_many_streams); with Retry-After (README "Limits").
 //   - 500 anything else; the body says nothing but the request id.
 //   - 503 the database is unavailable (database_unavailable, with
 //     Retry-After): never a 500 for an outage. /readyz says not_ready.

@@ -174,7 +174,7 @@ func TestCORS(t *testing.T) {
 			t.Errorf("GET %s from %s: %d, Allow-Origin %q", tc.path, origin, res.StatusCode, res.Header.Get("Access-Control-Allow-Origin"))
 		}
 		hasAll("Expose-Headers", res.Header.Get("Access-Control-Expose-Headers"),
-			"ETag", "Location", "Retry-After", "X-Request-Id", "Idempotent-Replayed")
+			"ETag", "Location", "Retry-After", "X-Request-Id", "Idempotent-Replayed", "Ratelimit-Policy", "Ratelimit")
 		hasAll("Vary", strings.Join(res.Header.Values("Vary"), ","), "Origin")
 	}
 
