@@ -503,3 +503,36 @@ func TestLoadLimits(t *testing.T) {
 		t.Errorf("a bad CORS origin: %v", err)
 	}
 }
+
+// TestLoadStreamAndDatabaseSettings: the streams' bounds (the server's
+// from the open-file limit), the exec mode and the direct URLs of a
+// pooled database.
+func TestLoadStreamAndDatabaseSettings(t *testing.T) {
+	for nofile, want := range map[uint64]int{0: 4096, 1024: 512, 100_000: 4096, 1: 1} {
+		if got := streamBound(nofile); got != want {
+			t.Errorf("streamBound(%d) = %d, want %d", nofile, got, want)
+		}
+	}
+	c, err := loadConfig(env(map[string]string{"DATABASE_URL": "postgres://pool/db", "SOLITAIRE_DB_EXEC_MODE": "cache_describe",
+		"SOLITAIRE_MIGRATE_DATABASE_URL": "postgres://db/db", "SOLITAIRE_LISTEN_DATABASE_URL": "postgres://db/db2",
+		"SOLITAIRE_MAX_STREAMS_PER_ADDRESS": "5", "SOLITAIRE_MAX_STREAMS": "7"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.store.ExecMode != "cache_describe" || c.store.MigrateURL != "postgres://db/db" || c.store.ListenURL != "postgres://db/db2" ||
+		c.maxStreamsPerAddress != 5 || c.maxStreamsAll != 7 {
+		t.Errorf("from env: %+v", c)
+	}
+	if c, _ := loadConfig(env(nil)); c.maxStreamsPerAddress != 64 || c.maxStreamsAll != streamBound(openFileLimit()) {
+		t.Errorf("defaults: per address %d, server %d", c.maxStreamsPerAddress, c.maxStreamsAll)
+	}
+	for _, bad := range []map[string]string{
+		{"SOLITAIRE_DB_EXEC_MODE": "fast"}, {"SOLITAIRE_LISTEN_DATABASE_URL": "postgres://db/db"},
+		{"SOLITAIRE_MIGRATE_DATABASE_URL": "postgres://db/db"}, {"SOLITAIRE_MAX_STREAMS": "0"},
+		{"SOLITAIRE_MAX_STREAMS_PER_ADDRESS": "x"},
+	} {
+		if _, err := loadConfig(env(bad)); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}
