@@ -105,6 +105,12 @@ func TestEveryStringField(t *testing.T) {
 				return "klondike"
 			case name == "version":
 				return "1"
+			case name == "height": // the transparency log's tiles (C2SP tlog-tiles)
+				return "8"
+			case name == "level":
+				return "0"
+			case strings.HasPrefix(name, "p"):
+				return "000"
 			}
 			t.Fatalf("%s: no valid value for path parameter %q", op, name)
 			return ""
