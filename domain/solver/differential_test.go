@@ -31,6 +31,7 @@ func ruleCombos() []domain.Rules {
 						r.Autocomplete = domain.AutocompleteAutomatic
 					}
 					r.TimeLimitS = 0
+					r.Undo = false // the solver never undoes; the undo record only costs
 					out = append(out, r)
 				}
 			}
