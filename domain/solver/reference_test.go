@@ -2,8 +2,8 @@ package solver
 
 import (
 	"context"
-	"math/rand/v2"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"testing"
