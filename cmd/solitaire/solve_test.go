@@ -181,6 +181,10 @@ func TestSolveBench(t *testing.T) {
 	if n := strings.Count(string(lines), "\n"); n != 3 {
 		t.Fatalf("%d deal lines, want 3", n)
 	}
+	code, again, errs := runTool("solve-bench", "-variant", "klondike", "-summarize", out)
+	if code != 0 || !strings.Contains(again, "decided") {
+		t.Fatalf("-summarize: exit %d\n%s%s", code, again, errs)
+	}
 	ks := filepath.Join(dir, "ks.txt")
 	if code, _, errs := runTool("solve-bench", "-variant", "klondike", "-n", "2", "-ks", ks); code != 0 {
 		t.Fatalf("-ks: exit %d %s", code, errs)

@@ -20,7 +20,7 @@ import (
 )
 
 const benchUsage = `usage: solitaire solve-bench [-variant ID] [-draw 1|3] [-n DEALS] [-seed0 N] [-budget DURATION]
-       [-nodes N] [-out FILE.ndjson] [-ks FILE]
+       [-nodes N] [-out FILE.ndjson] [-ks FILE] [-summarize FILE.ndjson]
 `
 
 // benchDeal is one line of solve-bench's -out file.
@@ -51,6 +51,7 @@ func solveBench(args []string, stdout, stderr io.Writer) int {
 	nodes := fs.Int64("nodes", 1<<40, "node budget per deal")
 	outFile := fs.String("out", "", "write one JSON line per deal here")
 	ksFile := fs.String("ks", "", "write the deals in Klondike-Solver's deck format to this file and stop")
+	summarize := fs.String("summarize", "", "print the figures of an -out file (a run cut short included) and stop")
 	pos, err := parse(fs, args)
 	if err != nil || len(pos) != 0 || *n < 1 {
 		fmt.Fprint(stderr, benchUsage)
@@ -60,6 +61,15 @@ func solveBench(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "solitaire: %v\n", err)
 		return 2
+	}
+	if *summarize != "" {
+		deals, err := readBenchDeals(*summarize)
+		if err != nil {
+			fmt.Fprintf(stderr, "solitaire: %v\n", err)
+			return 2
+		}
+		fmt.Fprint(stdout, benchSummary(r, deals, *budget, loadAvg(), loadAvg()))
+		return 0
 	}
 	if *ksFile != "" {
 		if err := writeKSDeals(*ksFile, r, *seed0, *n); err != nil {
@@ -98,10 +108,28 @@ func solveBench(args []string, stdout, stderr io.Writer) int {
 		if out != nil {
 			b, _ := json.Marshal(d)
 			out.Write(append(b, '\n'))
+			out.Flush() // a run cut short keeps every deal done
 		}
 	}
 	fmt.Fprint(stdout, benchSummary(r, deals, *budget, load0, loadAvg()))
 	return 0
+}
+
+// readBenchDeals reads an -out file.
+func readBenchDeals(name string) ([]benchDeal, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	var deals []benchDeal
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var d benchDeal
+		if err := json.Unmarshal([]byte(line), &d); err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", name, i+1, err)
+		}
+		deals = append(deals, d)
+	}
+	return deals, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -25,9 +25,11 @@ const (
 
 // Defaults applied to a zero Budget field.
 const (
-	// DefaultNodes is the node budget when Budget.Nodes is 0: enough to
-	// decide almost every one-deck deal (BENCHMARKS.md "Solver").
-	DefaultNodes = 5_000_000
+	// DefaultNodes is the node budget when Budget.Nodes is 0: about 3 s
+	// of one core, and at most 64 MiB of transposition table (16 bytes a
+	// slot, at most half full, doubling: 32 to 64 bytes per node). See
+	// BENCHMARKS.md "Solver" for the share of deals it decides.
+	DefaultNodes = 1_000_000
 	// DefaultTime is the time budget when Budget.Time is 0.
 	DefaultTime = 10 * time.Second
 )
@@ -169,7 +171,7 @@ const (
 	EasyNodes       = 200
 	MediumNodes     = 2_000
 	HardNodes       = 20_000
-	DifficultyNodes = 20_000_000
+	DifficultyNodes = 2_000_000
 )
 
 // Difficulty rates the position s (R7.5): a deterministic function of the
