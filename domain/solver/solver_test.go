@@ -3,8 +3,8 @@ package solver
 import (
 	"context"
 	"math/rand/v2"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/openpatience/solitaire/domain"
 )
