@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openpatience/solitaire/domain"
 	"github.com/openpatience/solitaire/domain/solver"
@@ -51,7 +53,8 @@ func rulesOf(t *testing.T, variant string, o domain.Options) domain.Rules {
 // under the chosen rules.
 func TestR71SolveSeed(t *testing.T) {
 	t.Parallel()
-	code, out, errs := runTool("solve", "-seed", "1", "-variant", "relaxed", "-draw", "3", "-difficulty")
+	code, out, errs := runTool("solve", "-seed", "1", "-variant", "relaxed", "-draw", "3", "-difficulty",
+		"-nodes", "1000000", "-budget", "10m") // nodes decide, not the machine's load
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -122,7 +125,7 @@ func TestR71SolveLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, at := range []string{"1", "6"} {
-		code, out, errs := runTool("solve", "-log", file, "-at", at)
+		code, out, errs := runTool("solve", "-log", file, "-at", at, "-nodes", "20000", "-budget", "10m")
 		if code != 0 {
 			t.Fatalf("-at %s: exit %d %s", at, code, errs)
 		}
@@ -131,8 +134,9 @@ func TestR71SolveLog(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if o.Verdict == solver.Unknown || (o.Verdict == solver.Winnable && !wins(t, s, o.Line)) {
-			t.Fatalf("-at %s: %+v", at, o)
+		want := solver.Solve(context.Background(), s, solver.Budget{Nodes: 20000, Time: 10 * time.Minute})
+		if o.Verdict != want.Verdict || o.Nodes != want.Nodes || (o.Verdict == solver.Winnable && !wins(t, s, o.Line)) {
+			t.Fatalf("-at %s: %+v, Solve says %s after %d nodes", at, o, want.Verdict, want.Nodes)
 		}
 	}
 	// The final position of a resigned game accepts no move (R2.7).
