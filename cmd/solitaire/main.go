@@ -11,6 +11,10 @@
 //	                                            check the game against the transparency log
 //	solitaire verify-log OLD NEW -key VKEY [-server URL]
 //	                                            check that checkpoint NEW extends checkpoint OLD
+//	solitaire solve (-seed N | -layout F | -log F) [-variant V] ...
+//	                                            is it winnable (R7.1)? verdict and line as JSON
+//	solitaire solve-bench [-variant V] [-draw D] [-n N] [-budget T]
+//	                                            the solver over seeded deals: figures of BENCHMARKS.md
 //
 // FILE is "-" for standard input. Exit status: 0 all good, 1 the audit
 // found a problem or the server refused, 2 bad usage or unreadable input.
@@ -44,6 +48,8 @@ const usage = `usage:
   solitaire export URL GAME_ID [-token TOKEN]
   solitaire verify FILE -key VKEY (-proof PROOF.json | -server URL [-token TOKEN]) [-checkpoint CP] [-salt HEX] [-owner ID]
   solitaire verify-log OLD NEW -key VKEY [-server URL]
+  solitaire solve (-seed N | -layout FILE | -log FILE [-at V]) [-variant ID] [-draw 1|3] [-budget D] [-nodes N]
+  solitaire solve-bench [-variant ID] [-draw 1|3] [-n DEALS] [-seed0 N] [-budget D] [-out FILE] [-ks FILE]
 `
 
 // run is main without the process: it returns the exit status.
@@ -63,6 +69,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return verify(args[1:], stdin, stdout, stderr) // verify.go
 	case "verify-log":
 		return verifyLog(args[1:], stdout, stderr)
+	case "solve":
+		return solveCmd(args[1:], stdin, stdout, stderr)
+	case "solve-bench":
+		return solveBench(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "solitaire: unknown command %q\n%s", args[0], usage)
 	return 2

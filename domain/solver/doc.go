@@ -1,0 +1,32 @@
+// Package solver decides whether a solitaire position is winnable (RULES
+// R7.1) and finds a winning line: thoughtful Klondike-family solitaire
+// (every card known) under a game's own rules, for every variant of the
+// R3 table (1..3 decks, draw 1 or 3, limited or unlimited passes, take-back,
+// sequence moves on or off, automatic or player flips). It imports only the
+// standard library and package domain.
+//
+// How it searches (game.go, moves.go, search.go):
+//
+//   - A compact, mutable position: cards as bytes in fixed arrays, moves
+//     made and unmade in place, never copied per node.
+//   - The stock and waste are one "talon" list with a waste pointer; the
+//     draws between two plays from the waste are folded into one move
+//     "play the card at position p of the talon" for every p reachable by
+//     draws within the passes left (draw 3 reaches every third card, a
+//     recycle starts again), so draws never branch on their own.
+//   - Automatic moves that cannot lose a win (dominance): face-down tops
+//     are turned up at once (a face-up card only adds options), and a card
+//     goes to a foundation when nothing could ever usefully be built on it
+//     (safe.go gives the proof for each rule set).
+//   - A transposition table of every position seen, keyed by a 128-bit
+//     hash that ignores the order of tableau piles and foundations (they
+//     are interchangeable under every rule), so a position reached twice
+//     is searched once. The position is the whole search state, so the
+//     table also stops cycles (a move and its reverse).
+//   - Depth-first search with a fixed move order (revealing moves first),
+//     bounded by a node and a time budget.
+//
+// Every winning line is replayed through domain.Decide before Solve says
+// Winnable; the differential test checks the move generator against
+// domain.LegalMoves on random positions of every variant.
+package solver

@@ -1,0 +1,318 @@
+package solver
+
+import "github.com/openpatience/solitaire/domain"
+
+// Bounds of the compact position, from domain.Rules.Validate: at most 3
+// decks (156 cards), 13 tableau piles, 12 foundations. A pile holds at most
+// every card face down plus a face-up run of 13.
+const (
+	maxPiles = 13
+	maxFound = 12
+	maxCards = 156
+	pileCap  = maxCards + 13
+	noCard   = 0xFF
+)
+
+// Cards are domain.Card values (suit*13 + rank-1, 0..51); rank and colour
+// by table because the move generator asks for them in its inner loops.
+var rankOf, redOf = func() (r [256]int8, red [256]bool) {
+	for c := 0; c < 52; c++ {
+		r[c] = int8(c%13 + 1)
+		red[c] = c/13 == 1 || c/13 == 2 // diamonds, hearts (R1.1)
+	}
+	return
+}()
+
+// fits reports whether card c goes on tableau card t (R1.5).
+func fits(c, t byte) bool { return rankOf[c]+1 == rankOf[t] && redOf[c] != redOf[t] }
+
+// fitsFound reports whether card c goes on a foundation whose top is top
+// (noCard: empty), R1.4.
+func fitsFound(c, top byte) bool {
+	if top == noCard {
+		return rankOf[c] == 1
+	}
+	return c == top+1 && rankOf[c] != 1
+}
+
+// pile is one tableau pile: c[:n] bottom first, the first down face down.
+type pile struct {
+	n, down uint8
+	c       [pileCap]byte
+}
+
+func (p *pile) top() byte { return p.c[p.n-1] }
+
+// game is the compact, mutable position the search works on. The stock and
+// waste are one list, the talon, in draw order: the waste bottom first,
+// then the stock from the card drawn next. talon holds indices into orig
+// (the talon at the root), so the talon's hash is a function of which cards
+// have left it; w is the waste's size.
+type game struct {
+	// rules
+	piles, nfound, cards int
+	draw, passes         int // passes 0 = unlimited
+	seq, takeBack        bool
+	flipPlayer           bool
+	// position
+	tab     [maxPiles]pile
+	found   [maxFound]byte // top card, noCard when empty
+	orig    [maxCards]byte
+	talon   [maxCards]byte
+	tl, w   int // talon length, waste size
+	rec     int // recycles made
+	onFound int
+	// hashes, kept up to date by every change
+	ph [maxPiles][2]uint64 // per tableau pile
+	th [2]uint64           // talon: sum of the keys of the cards gone
+
+	scratch [pileCap]byte
+}
+
+// fromState builds the compact position of s. It reports false for a
+// state outside the bounds above (Rules.Validate keeps every game inside).
+func fromState(s *domain.State) (*game, bool) {
+	r := s.Rules
+	if r.Piles < 1 || r.Piles > maxPiles || r.Foundations > maxFound || len(s.Tableau) != r.Piles ||
+		len(s.Foundations) > maxFound || r.Decks < 1 || r.Decks > 3 {
+		return nil, false
+	}
+	g := &game{piles: r.Piles, nfound: r.Foundations, cards: r.Cards(), draw: r.Draw, passes: r.Passes,
+		seq: r.Sequences, takeBack: r.TakeBack, flipPlayer: r.Flip == domain.FlipPlayer, rec: s.Recycles}
+	if g.draw < 1 {
+		g.draw = 1
+	}
+	for i := range g.found {
+		g.found[i] = noCard
+	}
+	for i, f := range s.Foundations {
+		if len(f) > 0 {
+			g.found[i] = byte(f[len(f)-1])
+			g.onFound += len(f)
+		}
+	}
+	for i, t := range s.Tableau {
+		if len(t.Cards) > pileCap {
+			return nil, false
+		}
+		p := &g.tab[i]
+		p.n, p.down = uint8(len(t.Cards)), uint8(t.Down)
+		for k, c := range t.Cards {
+			p.c[k] = byte(c)
+		}
+		g.rehashPile(i)
+	}
+	if len(s.Waste)+len(s.Stock) > maxCards {
+		return nil, false
+	}
+	for _, c := range s.Waste {
+		g.orig[g.tl] = byte(c)
+		g.tl++
+	}
+	for i := len(s.Stock) - 1; i >= 0; i-- {
+		g.orig[g.tl] = byte(s.Stock[i])
+		g.tl++
+	}
+	for i := 0; i < g.tl; i++ {
+		g.talon[i] = byte(i)
+	}
+	g.w = len(s.Waste)
+	return g, true
+}
+
+// canRecycle reports whether a pass is left for a recycle (R2.1, R3).
+func (g *game) canRecycle() bool { return g.passes == 0 || g.rec < g.passes-1 }
+
+// takes reports whether tableau pile j takes card c as the head of what is
+// moved (R1.5): an empty pile a king, a face-down top nothing.
+func (g *game) takes(j int, c byte) bool {
+	p := &g.tab[j]
+	if p.n == 0 {
+		return rankOf[c] == 13
+	}
+	if p.down == p.n {
+		return false
+	}
+	return fits(c, p.c[p.n-1])
+}
+
+// runLen is the length of the face-up run on top of pile i (R1.6); 0 when
+// the top is face down or the pile empty.
+func (g *game) runLen(i int) int {
+	p := &g.tab[i]
+	up := int(p.n) - int(p.down)
+	if up <= 0 {
+		return 0
+	}
+	k := 1
+	for k < up && fits(p.c[int(p.n)-k], p.c[int(p.n)-k-1]) {
+		k++
+	}
+	return k
+}
+
+// foundFor is the lowest-numbered foundation that takes c, or -1 (R2.2).
+func (g *game) foundFor(c byte) int {
+	for i := 0; i < g.nfound; i++ {
+		if fitsFound(c, g.found[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// wasteTop is the waste's top card, or noCard.
+func (g *game) wasteTop() byte {
+	if g.w == 0 {
+		return noCard
+	}
+	return g.orig[g.talon[g.w-1]]
+}
+
+// Move kinds. A move's destination `to` is a tableau index, or foundation
+// index | toFound.
+const (
+	kDraw     = iota + 1 // one draw or recycle (R2.1)
+	kWaste               // waste top -> to
+	kTab                 // n cards from tableau `from` -> to
+	kTakeBack            // foundation `from` -> tableau to (R2.3)
+	kFlip                // flip tableau `from` (R2.4, player flips)
+	kTalon               // draw (recycling first when rc is 1) to waste size p, then waste top -> to
+	toFound   = 0x80
+)
+
+// move is a search or primitive move; see the kinds above.
+type move struct {
+	kind, from, to, n uint8
+	p                 uint8 // kTalon: the waste size to draw to
+	rc                uint8 // kTalon: 1 if the draws recycle once
+	pri               uint8 // candidates: the move's class in the search order
+}
+
+// undo is what unmake needs besides the move.
+type undo struct {
+	m       move
+	flipped bool // an automatic flip followed (flips auto)
+	w, rec  int  // talon pointer and recycles before the move
+	tpos    int  // talon position of the card played (kWaste, kTalon)
+	tidx    byte // its index into orig
+}
+
+// make plays m, which must be legal, and returns how to unmake it. Where
+// flips are automatic it turns up a face-down card the move uncovers, as
+// domain.Decide does (R2.4).
+func (g *game) make(m move) undo {
+	u := undo{m: m, w: g.w, rec: g.rec}
+	switch m.kind {
+	case kDraw:
+		if g.w < g.tl {
+			g.w = min(g.w+g.draw, g.tl)
+		} else {
+			g.w = 0
+			g.rec++
+		}
+	case kFlip:
+		g.tab[m.from].down--
+		g.rehashPile(int(m.from))
+	case kTalon, kWaste:
+		if m.kind == kTalon {
+			g.w = int(m.p)
+			g.rec += int(m.rc)
+		}
+		u.tpos = g.w - 1
+		idx := g.talon[u.tpos]
+		u.tidx = idx
+		copy(g.talon[u.tpos:g.tl-1], g.talon[u.tpos+1:g.tl])
+		g.tl--
+		g.w--
+		g.addTalonKey(idx, 1)
+		g.put(m.to, []byte{g.orig[idx]})
+	case kTab:
+		p := &g.tab[m.from]
+		k := int(p.n) - int(m.n)
+		g.put(m.to, p.c[k:p.n])
+		p.n = uint8(k)
+		if !g.flipPlayer && p.n > 0 && p.down == p.n {
+			p.down--
+			u.flipped = true
+		}
+		g.rehashPile(int(m.from))
+	case kTakeBack:
+		c := g.found[m.from]
+		g.foundPop(int(m.from))
+		g.put(m.to, []byte{c})
+	}
+	return u
+}
+
+// unmake reverts make's move.
+func (g *game) unmake(u undo) {
+	m := u.m
+	switch m.kind {
+	case kDraw:
+	case kFlip:
+		g.tab[m.from].down++
+		g.rehashPile(int(m.from))
+	case kTalon, kWaste:
+		g.take(m.to, 1)
+		copy(g.talon[u.tpos+1:g.tl+1], g.talon[u.tpos:g.tl])
+		g.tl++
+		g.talon[u.tpos] = u.tidx
+		g.addTalonKey(u.tidx, -1)
+	case kTab:
+		p := &g.tab[m.from]
+		if u.flipped {
+			p.down++
+		}
+		cards := g.take(m.to, int(m.n))
+		copy(p.c[p.n:], cards)
+		p.n += m.n
+		g.rehashPile(int(m.from))
+	case kTakeBack:
+		c := g.take(m.to, 1)[0]
+		g.found[m.from] = c
+		g.onFound++
+	}
+	g.w, g.rec = u.w, u.rec
+}
+
+// put places cards (bottom first) on destination to.
+func (g *game) put(to uint8, cards []byte) {
+	if to&toFound != 0 {
+		f := int(to &^ toFound)
+		g.found[f] = cards[0]
+		g.onFound++
+		return
+	}
+	p := &g.tab[to]
+	copy(p.c[p.n:], cards)
+	p.n += uint8(len(cards))
+	g.rehashPile(int(to))
+}
+
+// take removes the top n cards of destination to and returns them (valid
+// until the next change of that pile).
+func (g *game) take(to uint8, n int) []byte {
+	if to&toFound != 0 {
+		f := int(to &^ toFound)
+		c := g.found[f]
+		g.foundPop(f)
+		g.scratch[0] = c
+		return g.scratch[:1]
+	}
+	p := &g.tab[to]
+	p.n -= uint8(n)
+	copy(g.scratch[:n], p.c[p.n:int(p.n)+n])
+	g.rehashPile(int(to))
+	return g.scratch[:n]
+}
+
+// foundPop removes the top card of foundation f.
+func (g *game) foundPop(f int) {
+	if rankOf[g.found[f]] == 1 {
+		g.found[f] = noCard
+	} else {
+		g.found[f]--
+	}
+	g.onFound--
+}

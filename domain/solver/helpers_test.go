@@ -1,0 +1,120 @@
+package solver
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/openpatience/solitaire/domain"
+)
+
+var t0 = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+
+// newGame deals pos under the variant's rules with options o.
+func newGame(t testing.TB, variant string, o domain.Options, pos domain.Position) *domain.State {
+	t.Helper()
+	v, err := domain.LookupVariant(variant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := v.Resolve(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pos.Validate(r); err != nil {
+		t.Fatalf("%s: %v", variant, err)
+	}
+	s := &domain.State{}
+	s.Apply(domain.DealtEvent(r, pos, "", t0))
+	if s.Fault != "" {
+		t.Fatal(s.Fault)
+	}
+	return s
+}
+
+// seeded deals seed in the variant with options o.
+func seeded(t testing.TB, variant string, o domain.Options, seed uint64) *domain.State {
+	t.Helper()
+	v, err := domain.LookupVariant(variant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := v.Resolve(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newGame(t, variant, o, domain.Deal(r, seed))
+}
+
+// play applies moves through domain.Decide and returns the final state.
+func play(t testing.TB, s *domain.State, line []domain.Move) *domain.State {
+	t.Helper()
+	st := s.Clone()
+	for i, m := range line {
+		evs, err := domain.Decide(st, m, st.LastAt)
+		if err != nil {
+			t.Fatalf("move %d %v: %v\n%s", i, m, err, st.Board(true))
+		}
+		for _, e := range evs {
+			st.Apply(e)
+		}
+	}
+	return st
+}
+
+// solvedDeal is one line of testdata/klondike-solved-draw*.jsonl (deals
+// ShootMe's Klondike-Solver won; see testdata/README.md).
+type solvedDeal struct {
+	ID      string     `json:"id"`
+	Draw    int        `json:"draw"`
+	Tableau [][]string `json:"tableau"`
+	FaceUp  []int      `json:"face_up"`
+	Stock   []string   `json:"stock"`
+}
+
+func loadSolved(t testing.TB, file string) []solvedDeal {
+	t.Helper()
+	f, err := os.Open("../../testdata/" + file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []solvedDeal
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var d solvedDeal
+		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, d)
+	}
+	if len(out) == 0 {
+		t.Fatalf("%s: no deals", file)
+	}
+	return out
+}
+
+func (d solvedDeal) position(t testing.TB) domain.Position {
+	t.Helper()
+	cards := func(codes []string) []domain.Card {
+		out := make([]domain.Card, len(codes))
+		for i, s := range codes {
+			c, err := domain.ParseCard(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[i] = c
+		}
+		return out
+	}
+	p := domain.Position{Stock: cards(d.Stock), Foundations: make([][]domain.Card, 4)}
+	for k, pile := range d.Tableau {
+		all := cards(pile)
+		n := len(all) - d.FaceUp[k]
+		p.Tableau = append(p.Tableau, domain.PileLayout{Down: all[:n], Up: all[n:]})
+	}
+	return p
+}

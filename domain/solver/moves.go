@@ -1,0 +1,246 @@
+package solver
+
+import "github.com/openpatience/solitaire/domain"
+
+// legal appends every primitive move of the position to out, exactly the
+// moves domain.LegalMoves lists bar undo, redo, autocomplete and resign
+// (the differential test holds the two to that): draw or recycle, waste to
+// each foundation and tableau pile that takes its top, tableau tops to
+// foundations, tableau runs (sequences) or cards onto other piles,
+// take-backs (R2.3), flips where the player flips (R2.4).
+func (g *game) legal(out []move) []move {
+	if g.w < g.tl || (g.w > 0 && g.canRecycle()) {
+		out = append(out, move{kind: kDraw})
+	}
+	if c := g.wasteTop(); c != noCard {
+		for f := 0; f < g.nfound; f++ {
+			if fitsFound(c, g.found[f]) {
+				out = append(out, move{kind: kWaste, to: uint8(f) | toFound, n: 1})
+			}
+		}
+		for j := 0; j < g.piles; j++ {
+			if g.takes(j, c) {
+				out = append(out, move{kind: kWaste, to: uint8(j), n: 1})
+			}
+		}
+	}
+	for i := 0; i < g.piles; i++ {
+		run := g.runLen(i)
+		if run == 0 {
+			continue
+		}
+		p := &g.tab[i]
+		top := p.top()
+		for f := 0; f < g.nfound; f++ {
+			if fitsFound(top, g.found[f]) {
+				out = append(out, move{kind: kTab, from: uint8(i), to: uint8(f) | toFound, n: 1})
+			}
+		}
+		if !g.seq {
+			run = 1
+		}
+		for j := 0; j < g.piles; j++ {
+			if j == i {
+				continue
+			}
+			for k := 1; k <= run; k++ {
+				if g.takes(j, p.c[int(p.n)-k]) {
+					out = append(out, move{kind: kTab, from: uint8(i), to: uint8(j), n: uint8(k)})
+					break
+				}
+			}
+		}
+	}
+	if g.takeBack {
+		for f := 0; f < g.nfound; f++ {
+			if c := g.found[f]; c != noCard {
+				for j := 0; j < g.piles; j++ {
+					if g.takes(j, c) {
+						out = append(out, move{kind: kTakeBack, from: uint8(f), to: uint8(j), n: 1})
+					}
+				}
+			}
+		}
+	}
+	if g.flipPlayer {
+		for i := 0; i < g.piles; i++ {
+			if p := &g.tab[i]; p.down > 0 && p.down == p.n {
+				out = append(out, move{kind: kFlip, from: uint8(i)})
+			}
+		}
+	}
+	return out
+}
+
+// request is primitive move m as the move request domain.Decide takes.
+func (m move) request() domain.Move {
+	dest := func(to uint8) domain.PileRef {
+		if to&toFound != 0 {
+			return domain.FoundationRef(int(to &^ toFound))
+		}
+		return domain.TableauRef(int(to))
+	}
+	switch m.kind {
+	case kDraw:
+		return domain.Move{Type: domain.MoveDraw}
+	case kWaste:
+		return domain.Move{Type: domain.MoveCards, From: domain.WastePile, To: dest(m.to), Count: 1}
+	case kTab:
+		return domain.Move{Type: domain.MoveCards, From: domain.TableauRef(int(m.from)), To: dest(m.to), Count: int(m.n)}
+	case kTakeBack:
+		return domain.Move{Type: domain.MoveTakeBack, From: domain.FoundationRef(int(m.from)), To: dest(m.to), Count: 1}
+	case kFlip:
+		return domain.Move{Type: domain.MoveFlip, Pile: domain.TableauRef(int(m.from))}
+	}
+	return domain.Move{}
+}
+
+// Move classes of the search order, best first.
+const (
+	prHome     = iota // tableau top to a foundation
+	prReveal          // a whole face-up part moves off face-down cards
+	prTalon           // a talon card to a foundation or the tableau
+	prEmpty           // a pile without face-down cards is emptied
+	prPartial         // part of a run moves (the card under it stays)
+	prTakeBack        // a foundation card comes back (R2.3)
+	prClasses
+)
+
+// candidates appends the search's moves in search order: the legal moves
+// minus those that lead to a position equal to the current one or to
+// another candidate's up to the order of piles, with the draws folded into
+// talon moves. Automatic moves (safe.go) are not among them: the search
+// makes those itself after every move.
+func (g *game) candidates(out []move) []move {
+	start := len(out)
+	add := func(pri int, m move) {
+		m.pri = uint8(pri)
+		out = append(out, m)
+	}
+	firstEmpty := -1
+	for j := 0; j < g.piles; j++ {
+		if g.tab[j].n == 0 {
+			firstEmpty = j
+			break
+		}
+	}
+	for i := 0; i < g.piles; i++ {
+		run := g.runLen(i)
+		if run == 0 {
+			continue
+		}
+		p := &g.tab[i]
+		top := p.top()
+		if f := g.foundFor(top); f >= 0 {
+			add(prHome, move{kind: kTab, from: uint8(i), to: uint8(f) | toFound, n: 1})
+		}
+		if !g.seq {
+			run = 1
+		}
+		up := int(p.n) - int(p.down)
+		for j := 0; j < g.piles; j++ {
+			if j == i || (g.tab[j].n == 0 && j != firstEmpty) {
+				continue
+			}
+			for k := 1; k <= run; k++ {
+				c := p.c[int(p.n)-k]
+				if !g.takes(j, c) {
+					continue
+				}
+				m := move{kind: kTab, from: uint8(i), to: uint8(j), n: uint8(k)}
+				switch {
+				case k < up:
+					add(prPartial, m)
+				case p.down > 0:
+					add(prReveal, m)
+				case g.tab[j].n == 0:
+					// a whole pile onto an empty one: the same position
+				default:
+					add(prEmpty, m)
+				}
+				break
+			}
+		}
+	}
+	out = g.talonMoves(out, firstEmpty)
+	if g.takeBack {
+		for f := 0; f < g.nfound; f++ {
+			c := g.found[f]
+			if c == noCard || rankOf[c] <= 2 || g.sameFoundBefore(f) {
+				continue
+			}
+			for j := 0; j < g.piles; j++ {
+				if (g.tab[j].n == 0 && j != firstEmpty) || !g.takes(j, c) {
+					continue
+				}
+				add(prTakeBack, move{kind: kTakeBack, from: uint8(f), to: uint8(j), n: 1})
+			}
+		}
+	}
+	// A stable insertion sort by class: the lists are short.
+	c := out[start:]
+	for i := 1; i < len(c); i++ {
+		for k := i; k > 0 && c[k].pri < c[k-1].pri; k-- {
+			c[k], c[k-1] = c[k-1], c[k]
+		}
+	}
+	return out
+}
+
+// sameFoundBefore reports whether a lower-numbered foundation has the same
+// top card as foundation f (multi-deck): taking back from either gives the
+// same position up to the order of foundations.
+func (g *game) sameFoundBefore(f int) bool {
+	for i := 0; i < f; i++ {
+		if g.found[i] == g.found[f] {
+			return true
+		}
+	}
+	return false
+}
+
+// talonMoves appends a talon move for every card the draws can bring to the
+// waste's top within the passes left (R2.1), and every place it fits. The
+// draws reach, in the current pass, the waste sizes w, w+draw, w+2·draw, …
+// and the talon's end; after one recycle draw, 2·draw, … and the end (a
+// second recycle reaches nothing new). A size reachable in the current pass
+// is taken without the recycle: more passes left is never worse.
+func (g *game) talonMoves(out []move, firstEmpty int) []move {
+	if g.tl == 0 {
+		return out
+	}
+	var seen [maxCards + 1]bool
+	try := func(p int, rc uint8) {
+		if p == 0 || seen[p] {
+			return
+		}
+		seen[p] = true
+		c := g.orig[g.talon[p-1]]
+		if f := g.foundFor(c); f >= 0 {
+			out = append(out, move{kind: kTalon, to: uint8(f) | toFound, n: 1, p: uint8(p), rc: rc, pri: prTalon})
+		}
+		for j := 0; j < g.piles; j++ {
+			if (g.tab[j].n == 0 && j != firstEmpty) || !g.takes(j, c) {
+				continue
+			}
+			out = append(out, move{kind: kTalon, to: uint8(j), n: 1, p: uint8(p), rc: rc, pri: prTalon})
+		}
+	}
+	for p := g.w; ; p += g.draw {
+		if p >= g.tl {
+			try(g.tl, 0)
+			break
+		}
+		try(p, 0)
+	}
+	if g.canRecycle() {
+		for p := g.draw; ; p += g.draw {
+			if p >= g.tl {
+				try(g.tl, 1)
+				break
+			}
+			try(p, 1)
+		}
+	}
+	return out
+}

@@ -1,0 +1,202 @@
+package solver
+
+import (
+	"context"
+	"time"
+
+	"github.com/openpatience/solitaire/domain"
+)
+
+// Verdict is the solver's answer about a position (R7.1). Stable API words:
+// never rename one.
+type Verdict string
+
+// The three verdicts of R7.1.
+const (
+	// Winnable: a line was found and replayed through domain.Decide to a win.
+	Winnable Verdict = "winnable"
+	// Unwinnable: the search was exhaustive and found no win.
+	Unwinnable Verdict = "unwinnable"
+	// Unknown: the budget (nodes, time or the context) ran out first, or a
+	// line failed its replay (a solver bug costs an unknown, never a false
+	// answer).
+	Unknown Verdict = "unknown"
+)
+
+// Defaults applied to a zero Budget field.
+const (
+	// DefaultNodes is the node budget when Budget.Nodes is 0: about 3 s
+	// of one core, and at most 64 MiB of transposition table (16 bytes a
+	// slot, at most half full, doubling: 32 to 64 bytes per node). See
+	// BENCHMARKS.md "Solver" for the share of deals it decides.
+	DefaultNodes = 1_000_000
+	// DefaultTime is the time budget when Budget.Time is 0.
+	DefaultTime = 10 * time.Second
+)
+
+// Budget bounds one search. A zero field takes its default (DefaultNodes,
+// DefaultTime); a negative field is treated as its default too.
+type Budget struct {
+	// Nodes is the most positions the search expands (each distinct
+	// position after a move and its automatic follow-ups counts once).
+	Nodes int64
+	// Time is the most wall-clock time the search runs, checked every few
+	// thousand nodes, so it may be overrun by about a millisecond.
+	Time time.Duration
+}
+
+func (b Budget) withDefaults() Budget {
+	if b.Nodes <= 0 {
+		b.Nodes = DefaultNodes
+	}
+	if b.Time <= 0 {
+		b.Time = DefaultTime
+	}
+	return b
+}
+
+// Result is the answer of Solve.
+type Result struct {
+	Verdict Verdict
+	// Line is, for Winnable, the moves (move requests of API.md, as
+	// domain.Decide accepts them) that win from the given position under
+	// its own rules, in order: draws and recycles as "draw", explicit
+	// "flip" moves where Rules.Flip is player, foundations by index. It
+	// ends at the move that wins (where autocomplete is automatic, the
+	// server finishes the rest). Empty for a game already won; nil for the
+	// other verdicts.
+	Line []domain.Move
+	// Nodes is the number of positions expanded.
+	Nodes int64
+	// Elapsed is the wall-clock time of the call.
+	Elapsed time.Duration
+}
+
+// Solve decides whether s is winnable (R7.1): thoughtful solitaire (every
+// card known, face-down ones and the stock order included), under s's own
+// rules (draw count, the passes left, take-back, sequence moves, flip mode,
+// 1..3 decks), without undo, redo or hints. s may be any position of a game
+// in progress, not only a deal; it is not changed.
+//
+// A Winnable answer carries a line that has been replayed through
+// domain.Decide on a clone of s and won; if that replay fails the answer is
+// Unknown. Unwinnable means the search, whose pruning only drops moves
+// proven not to matter, was exhaustive. A game already won is Winnable with
+// an empty line; a lost or expired game is Unwinnable (it accepts no move,
+// R2.7, R5.3). The search stops at the first of: a win, exhaustion, the
+// node or time budget, ctx being done.
+func Solve(ctx context.Context, s *domain.State, b Budget) Result {
+	start := time.Now()
+	b = b.withDefaults()
+	res := solve(ctx, s, b, start)
+	res.Elapsed = time.Since(start)
+	return res
+}
+
+func solve(ctx context.Context, s *domain.State, b Budget, start time.Time) Result {
+	switch {
+	case s == nil || s.Version == 0:
+		return Result{Verdict: Unknown}
+	case s.Status == domain.StatusWon:
+		return Result{Verdict: Winnable, Line: []domain.Move{}}
+	case s.Status.Ended():
+		return Result{Verdict: Unwinnable}
+	}
+	g, ok := fromState(s)
+	if !ok {
+		return Result{Verdict: Unknown}
+	}
+	sr := newSearch(ctx, g, b, start)
+	won := sr.run()
+	res := Result{Nodes: sr.nodes}
+	switch {
+	case won:
+		line := sr.line()
+		if played, ok := verify(s, line); ok {
+			res.Verdict, res.Line = Winnable, played
+		} else {
+			res.Verdict = Unknown
+		}
+	case sr.aborted:
+		res.Verdict = Unknown
+	default:
+		res.Verdict = Unwinnable
+	}
+	return res
+}
+
+// verify replays line on a clone of s through domain.Decide and reports the
+// moves it took to win (the line up to the win: where autocomplete is
+// automatic the server may finish early) and whether it won. Every move is
+// stamped with the state's latest time, so a game's clock never runs out
+// during the replay unless it already has.
+func verify(s *domain.State, line []domain.Move) ([]domain.Move, bool) {
+	st := s.Clone()
+	for i, m := range line {
+		evs, err := domain.Decide(st, m, st.LastAt)
+		if err != nil {
+			return nil, false
+		}
+		for _, e := range evs {
+			st.Apply(e)
+		}
+		if st.Fault != "" {
+			return nil, false
+		}
+		if st.Status == domain.StatusWon {
+			return append([]domain.Move{}, line[:i+1]...), true
+		}
+	}
+	return nil, false
+}
+
+// Band is a difficulty band of R7.5. Stable API words: never rename one.
+type Band string
+
+// The bands of R7.5, easiest first.
+const (
+	Easy   Band = "easy"
+	Medium Band = "medium"
+	Hard   Band = "hard"
+	Expert Band = "expert"
+)
+
+// Difficulty thresholds (R7.5), in nodes the search expands before its first
+// solution under the fixed search order of Solve and DifficultyNodes as the
+// only budget (no time limit, so the band is the same on every machine):
+// at most EasyNodes is easy, at most MediumNodes medium, at most HardNodes
+// hard, more expert. The distribution these give on random deals is in
+// BENCHMARKS.md "Solver".
+const (
+	EasyNodes       = 200
+	MediumNodes     = 2_000
+	HardNodes       = 20_000
+	DifficultyNodes = 2_000_000
+)
+
+// Difficulty rates the position s (R7.5): a deterministic function of the
+// solver's effort, the nodes Solve expands before its first solution under
+// a node budget of DifficultyNodes and no time limit. It returns the band
+// and the search's result; the band is "" unless the result is Winnable
+// (an unwinnable or undecided position has no band). ctx may cut the search
+// short (then the result is Unknown and the band "").
+func Difficulty(ctx context.Context, s *domain.State) (Band, Result) {
+	res := Solve(ctx, s, Budget{Nodes: DifficultyNodes, Time: 1<<63 - 1})
+	if res.Verdict != Winnable {
+		return "", res
+	}
+	return BandOf(res.Nodes), res
+}
+
+// BandOf maps a node count to its band (see EasyNodes).
+func BandOf(nodes int64) Band {
+	switch {
+	case nodes <= EasyNodes:
+		return Easy
+	case nodes <= MediumNodes:
+		return Medium
+	case nodes <= HardNodes:
+		return Hard
+	}
+	return Expert
+}
