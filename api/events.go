@@ -2,7 +2,6 @@ package api
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"net/http"
 
@@ -114,32 +113,13 @@ func (s *server) streamEvents(c *gin.Context, id string, after int, redact bool)
 	}
 }
 
-// appendedEvents renders the events a move just appended (versions after
-// version-len(evs)) as stored, hashes included: read back from the log,
-// which holds exactly these versions once the append has committed. The
-// hashes chain from the stream's head before the move, which only the log
-// knows, so if it cannot be read the error is returned: the caller answers
-// it (503 for a database outage: the move's outcome is then for the client
-// to read, as after any outage answer) rather than send events without
-// their hashes.
-func (s *server) appendedEvents(c *gin.Context, id string, version int, evs []domain.Event, redact bool) ([]Event, error) {
-	out := make([]Event, 0, len(evs))
-	if len(evs) == 0 {
-		return out, nil
-	}
-	ctx := c.Request.Context()
-	recs, err := s.cfg.Games.Store.Events(ctx, id, version-len(evs), len(evs))
-	if err == nil && (len(recs) != len(evs) || recs[0].Version != evs[0].Version) {
-		err = fmt.Errorf("api: game %s: read back %d events after version %d, appended %d",
-			id, len(recs), version-len(evs), len(evs))
-	}
-	if err != nil {
-		s.log.WarnContext(ctx, "a move was appended but its events could not be read back", "request_id",
-			requestIDOf(c), "game", id, "version", version, "err", err)
-		return nil, err
-	}
+// moveEvents renders the records a move appended (as Store.Append
+// returned them, hashes included), redacted as the game's events are
+// while it is in progress.
+func moveEvents(recs []domain.RecordedEvent, redact bool) []Event {
+	out := make([]Event, 0, len(recs))
 	for _, r := range recs {
 		out = append(out, newEvent(r, redact))
 	}
-	return out, nil
+	return out
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -89,13 +90,14 @@ func (s *server) createGame(c *gin.Context, body []byte) reply {
 		}
 		ng.Layout = pos
 	}
-	g, st, err := s.cfg.Games.Create(c.Request.Context(), ng)
+	g, st, err := s.cfg.Games.Create(receiptContext(c), ng)
+	if errors.Is(err, domain.ErrReceiptTaken) {
+		return s.replayKey(c)
+	}
 	if err != nil {
 		return s.fail(c, err)
 	}
-	return s.jsonReply(http.StatusCreated, newGame(g, st, st.LastAt, false)).
-		with("ETag", etag(st.Version)).
-		with("Location", "/v1/games/"+g.ID)
+	return s.createReply(g, st)
 }
 
 // listGames lists the caller's games.
@@ -321,7 +323,10 @@ func (s *server) postMove(c *gin.Context, body []byte) reply {
 	if err != nil {
 		return s.fail(c, err)
 	}
-	g, st, evs, err := s.cfg.Games.Play(c.Request.Context(), playerOf(c).ID, id, m, expected)
+	g, st, recs, err := s.cfg.Games.Play(receiptContext(c), playerOf(c).ID, id, m, expected)
+	if errors.Is(err, domain.ErrReceiptTaken) {
+		return s.replayKey(c)
+	}
 	if err != nil {
 		r := s.fail(c, err)
 		if st != nil && r.status == http.StatusPreconditionFailed {
@@ -329,13 +334,23 @@ func (s *server) postMove(c *gin.Context, body []byte) reply {
 		}
 		return r
 	}
-	ended := st.Status.Ended()
-	events, err := s.appendedEvents(c, id, st.Version, evs, !ended)
-	if err != nil {
-		return s.fail(c, err)
-	}
-	out := MoveResult{Game: newGame(g, st, st.LastAt, false), Events: events}
+	return s.moveReply(g, st, recs)
+}
+
+// moveReply is the answer to a move that appended recs, leaving game g in
+// state st: the same bytes whether rendered at once or again from the log
+// for a retry (replayFromLog).
+func (s *server) moveReply(g *domain.Game, st *domain.State, recs []domain.RecordedEvent) reply {
+	out := MoveResult{Game: newGame(g, st, st.LastAt, false), Events: moveEvents(recs, !st.Status.Ended())}
 	return s.jsonReply(http.StatusOK, out).with("ETag", etag(st.Version))
+}
+
+// createReply is the answer to the creation of game g, in state st after
+// its deal: the same bytes whether rendered at once or again from the log.
+func (s *server) createReply(g *domain.Game, st *domain.State) reply {
+	return s.jsonReply(http.StatusCreated, newGame(g, st, st.LastAt, false)).
+		with("ETag", etag(st.Version)).
+		with("Location", "/v1/games/"+g.ID)
 }
 
 // stateAt replays a game to a version.

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -28,14 +29,23 @@ const IdempotencyTTL = 24 * time.Hour
 // IdempotencyRecord is a kept response: the first answer to a request that
 // carried Key, by Owner (a player id). Fingerprint is the SHA-256 of the
 // request's method, path and body; Body is opaque to the store.
+//
+// A record the store wrote with a move's or a create's events (from the
+// domain.Receipt the request carried, in the same transaction) has GameID
+// set and FirstVersion..LastVersion the versions it appended (1..1 for a
+// create), no Status or Body: its answer is rendered again from the log,
+// byte for byte the first (replayFromLog).
 type IdempotencyRecord struct {
-	Owner       string
-	Key         string
-	Fingerprint []byte
-	Status      int
-	Body        []byte
-	CreatedAt   time.Time
-	ExpiresAt   time.Time
+	Owner        string
+	Key          string
+	Fingerprint  []byte
+	Status       int
+	Body         []byte
+	CreatedAt    time.Time
+	ExpiresAt    time.Time
+	GameID       string
+	FirstVersion int
+	LastVersion  int
 }
 
 // IdempotencyStore keeps responses by (owner, key).
@@ -85,12 +95,20 @@ func keepable(r reply) bool {
 }
 
 // idempotent runs a POST handler under API.md "Retries": with an
-// Idempotency-Key, the first keepable reply is stored and a retry with the
-// same key and request gets it again without running the handler (so
-// nothing is appended twice); the same key with another request gets 422
-// idempotency_key_reused. Requests with the same key are serialized in
-// this process; across processes the store's unique key decides which
-// reply is kept.
+// Idempotency-Key, a retry with the same key and request gets the first
+// answer again without running the handler (so nothing is appended
+// twice); the same key with another request gets 422
+// idempotency_key_reused.
+//
+// A handler whose effect is one write through domain.Games (a move, a
+// game's creation) passes the request's domain.Receipt to it
+// (receiptContext): the store writes the key with the events, in the same
+// transaction, so no crash or lost connection can leave a move applied
+// and its key unwritten, and a retry is answered from the log. Any other
+// keepable reply (a refusal, or a handler that writes otherwise) is
+// stored after it. Requests with the same key are serialized in this
+// process; across processes the store's unique key decides which request
+// is written.
 func (s *server) idempotent(h func(c *gin.Context, body []byte) reply) gin.HandlerFunc {
 	return s.handle(func(c *gin.Context) reply {
 		body, err := s.readBody(c)
@@ -113,18 +131,17 @@ func (s *server) idempotent(h func(c *gin.Context, body []byte) reply) gin.Handl
 		rec, err := s.cfg.Idempotency.GetIdempotency(ctx, owner, key, s.now())
 		switch {
 		case err == nil:
-			if !bytes.Equal(rec.Fingerprint, fp) {
-				return s.fail(c, &requestError{status: http.StatusUnprocessableEntity, code: CodeIdempotencyKeyReused,
-					param: IdempotencyKeyHeader, detail: "this Idempotency-Key was used with another request"})
-			}
-			return s.replay(c, rec)
+			return s.replay(c, rec, fp)
 		case !errors.Is(err, domain.ErrNotFound):
 			return s.fail(c, err)
 		}
 
+		now := domain.Millis(s.now())
+		receipt := &domain.Receipt{Owner: owner, Key: key, Fingerprint: fp, CreatedAt: now, ExpiresAt: now.Add(IdempotencyTTL)}
+		c.Set(ctxReceipt, receipt)
 		r := h(c, body)
-		if !keepable(r) {
-			return r
+		if _, written := c.Get(ctxReceiptPassed); (written && r.status >= 200 && r.status < 300) || !keepable(r) {
+			return r // the receipt went in with the write, or nothing is kept
 		}
 		k := kept{ContentType: r.contentType, Body: r.body}
 		for _, name := range replayedHeaders {
@@ -137,20 +154,66 @@ func (s *server) idempotent(h func(c *gin.Context, body []byte) reply) gin.Handl
 		}
 		stored, err := json.Marshal(k)
 		if err == nil {
-			now := domain.Millis(s.now())
 			err = s.cfg.Idempotency.PutIdempotency(ctx, IdempotencyRecord{Owner: owner, Key: key, Fingerprint: fp,
 				Status: r.status, Body: stored, CreatedAt: now, ExpiresAt: now.Add(IdempotencyTTL)})
 		}
 		if err != nil && !errors.Is(err, domain.ErrConflict) {
-			// The move is made; only a retry's replay is lost. Answer it.
+			// Nothing was appended (a refusal) or the handler wrote on its
+			// own; only a retry's replay is lost. Answer it.
 			s.log.ErrorContext(ctx, "keeping idempotent response", "request_id", requestIDOf(c), "err", err)
 		}
 		return r
 	})
 }
 
-// replay answers with a kept reply.
-func (s *server) replay(c *gin.Context, rec *IdempotencyRecord) reply {
+// Gin context keys of the receipt of a request's Idempotency-Key: set by
+// idempotent; ctxReceiptPassed once a handler has passed it to its write.
+const (
+	ctxReceipt       = "solitaire.receipt"
+	ctxReceiptPassed = "solitaire.receipt_passed"
+)
+
+// receiptContext returns the request's context, carrying the receipt of
+// its Idempotency-Key (domain.WithReceipt) if it sent one, for the one
+// write through domain.Games that is the request's effect.
+func receiptContext(c *gin.Context) context.Context {
+	ctx := c.Request.Context()
+	if v, ok := c.Get(ctxReceipt); ok {
+		c.Set(ctxReceiptPassed, true)
+		return domain.WithReceipt(ctx, v.(*domain.Receipt))
+	}
+	return ctx
+}
+
+// replayKey answers a request whose write found its receipt's key taken
+// (domain.ErrReceiptTaken: another process wrote a request with the same
+// key first) with what that key's record says.
+func (s *server) replayKey(c *gin.Context) reply {
+	r, _ := c.Get(ctxReceipt)
+	receipt, _ := r.(*domain.Receipt)
+	if receipt == nil { // only for a bug: without a receipt nothing is taken
+		return s.fail(c, errors.New("api: receipt taken, but the request sent none"))
+	}
+	rec, err := s.cfg.Idempotency.GetIdempotency(c.Request.Context(), receipt.Owner, receipt.Key, s.now())
+	if err != nil {
+		if errors.Is(err, domain.ErrNotFound) { // expired in between: a lost race, to be retried
+			err = domain.ErrConflict
+		}
+		return s.fail(c, err)
+	}
+	return s.replay(c, rec, receipt.Fingerprint)
+}
+
+// replay answers with a kept reply, if rec is of the request fingerprinted
+// fp (else 422 idempotency_key_reused).
+func (s *server) replay(c *gin.Context, rec *IdempotencyRecord, fp []byte) reply {
+	if !bytes.Equal(rec.Fingerprint, fp) {
+		return s.fail(c, &requestError{status: http.StatusUnprocessableEntity, code: CodeIdempotencyKeyReused,
+			param: IdempotencyKeyHeader, detail: "this Idempotency-Key was used with another request"})
+	}
+	if rec.GameID != "" {
+		return s.replayFromLog(c, rec).with("Idempotent-Replayed", "true")
+	}
 	var k kept
 	if err := json.Unmarshal(rec.Body, &k); err != nil {
 		return s.fail(c, err)
@@ -166,6 +229,30 @@ func (s *server) replay(c *gin.Context, rec *IdempotencyRecord) reply {
 		}
 	}
 	return r.with("Idempotent-Replayed", "true")
+}
+
+// replayFromLog renders again the answer to the request whose receipt rec
+// is: the game as it was after rec.LastVersion, and for a move the events
+// it appended, exactly as moveReply and createReply rendered them the first
+// time (they depend only on the log up to that version).
+func (s *server) replayFromLog(c *gin.Context, rec *IdempotencyRecord) reply {
+	ctx := c.Request.Context()
+	g, st, err := s.cfg.Games.StateAt(ctx, rec.Owner, rec.GameID, rec.LastVersion)
+	if err != nil {
+		return s.fail(c, err)
+	}
+	if rec.FirstVersion == 1 {
+		return s.createReply(g, st)
+	}
+	n := rec.LastVersion - rec.FirstVersion + 1
+	recs, err := s.cfg.Games.Store.Events(ctx, rec.GameID, rec.FirstVersion-1, n)
+	if err == nil && len(recs) != n {
+		err = fmt.Errorf("api: game %s: %d events of versions %d..%d in the log", rec.GameID, len(recs), rec.FirstVersion, rec.LastVersion)
+	}
+	if err != nil {
+		return s.fail(c, err)
+	}
+	return s.moveReply(g, st, recs)
 }
 
 // keyLocks serializes requests that share an idempotency key.

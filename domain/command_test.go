@@ -45,13 +45,14 @@ func copyStore(m *memGameStore) *memGameStore {
 	return c
 }
 
-// outcome is what Play answered, for comparison.
-func outcome(t *testing.T, g *Game, s *State, evs []Event, err error) string {
+// outcome is what Play answered (evs: its records, or a log's events),
+// for comparison.
+func outcome(t *testing.T, g *Game, s *State, evs any, err error) string {
 	t.Helper()
 	b, jerr := json.Marshal(struct {
 		Game   *Game
 		State  *State
-		Events []Event
+		Events any
 		Err    string
 		Stale  bool
 	}{g, s, evs, errString(err), errors.Is(err, ErrStaleVersion)})

@@ -2323,25 +2323,30 @@ func (m *memGameStore) Create(_ context.Context, g *Game, first Event, _ *State)
 	return nil
 }
 
-func (m *memGameStore) Append(_ context.Context, id string, expected int, evs []Event, after *State) error {
+func (m *memGameStore) Append(_ context.Context, id string, expected int, evs []Event, after *State) ([]RecordedEvent, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g, ok := m.games[id]
 	if !ok {
-		return ErrNotFound
+		return nil, ErrNotFound
 	}
 	if len(m.logs[id]) != expected {
 		// A caller that retries forever on a conflict it causes itself
 		// would recurse until the stack overflows; stop it with an error.
 		if m.conflicts++; m.conflicts > 20 {
-			return fmt.Errorf("test store: %d conflicting appends (expected %d, stream at %d)", m.conflicts, expected, len(m.logs[id]))
+			return nil, fmt.Errorf("test store: %d conflicting appends (expected %d, stream at %d)", m.conflicts, expected, len(m.logs[id]))
 		}
-		return ErrConflict
+		return nil, ErrConflict
 	}
-	m.logs[id] = append(m.logs[id], evs...)
+	log := append(m.logs[id], evs...)
+	recs, err := Record(id, GenesisHash, log)
+	if err != nil {
+		return nil, err
+	}
+	m.logs[id] = log
 	g.Project(after)
 	m.games[id] = g
-	return nil
+	return recs[expected:], nil
 }
 
 func (m *memGameStore) Load(_ context.Context, id string) (*Game, *State, error) {

@@ -200,7 +200,7 @@ func (g *Games) Get(ctx context.Context, caller, id string) (*Game, *State, erro
 	}
 	if ev := Expire(s, g.Now()); ev != nil {
 		v := s.Version
-		if err := g.Store.Append(ctx, id, v, ev, applied(s, ev)); err != nil && !errors.Is(err, ErrConflict) {
+		if _, err := g.Store.Append(WithReceipt(ctx, nil), id, v, ev, applied(s, ev)); err != nil && !errors.Is(err, ErrConflict) {
 			return nil, nil, err
 		}
 		return g.Get(ctx, caller, id) // reread: ours or a racing writer's expiry
@@ -217,86 +217,113 @@ func applied(s *State, evs []Event) *State {
 
 // Play decides move m in game id for caller and appends its events. expected
 // is the client's If-Match version, or -1 for none. It returns the game, the
-// new state and the events appended. Errors: ErrNotFound (no such game, or
+// new state and the records of the events appended, as Store.Append
+// returned them (hashes included). Errors: ErrNotFound (no such game, or
 // not the caller's), ErrStaleVersion, *MoveError (matching ErrGameOver or
-// ErrTimeExpired where so), ErrConflict after repeated lost races, or the
-// store's.
+// ErrTimeExpired where so), ErrConflict after repeated lost races,
+// ErrReceiptTaken when ctx carries a Receipt whose key another request
+// used first, or the store's.
 //
-// When the Store is a CommandLoader, Play first decides on its unchecked
-// state: the append's version condition accepts that only if it was the
-// newest. Any other outcome (a refusal, an If-Match mismatch, a lost race)
-// sends Play back to Load's checked state before it answers, so callers see
-// exactly what a Load-only Play would answer.
-func (g *Games) Play(ctx context.Context, caller, id string, m Move, expected int) (*Game, *State, []Event, error) {
+// Play runs in two phases. When the Store is a CommandLoader, the first is
+// one optimistic try on its cached state, which may be older than the log:
+// the append's version condition accepts it only if it was the newest, so
+// a committed append (or a store failure) is the answer, and anything else
+// (a refusal, an If-Match mismatch, a lost race) is decided again in the
+// second phase, on Load's checked state, before it is answered. So callers
+// see exactly what a Load-only Play would answer. The second phase retries
+// lost races up to Retries times when the client sent no If-Match.
+func (g *Games) Play(ctx context.Context, caller, id string, m Move, expected int) (*Game, *State, []RecordedEvent, error) {
 	retries := g.Retries
 	if retries <= 0 {
 		retries = 3
 	}
-	cl, unchecked := g.Store.(CommandLoader)
-	for attempt := 0; ; {
-		var (
-			game     *Game
-			s        *State
-			err      error
-			verified = true
-		)
-		if unchecked {
-			game, s, verified, err = cl.LoadForCommand(ctx, id)
-			unchecked = false // at most once: every retry reads with Load
-		} else {
-			game, s, err = g.Store.Load(ctx, id)
-		}
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		if game.Owner != caller { // the owner never changes: no check needed
-			return nil, nil, nil, ErrNotFound
-		}
-		if expected >= 0 && s.Version != expected {
-			if !verified {
-				continue
-			}
-			return game, s, nil, ErrStaleVersion
-		}
-		now := g.Now()
-		if ev := Expire(s, now); ev != nil {
-			v := s.Version
-			err := g.Store.Append(ctx, id, v, ev, applied(s, ev))
-			if err == nil {
-				game.Project(s)
-				return game, s, nil, &MoveError{Move: m, Reason: ReasonTimeExpired, Detail: "the time limit has run out (R5.3)"}
-			}
-			if errors.Is(err, ErrConflict) && !verified {
-				continue
-			}
-			if !errors.Is(err, ErrConflict) || attempt >= retries {
-				return nil, nil, nil, err
-			}
-			attempt++
-			continue
-		}
-		evs, err := Decide(s, m, now)
-		if err != nil {
-			if !verified {
-				continue
-			}
-			return game, s, nil, err
-		}
-		v := s.Version
-		after := applied(s, evs)
-		err = g.Store.Append(ctx, id, v, evs, after)
-		if err == nil {
-			game.Project(after)
-			return game, after, evs, nil
-		}
-		if errors.Is(err, ErrConflict) && !verified {
-			continue
-		}
-		if !errors.Is(err, ErrConflict) || expected >= 0 || attempt >= retries {
-			return nil, nil, nil, err
-		}
-		attempt++
+	var (
+		game     *Game
+		s        *State
+		err      error
+		verified = true
+	)
+	if cl, ok := g.Store.(CommandLoader); ok {
+		game, s, verified, err = cl.LoadForCommand(ctx, id)
+	} else {
+		game, s, err = g.Store.Load(ctx, id)
 	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if !verified {
+		if a := g.try(ctx, caller, id, m, expected, game, s); a.settled {
+			return a.result()
+		}
+		if game, s, err = g.Store.Load(ctx, id); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	for n := 0; ; n++ {
+		a := g.try(ctx, caller, id, m, expected, game, s)
+		if !a.retry || n >= retries {
+			return a.result()
+		}
+		if game, s, err = g.Store.Load(ctx, id); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+}
+
+// attempt is the outcome of one decide-and-append (Games.try).
+type attempt struct {
+	game *Game
+	s    *State
+	recs []RecordedEvent
+	err  error
+	// settled: the answer holds whatever state it was decided on: an
+	// append committed (so the state was the log's newest), the game is
+	// not the caller's (its owner never changes), or the store failed.
+	settled bool
+	// retry: a lost race that may be decided again on a newer state.
+	retry bool
+}
+
+func (a attempt) result() (*Game, *State, []RecordedEvent, error) { return a.game, a.s, a.recs, a.err }
+
+// try decides m on state s of game and appends what it decides: the
+// expiry first if the game's time has run out (R5.3), else the move's
+// events, with the version s had as the expected one.
+func (g *Games) try(ctx context.Context, caller, id string, m Move, expected int, game *Game, s *State) attempt {
+	if game.Owner != caller {
+		return attempt{err: ErrNotFound, settled: true}
+	}
+	if expected >= 0 && s.Version != expected {
+		return attempt{game: game, s: s, err: ErrStaleVersion}
+	}
+	now := g.Now()
+	if ev := Expire(s, now); ev != nil {
+		// The expiry is not the move the receipt stands for. v is read
+		// before applied advances s (argument order is unspecified).
+		v := s.Version
+		_, err := g.Store.Append(WithReceipt(ctx, nil), id, v, ev, applied(s, ev))
+		if err != nil {
+			return attempt{err: err, settled: !errors.Is(err, ErrConflict), retry: errors.Is(err, ErrConflict)}
+		}
+		game.Project(s)
+		return attempt{game: game, s: s, settled: true,
+			err: &MoveError{Move: m, Reason: ReasonTimeExpired, Detail: "the time limit has run out (R5.3)"}}
+	}
+	evs, err := Decide(s, m, now)
+	if err != nil {
+		return attempt{game: game, s: s, err: err}
+	}
+	v := s.Version
+	after := applied(s, evs)
+	recs, err := g.Store.Append(ctx, id, v, evs, after)
+	switch {
+	case err == nil:
+		game.Project(after)
+		return attempt{game: game, s: after, recs: recs, settled: true}
+	case errors.Is(err, ErrConflict):
+		return attempt{err: err, retry: expected < 0}
+	}
+	return attempt{err: err, settled: true}
 }
 
 // StateAt replays game id up to version (1 = the deal) for caller. Errors:

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -67,13 +68,22 @@ type GameFilter struct {
 type Store interface {
 	// Create stores a new stream: the game record and its first event
 	// (version 1, game_dealt). It fails with ErrConflict if the id exists.
+	// A Receipt in ctx (WithReceipt) is stored in the same transaction,
+	// naming the game and version 1; if its key is taken, nothing is
+	// written and the error is ErrReceiptTaken.
 	Create(ctx context.Context, g *Game, first Event, s *State) error
 	// Append adds events (versions expected+1 …) to the stream in one
 	// transaction, chained to the stream's head, and updates the game's
-	// projection from after (the state with the events applied). If the
-	// stream's version is not expected it writes nothing and returns
-	// ErrConflict; an unknown id gives ErrNotFound.
-	Append(ctx context.Context, gameID string, expected int, events []Event, after *State) error
+	// projection from after (the state with the events applied). It
+	// returns the records it stored (hashes included, Position set where
+	// the store knows it), one per event, in order; they are the caller's.
+	// If the stream's version is not expected it writes nothing and
+	// returns ErrConflict; an unknown id gives ErrNotFound. A Receipt in
+	// ctx (WithReceipt) is stored in the same transaction, naming the game
+	// and the versions appended, so that a retry of the request is answered
+	// from the log and never appends again (API.md "Retries"); if its key
+	// is taken, nothing is written and the error is ErrReceiptTaken.
+	Append(ctx context.Context, gameID string, expected int, events []Event, after *State) ([]RecordedEvent, error)
 	// Load returns the game record and its current state, rebuilt from the
 	// newest snapshot and the events after it. ErrNotFound if none.
 	Load(ctx context.Context, gameID string) (*Game, *State, error)
@@ -121,4 +131,39 @@ type PlayerStore interface {
 	// PlayerByTokenHash finds the player whose token hashes to hash;
 	// ErrNotFound if none.
 	PlayerByTokenHash(ctx context.Context, hash []byte) (*Player, error)
+}
+
+// Receipt is the mark a request with an idempotency key leaves in the
+// store (API.md "Retries"): the store writes it in the same transaction
+// as the events the request appends, so a request whose events are in
+// the log is always recognised when it comes again (after a crash or a
+// lost answer), and its answer is rebuilt from the log instead of the
+// move being applied a second time.
+type Receipt struct {
+	Owner       string    // the player who sent the request (1..64 characters)
+	Key         string    // the client's Idempotency-Key, 1..255 characters
+	Fingerprint []byte    // identifies the request (the API: SHA-256 of method, path and body)
+	CreatedAt   time.Time // UTC, whole milliseconds
+	ExpiresAt   time.Time // after this the key may be reused; at least 24 h after CreatedAt
+}
+
+// ErrReceiptTaken: a Receipt's (Owner, Key) is already stored and not
+// expired: another request with the same key was written first. Nothing
+// was written; the caller answers with what the stored receipt names.
+var ErrReceiptTaken = errors.New("idempotency key already used")
+
+type receiptKey struct{}
+
+// WithReceipt returns ctx carrying r for the next Store.Create or
+// Store.Append made with it (nil: none, which hides one ctx carries).
+// Games.Play passes it only to the append of the move, not to an expiry
+// it appends first.
+func WithReceipt(ctx context.Context, r *Receipt) context.Context {
+	return context.WithValue(ctx, receiptKey{}, r)
+}
+
+// ReceiptOf returns the Receipt ctx carries, or nil.
+func ReceiptOf(ctx context.Context) *Receipt {
+	r, _ := ctx.Value(receiptKey{}).(*Receipt)
+	return r
 }

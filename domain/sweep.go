@@ -121,7 +121,7 @@ func (g *Games) expireOne(ctx context.Context, id string, now time.Time) (bool, 
 			return false, nil
 		}
 		v := s.Version // read before applied advances s (argument order is unspecified)
-		err = g.Store.Append(ctx, id, v, ev, applied(s, ev))
+		_, err = g.Store.Append(ctx, id, v, ev, applied(s, ev))
 		if err == nil {
 			return true, nil
 		}

@@ -70,7 +70,8 @@ type appendReq struct {
 	recs     []domain.RecordedEvent // chained from the head at expected
 	p        *domain.Game           // projection after the append
 	after    *domain.State
-	done     chan error // buffered 1: the outcome, after the commit
+	receipt  *domain.Receipt // written with the events (receipt rows of appendManySQL); nil if none
+	done     chan error      // buffered 1: the outcome, after the commit
 }
 
 // appender queues appends per shard and writes them in batches. The zero
@@ -335,6 +336,15 @@ func refusedWhole(err error) bool {
 	return severity == "ERROR"
 }
 
+// receiptRefused reports whether err is a unique violation of the
+// idempotency records' key: an append's receipt met a record of its key
+// (alive, or expired and not yet deleted). Nothing of the statement was
+// written.
+func receiptRefused(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == pgUniqueViolation && pe.ConstraintName == "idempotency_keys_pkey"
+}
+
 // finish tells r's caller err, after the cache and the live streams have
 // taken a successful append.
 func (s *Store) finish(r *appendReq, err error) {
@@ -366,6 +376,15 @@ const appendManySQL = `WITH i AS (
 			elapsed_ms = i.elapsed_ms, finished_at = i.finished_at, updated_at = i.updated_at
 		FROM i JOIN l ON l.id = i.id WHERE games.id = i.id AND games.version = i.expected RETURNING games.id
 	)
+	, k AS (
+		INSERT INTO idempotency_keys (owner, "key", fingerprint, status, body, created_at, expires_at,
+			game_id, first_version, last_version)
+		SELECT r.owner, r.akey, r.fingerprint, 0, ''::bytea, r.created_at, r.expires_at, r.game_id, r.first, r.last
+		FROM unnest($17::text[], $18::text[], $19::bytea[], $20::bigint[], $21::bigint[], $22::text[],
+			$23::integer[], $24::integer[])
+			AS r (owner, akey, fingerprint, created_at, expires_at, game_id, first, last)
+		WHERE r.game_id IN (SELECT id FROM g)
+	)
 	INSERT INTO events (game_id, version, type, payload, occurred_at, prev_hash, hash)
 	SELECT e.game_id, e.version, e.type, e.payload, e.occurred_at, e.prev_hash, e.hash
 	FROM unnest($10::text[], $11::integer[], $12::text[], $13::bytea[], $14::bigint[], $15::bytea[], $16::bytea[])
@@ -391,6 +410,10 @@ func (s *Store) appendMany(ctx context.Context, reqs []*appendReq) ([]int, error
 		eVersions                  []int32
 		eTimes                     []int64
 		ePayloads, ePrevs, eHashes [][]byte
+		kOwners, kKeys, kGames     []string
+		kPrints                    [][]byte
+		kCreated, kExpires         []int64
+		kFirst, kLast              []int32
 	)
 	for _, r := range reqs {
 		p := r.p
@@ -409,6 +432,12 @@ func (s *Store) appendMany(ctx context.Context, reqs []*appendReq) ([]int, error
 		}
 		finished = append(finished, at)
 		elapsed, updated = append(elapsed, p.ElapsedMS), append(updated, millis(p.UpdatedAt))
+		if k := r.receipt; k != nil {
+			created, expires := receiptTimes(k)
+			kOwners, kKeys, kGames = append(kOwners, k.Owner), append(kKeys, k.Key), append(kGames, r.gameID)
+			kPrints, kCreated, kExpires = append(kPrints, nonNil(k.Fingerprint)), append(kCreated, created), append(kExpires, expires)
+			kFirst, kLast = append(kFirst, int32(r.expected+1)), append(kLast, int32(p.Version))
+		}
 		for _, e := range r.recs {
 			eGames, eTypes = append(eGames, r.gameID), append(eTypes, string(e.Type))
 			eVersions, eTimes = append(eVersions, int32(e.Version)), append(eTimes, millis(e.OccurredAt))
@@ -416,7 +445,8 @@ func (s *Store) appendMany(ctx context.Context, reqs []*appendReq) ([]int, error
 		}
 	}
 	rows, err := s.sqlDB.QueryContext(ctx, appendManySQL, ids, expected, versions, statuses, moves, scores,
-		elapsed, finished, updated, eGames, eVersions, eTypes, ePayloads, eTimes, ePrevs, eHashes)
+		elapsed, finished, updated, eGames, eVersions, eTypes, ePayloads, eTimes, ePrevs, eHashes,
+		kOwners, kKeys, kPrints, kCreated, kExpires, kGames, kFirst, kLast)
 	if err != nil {
 		return nil, err
 	}

@@ -96,7 +96,8 @@ func TestBatchAppendRace(t *testing.T) {
 						expected := states[i].Version
 						wg.Go(func() {
 							<-start
-							outcomes[i].add(s.Append(context.Background(), id, expected, evs, mine), mine)
+							_, err := s.Append(context.Background(), id, expected, evs, mine)
+							outcomes[i].add(err, mine)
 						})
 					}
 				}
@@ -182,7 +183,7 @@ func TestBatchOneBadAppend(t *testing.T) {
 			expected := states[i].Version
 			wg.Go(func() {
 				<-start
-				errs[i] = s.Append(context.Background(), id, expected, []domain.Event{e}, afters[i])
+				_, errs[i] = s.Append(context.Background(), id, expected, []domain.Event{e}, afters[i])
 			})
 		}
 		close(start)
@@ -230,7 +231,7 @@ func TestBatchClose(t *testing.T) {
 			if i%4 == 0 { // some submit a little later, when Close may be done
 				time.Sleep(time.Duration(i) * 100 * time.Microsecond)
 			}
-			errs[i] = s.Append(context.Background(), id, states[i].Version, []domain.Event{e}, after)
+			_, errs[i] = s.Append(context.Background(), id, states[i].Version, []domain.Event{e}, after)
 		})
 	}
 	close(start)

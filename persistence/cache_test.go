@@ -284,7 +284,7 @@ func TestCacheRace(t *testing.T) {
 						e := drawEvent(mine, at.Add(time.Duration(round*writers+w+1)*time.Millisecond))
 						mine.Apply(e)
 						<-start
-						err := s.Append(context.Background(), id, st.Version, []domain.Event{e}, mine)
+						_, err := s.Append(context.Background(), id, st.Version, []domain.Event{e}, mine)
 						switch {
 						case err == nil:
 							wins.Add(1)
@@ -431,7 +431,7 @@ func BenchmarkLoad(b *testing.B) {
 					st.Apply(e)
 					batch = append(batch, e)
 					if st.Version%persistence.DefaultSnapshotEvery == 0 || st.Version == events {
-						if err := s.Append(context.Background(), id, st.Version-len(batch), batch, st); err != nil {
+						if _, err := s.Append(context.Background(), id, st.Version-len(batch), batch, st); err != nil {
 							b.Fatal(err)
 						}
 						batch = nil

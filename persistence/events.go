@@ -37,22 +37,30 @@ const insertBatch = 500
 // do not fit expected (empty, versions out of sequence, after.Version not
 // the last event's, a time not UTC in whole milliseconds, an event that
 // would not decode) and for database failures. Either every event is stored or none is.
-func (s *Store) Append(ctx context.Context, gameID string, expected int, events []domain.Event, after *domain.State) error {
+//
+// It returns the records stored, Position included, as copies the caller
+// may keep. A domain.Receipt in ctx (domain.WithReceipt) is written in the
+// same transaction, or the same statement, as an idempotency record naming
+// gameID and versions expected+1..after.Version (receiptSQL); when its key
+// is taken by a record that has not expired, nothing is written and the
+// error matches domain.ErrReceiptTaken.
+func (s *Store) Append(ctx context.Context, gameID string, expected int, events []domain.Event, after *domain.State) ([]domain.RecordedEvent, error) {
 	if len(events) == 0 {
-		return errors.New("persistence: append: no events")
+		return nil, errors.New("persistence: append: no events")
 	}
 	for i, e := range events {
 		if want := expected + 1 + i; e.Version != want {
-			return fmt.Errorf("persistence: append: event %d has version %d, want %d", i, e.Version, want)
+			return nil, fmt.Errorf("persistence: append: event %d has version %d, want %d", i, e.Version, want)
 		}
 		if err := checkTime(e); err != nil {
-			return fmt.Errorf("persistence: append: %w", err)
+			return nil, fmt.Errorf("persistence: append: %w", err)
 		}
 	}
 	last := expected + len(events)
 	if after == nil || after.Version != last {
-		return fmt.Errorf("persistence: append: state after is not at version %d", last)
+		return nil, fmt.Errorf("persistence: append: state after is not at version %d", last)
 	}
+	receipt := domain.ReceiptOf(ctx)
 	var p domain.Game
 	p.Project(after)
 	if head, ok := s.cache.head(gameID, expected); ok && s.dialect == DialectPostgres && !s.snapshotDue(expected, last) {
@@ -61,12 +69,12 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 		// (batch.go).
 		recs, err := record(gameID, head, events)
 		if err != nil {
-			return wrap("append", err)
+			return nil, wrap("append", err)
 		}
 		r := &appendReq{ctx: ctx, gameID: gameID, expected: expected, recs: recs, p: &p, after: after.Clone(),
-			done: make(chan error, 1)}
+			receipt: receipt, done: make(chan error, 1)}
 		if err := s.appender.submit(s, r); err != nil {
-			return wrap("append", err)
+			return nil, wrap("append", err)
 		}
 		select {
 		case err = <-r.done:
@@ -77,7 +85,20 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 				err = ctx.Err() // the batch goes on: the append may be written
 			}
 		}
-		return wrap("append", err)
+		if err == nil {
+			// r.recs are the cache's now (finish): the caller gets copies.
+			out := make([]domain.RecordedEvent, len(r.recs))
+			for i, rec := range r.recs {
+				out[i] = cloneRecord(rec)
+			}
+			return out, nil
+		}
+		if !receiptRefused(err) {
+			return nil, wrap("append", err)
+		}
+		// The receipt's key is in the table: taken, or held by a record
+		// that has expired, which the statement cannot tell apart. Nothing
+		// was written; the transaction below decides.
 	}
 	var recs []domain.RecordedEvent
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -106,18 +127,22 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 		if err := insertEvents(tx, recs); err != nil {
 			return err
 		}
+		if receipt != nil {
+			if err := writeReceipt(tx, receipt, gameID, expected+1, last); err != nil {
+				return err
+			}
+		}
 		if s.snapshotDue(expected, last) {
 			return s.writeSnapshot(tx, gameID, recs[len(recs)-1].Hash, after)
 		}
 		return nil
 	})
-	if err == nil {
-		// The records lack their positions (the insert does not return
-		// them), so the cache does not keep them.
-		s.cache.put(gameID, after, recs[len(recs)-1].Hash, nil)
-		s.appended(gameID, after.Version)
+	if err != nil {
+		return nil, wrap("append", err)
 	}
-	return wrap("append", err)
+	s.cache.put(gameID, after, recs[len(recs)-1].Hash, recs)
+	s.appended(gameID, after.Version)
+	return recs, nil
 }
 
 // appended does what follows a committed append once the cache has taken
@@ -165,6 +190,7 @@ func record(gameID string, prev []byte, events []domain.Event) ([]domain.Recorde
 	return recs, nil
 }
 
+// insertEvents inserts recs and fills in their positions.
 func insertEvents(tx *gorm.DB, recs []domain.RecordedEvent) error {
 	for len(recs) > 0 {
 		n := min(len(recs), insertBatch)
@@ -179,10 +205,42 @@ func insertEvents(tx *gorm.DB, recs []domain.RecordedEvent) error {
 			args = append(args, r.GameID, r.Version, string(r.Type), nonNil(r.Payload), millis(r.OccurredAt),
 				r.PrevHash, r.Hash)
 		}
-		if err := tx.Exec(q.String(), args...).Error; err != nil {
+		q.WriteString(` RETURNING version, position`)
+		if err := scanPositions(tx, q.String(), args, recs[:n]); err != nil {
 			return err
 		}
 		recs = recs[n:]
+	}
+	return nil
+}
+
+// scanPositions runs the insert q and sets the Position of each of recs
+// (one game's, by version) from what it returns.
+func scanPositions(tx *gorm.DB, q string, args []any, recs []domain.RecordedEvent) error {
+	rows, err := tx.Raw(q, args...).Rows()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var (
+			version  int
+			position int64
+		)
+		if err := rows.Scan(&version, &position); err != nil {
+			return err
+		}
+		if i := version - recs[0].Version; i >= 0 && i < len(recs) {
+			recs[i].Position = position
+			n++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if n != len(recs) {
+		return fmt.Errorf("inserted %d of %d events", n, len(recs))
 	}
 	return nil
 }

@@ -33,6 +33,8 @@ const gameColumns = `id, variant, rules, options, owner, ranked, seed, has_seed,
 // "persistence: create: ..." for arguments that do not fit (first not a
 // version-1 game_dealt or its time not UTC in whole milliseconds, s not at
 // version 1, an id of 0 or more than 64 bytes) and for database failures.
+// A domain.Receipt in ctx is written in the same transaction, naming g.ID
+// and version 1 (receiptSQL); domain.ErrReceiptTaken if its key is taken.
 func (s *Store) Create(ctx context.Context, g *domain.Game, first domain.Event, st *domain.State) error {
 	switch {
 	case g == nil || st == nil:
@@ -76,13 +78,18 @@ func (s *Store) Create(ctx context.Context, g *domain.Game, first domain.Event, 
 		if err := insertEvents(tx, recs); err != nil {
 			return err
 		}
+		if r := domain.ReceiptOf(ctx); r != nil {
+			if err := writeReceipt(tx, r, g.ID, 1, 1); err != nil {
+				return err
+			}
+		}
 		if s.snapshotDue(0, 1) {
 			return s.writeSnapshot(tx, g.ID, recs[0].Hash, st)
 		}
 		return nil
 	})
 	if err == nil {
-		s.cache.put(g.ID, st, recs[0].Hash, nil) // recs lack the position
+		s.cache.put(g.ID, st, recs[0].Hash, recs)
 		s.cache.keepRecord(g.ID, g)
 	}
 	return wrap("create", err)

@@ -20,6 +20,11 @@ const IdempotencyTTL = 24 * time.Hour
 // header, up to 255 characters), a Fingerprint of the request (e.g. the
 // SHA-256 of method, path and body) to tell a retry from a reuse, and the
 // Status code and Body answered. Kept from CreatedAt until ExpiresAt.
+//
+// A record written by Append or Create from a domain.Receipt (a receipt,
+// in the same transaction as the events) has GameID set, FirstVersion and
+// LastVersion the versions that request appended (1 and 1 for a create),
+// and Status 0 and an empty Body: its answer is rebuilt from the log.
 type IdempotencyRecord struct {
 	Owner, Key  string
 	Fingerprint []byte
@@ -27,25 +32,78 @@ type IdempotencyRecord struct {
 	Body        []byte
 	CreatedAt   time.Time // UTC, stored in milliseconds
 	ExpiresAt   time.Time // UTC, stored in milliseconds; see PutIdempotency
+	GameID      string    // "" for a record with its response in Body
+	// FirstVersion and LastVersion are the versions of the events the
+	// request appended (0 when GameID is "").
+	FirstVersion, LastVersion int
 }
 
 // GetIdempotency returns the record of (owner, key) if it has not expired
-// at now (ExpiresAt after now). Errors: domain.ErrNotFound when absent or
-// expired.
+// at now (ExpiresAt after now). A record that has expired is deleted, so
+// that a receipt written with events (receiptSQL) may take its key.
+// Errors: domain.ErrNotFound when absent or expired.
 func (s *Store) GetIdempotency(ctx context.Context, owner, key string, now time.Time) (*IdempotencyRecord, error) {
 	r := IdempotencyRecord{Owner: owner, Key: key}
 	var created, expires int64
-	err := s.db.WithContext(ctx).Raw(`SELECT fingerprint, status, body, created_at, expires_at
-		FROM idempotency_keys WHERE owner = ? AND "key" = ? AND expires_at > ?`, owner, key, millis(now)).
-		Row().Scan(&r.Fingerprint, &r.Status, &r.Body, &created, &expires)
+	db := s.db.WithContext(ctx)
+	err := db.Raw(`SELECT fingerprint, status, body, created_at, expires_at, game_id, first_version, last_version
+		FROM idempotency_keys WHERE owner = ? AND "key" = ?`, owner, key).
+		Row().Scan(&r.Fingerprint, &r.Status, &r.Body, &created, &expires, &r.GameID, &r.FirstVersion, &r.LastVersion)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, domain.ErrNotFound
 	}
 	if err != nil {
 		return nil, wrap("get idempotency key", err)
 	}
+	if expires <= millis(now) {
+		err := db.Exec(`DELETE FROM idempotency_keys WHERE owner = ? AND "key" = ? AND expires_at <= ?`,
+			owner, key, millis(now)).Error
+		if err != nil {
+			return nil, wrap("get idempotency key", err)
+		}
+		return nil, domain.ErrNotFound
+	}
 	r.CreatedAt, r.ExpiresAt = fromMillis(created), fromMillis(expires)
 	return &r, nil
+}
+
+// receiptSQL writes a domain.Receipt (Append, Create) in the transaction of
+// its events: a new row, or one replacing a record of the same key that
+// has expired by the receipt's CreatedAt. It affects no row when the key
+// is taken by a record still alive (domain.ErrReceiptTaken).
+const receiptSQL = `INSERT INTO idempotency_keys (owner, "key", fingerprint, status, body, created_at, expires_at,
+		game_id, first_version, last_version) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (owner, "key") DO UPDATE SET fingerprint = excluded.fingerprint, status = 0, body = excluded.body,
+		created_at = excluded.created_at, expires_at = excluded.expires_at, game_id = excluded.game_id,
+		first_version = excluded.first_version, last_version = excluded.last_version
+	WHERE idempotency_keys.expires_at <= excluded.created_at`
+
+// writeReceipt stores r in tx for game gameID's versions first..last.
+// Errors: domain.ErrReceiptTaken, or the database's.
+func writeReceipt(tx *gorm.DB, r *domain.Receipt, gameID string, first, last int) error {
+	created, expires := receiptTimes(r)
+	res := tx.Exec(receiptSQL, r.Owner, r.Key, nonNil(r.Fingerprint), []byte{}, created, expires, gameID, first, last)
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return domain.ErrReceiptTaken
+	}
+	return nil
+}
+
+// receiptTimes are r's CreatedAt (now if zero) and ExpiresAt (raised to
+// at least IdempotencyTTL later) in milliseconds.
+func receiptTimes(r *domain.Receipt) (created, expires int64) {
+	c := r.CreatedAt
+	if c.IsZero() {
+		c = time.Now()
+	}
+	e := r.ExpiresAt
+	if floor := c.Add(IdempotencyTTL); e.Before(floor) {
+		e = floor
+	}
+	return millis(c), millis(e)
 }
 
 // PutIdempotency stores r. A zero CreatedAt means now; ExpiresAt is raised

@@ -162,7 +162,7 @@ func (f *fixture) appendDraws(id string, st *domain.State, n int, rng *rand.Rand
 	for n > 0 {
 		k := min(n, 1+rng.IntN(3))
 		evs, after := f.draws(st, k)
-		if err := f.s.Append(f.ctx, id, st.Version, evs, after); err != nil {
+		if _, err := f.s.Append(f.ctx, id, st.Version, evs, after); err != nil {
 			f.t.Fatalf("append %d events at version %d: %v", k, st.Version, err)
 		}
 		st, n = after, n-k
@@ -448,7 +448,7 @@ func testVersionRules(t *testing.T, s *persistence.Store) {
 			evs[i].Version = expected + 1 + i
 		}
 		after.Version = expected + len(evs)
-		err := s.Append(f.ctx, g.ID, expected, evs, after)
+		_, err := s.Append(f.ctx, g.ID, expected, evs, after)
 		if !errors.Is(err, domain.ErrConflict) {
 			t.Errorf("append at expected %d (head %d): %v, want ErrConflict", expected, st.Version, err)
 		}
@@ -466,7 +466,7 @@ func testVersionRules(t *testing.T, s *persistence.Store) {
 	f.checkLoad(g.ID, st)
 	// The right expected version still works.
 	evs, next := f.draws(st, 1)
-	if err := s.Append(f.ctx, g.ID, st.Version, evs, next); err != nil {
+	if _, err := s.Append(f.ctx, g.ID, st.Version, evs, next); err != nil {
 		t.Fatal(err)
 	}
 	f.checkLoad(g.ID, next)
@@ -492,7 +492,7 @@ func testUnknownGame(t *testing.T, s *persistence.Store) {
 	g, st := f.create(domain.NewGame{})
 	evs, after := f.draws(st, 1)
 	const id = "no-such-game"
-	if err := s.Append(f.ctx, id, st.Version, evs, after); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := s.Append(f.ctx, id, st.Version, evs, after); !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("Append: %v, want ErrNotFound", err)
 	}
 	if _, _, err := s.Load(f.ctx, id); !errors.Is(err, domain.ErrNotFound) {
@@ -543,7 +543,7 @@ func testBadAppend(t *testing.T, s *persistence.Store) {
 		{"time not in UTC", local, after},
 	}
 	for _, c := range cases {
-		err := s.Append(f.ctx, g.ID, st.Version, c.evs, c.after)
+		_, err := s.Append(f.ctx, g.ID, st.Version, c.evs, c.after)
 		if err == nil || errors.Is(err, domain.ErrConflict) || errors.Is(err, domain.ErrNotFound) {
 			t.Errorf("%s: %v, want a plain error", c.name, err)
 		}
@@ -717,7 +717,7 @@ func (f *fixture) playRandom(id string, st *domain.State, moves int, greedy bool
 		if after.Fault != "" {
 			f.t.Fatalf("decided events do not apply: %s", after.Fault)
 		}
-		if err := f.s.Append(f.ctx, id, st.Version, evs, after); err != nil {
+		if _, err := f.s.Append(f.ctx, id, st.Version, evs, after); err != nil {
 			f.t.Fatalf("append %d events at %d: %v", len(evs), st.Version, err)
 		}
 		st = after
@@ -819,7 +819,7 @@ func testRace(t *testing.T, s *persistence.Store) {
 		for i := range writers {
 			wg.Go(func() {
 				<-start
-				errs[i] = s.Append(f.ctx, g.ID, st.Version, batches[i], afters[i])
+				_, errs[i] = s.Append(f.ctx, g.ID, st.Version, batches[i], afters[i])
 			})
 		}
 		close(start)
