@@ -110,6 +110,23 @@ func keepable(r reply) bool {
 // process; across processes the store's unique key decides which request
 // is written.
 func (s *server) idempotent(h func(c *gin.Context, body []byte) reply) gin.HandlerFunc {
+	return s.keyed(h, false)
+}
+
+// idempotentWrite is idempotent for a handler whose every effect is one
+// write through domain.Games that carries the receipt (receiptContext):
+// it runs the handler first and looks the key up only when that write did
+// not go through, so a keyed move costs no query more than one without a
+// key. That is as safe as looking first: a write that commits has stored
+// the receipt, so no request with the key was written before it (a write
+// whose key is taken fails, domain.ErrReceiptTaken, and writes nothing);
+// any other answer is replaced by the stored one if the key has a record.
+func (s *server) idempotentWrite(h func(c *gin.Context, body []byte) reply) gin.HandlerFunc {
+	return s.keyed(h, true)
+}
+
+// keyed is idempotent (optimistic false) and idempotentWrite (true).
+func (s *server) keyed(h func(c *gin.Context, body []byte) reply, optimistic bool) gin.HandlerFunc {
 	return s.handle(func(c *gin.Context) reply {
 		body, err := s.readBody(c)
 		if err != nil {
@@ -128,20 +145,36 @@ func (s *server) idempotent(h func(c *gin.Context, body []byte) reply) gin.Handl
 		defer unlock()
 
 		ctx := c.Request.Context()
-		rec, err := s.cfg.Idempotency.GetIdempotency(ctx, owner, key, s.now())
-		switch {
-		case err == nil:
-			return s.replay(c, rec, fp)
-		case !errors.Is(err, domain.ErrNotFound):
-			return s.fail(c, err)
+		lookUp := func() (reply, bool) {
+			rec, err := s.cfg.Idempotency.GetIdempotency(ctx, owner, key, s.now())
+			switch {
+			case err == nil:
+				return s.replay(c, rec, fp), true
+			case !errors.Is(err, domain.ErrNotFound):
+				return s.fail(c, err), true
+			}
+			return reply{}, false
+		}
+		if !optimistic {
+			if r, found := lookUp(); found {
+				return r
+			}
 		}
 
 		now := domain.Millis(s.now())
 		receipt := &domain.Receipt{Owner: owner, Key: key, Fingerprint: fp, CreatedAt: now, ExpiresAt: now.Add(IdempotencyTTL)}
 		c.Set(ctxReceipt, receipt)
 		r := h(c, body)
-		if _, written := c.Get(ctxReceiptPassed); (written && r.status >= 200 && r.status < 300) || !keepable(r) {
-			return r // the receipt went in with the write, or nothing is kept
+		if _, written := c.Get(ctxReceiptPassed); written && r.status >= 200 && r.status < 300 {
+			return r // the receipt went in with the write (or r replays the key's record)
+		}
+		if optimistic {
+			if r, found := lookUp(); found {
+				return r
+			}
+		}
+		if !keepable(r) {
+			return r
 		}
 		k := kept{ContentType: r.contentType, Body: r.body}
 		for _, name := range replayedHeaders {

@@ -211,7 +211,7 @@ func (s *server) routes() *gin.Engine {
 	games.GET("", s.handle(s.listGames))
 	games.GET("/:id", s.handle(s.getGame))
 	games.GET("/:id/legal-moves", s.handle(s.legalMoves))
-	games.POST("/:id/moves", s.idempotent(s.postMove))
+	games.POST("/:id/moves", s.idempotentWrite(s.postMove))
 	games.GET("/:id/events", s.handle(s.events))
 	games.GET("/:id/states/:version", s.handle(s.stateAt))
 	games.GET("/:id/audit", s.handle(s.audit))

@@ -29,9 +29,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -167,97 +165,18 @@ const clusterPrefix = "solitaire-pgtest-"
 
 // startCluster initialises and starts a PostgreSQL server in a new
 // temporary directory and returns its URL. The server is fast and not
-// durable (fsync off): it lives only as long as the test binary.
+// durable (fsync off, synchronous_commit off): it lives only as long as the
+// test binary.
 func startCluster() (string, error) {
-	bin, err := findBinaries()
+	c, err := newCluster("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+		"-c", "max_connections=200")
 	if err != nil {
 		return "", err
 	}
-	sweepClusters()
-	dir, err := os.MkdirTemp("", clusterPrefix)
-	if err != nil {
+	if err := c.Start(); err != nil {
 		return "", err
 	}
-	// Marks the directory as this process's; sweepClusters removes it once
-	// this process is gone.
-	if err := os.WriteFile(filepath.Join(dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
-		return "", err
-	}
-	var cred *syscall.Credential
-	if os.Geteuid() == 0 {
-		// initdb and postgres refuse to run as root.
-		pu, err := user.Lookup("postgres")
-		if err != nil {
-			return "", fmt.Errorf("running as root and no postgres user to run the server as: %v", err)
-		}
-		uid, _ := strconv.Atoi(pu.Uid)
-		gid, _ := strconv.Atoi(pu.Gid)
-		if err := os.Chown(dir, uid, gid); err != nil {
-			return "", err
-		}
-		cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
-	}
-	data := filepath.Join(dir, "data")
-	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "-A", "trust",
-		"-E", "UTF8", "--no-sync", "--no-instructions")
-	initdb.Dir = dir
-	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-	if out, err := initdb.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("initdb: %v: %s", err, lastLines(out))
-	}
-	port, err := freePort()
-	if err != nil {
-		return "", err
-	}
-	logPath := filepath.Join(dir, "server.log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return "", err
-	}
-	cmd := exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-p", strconv.Itoa(port), "-k", dir,
-		"-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
-		"-c", "full_page_writes=off", "-c", "max_connections=200")
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	// Pdeathsig is sent when the thread that started the child exits, so
-	// the child is started from a goroutine that keeps its thread locked
-	// for as long as the server runs.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGINT}
-	started := make(chan error, 1)
-	exited := make(chan struct{})
-	go func() {
-		runtime.LockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		cmd.Wait()
-		logFile.Close()
-		close(exited)
-	}()
-	if err := <-started; err != nil {
-		return "", fmt.Errorf("start postgres: %v", err)
-	}
-	u := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		db, err := connect(u)
-		if err == nil {
-			db.Close()
-			return u, nil
-		}
-		select {
-		case <-exited:
-			out, _ := os.ReadFile(logPath)
-			return "", fmt.Errorf("postgres exited: %s", lastLines(out))
-		case <-time.After(100 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			return "", fmt.Errorf("postgres did not answer within a minute: %v", err)
-		}
-	}
+	return c.URL, nil
 }
 
 // findBinaries returns the directory holding initdb and postgres: the
