@@ -2,10 +2,13 @@ package persistence
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -70,7 +73,96 @@ func (s *Store) notifyCommitted(gameID string, version int) {
 	if s.dialect != DialectPostgres {
 		return
 	}
+	if s.notifier.peers.solo() {
+		// No other process listens: this process's subscribers are all
+		// there is to wake, and a notification would cost a commit.
+		s.hub.publish(gameID)
+		return
+	}
 	s.notifier.add(s, gameID, version)
+}
+
+// peers tells whether another process listens on NotifyChannel, so that
+// a process alone on its database sends no notifications at all (each
+// send is a transaction: under a steady stream of moves they were a fifth
+// of all commits at one player, BENCHMARKS.md). A process is alone (solo)
+// only while its own LISTEN connection is up, helloGrace after it came
+// up, as long as no other listener has shown itself: none was connected
+// then or at a later check (pg_stat_activity, application_name
+// ListenerApplicationName, as every version of the server names it), and
+// no other store announced itself since (a hello notification, which
+// each store sends when its LISTEN connection comes up and answers once
+// per store it hears of). Once another listener has been seen, the
+// process notifies until it restarts. A store that starts and finds peers
+// wakes all its subscribers helloGrace after its LISTEN, so appends its
+// peers made before they heard its hello are read.
+type peers struct {
+	id        string      // this store's, in its hellos
+	listening atomic.Bool // LISTEN up for helloGrace
+	seen      atomic.Bool // another listener exists or existed
+	mu        sync.Mutex
+	known     map[string]bool // ids of stores heard of
+}
+
+// helloGrace is how long a store waits after its LISTEN came up before it
+// may count itself alone: its peers' answers to its hello arrive within it.
+const helloGrace = 250 * time.Millisecond
+
+// peerCheckEvery is how often the listener looks for other listeners in
+// pg_stat_activity (one cheap query), for processes that do not announce
+// themselves.
+const peerCheckEvery = 30 * time.Second
+
+func (p *peers) solo() bool { return p.listening.Load() && !p.seen.Load() }
+
+// hello is the payload of a store's announcement on NotifyChannel.
+type hello struct {
+	Hello string `json:"hello"`
+}
+
+// heard records a hello from store id and reports whether it is another
+// store heard of for the first time (which is answered).
+func (p *peers) heard(id string) bool {
+	if id == p.id {
+		return false
+	}
+	p.seen.Store(true)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.known == nil {
+		p.known = map[string]bool{}
+	}
+	if p.known[id] {
+		return false
+	}
+	p.known[id] = true
+	return true
+}
+
+// announce sends this store's hello on the LISTEN connection.
+func (s *Store) announce(ctx context.Context, conn *pgx.Conn) error {
+	p := &s.notifier.peers
+	if p.id == "" { // set once, by the listener's goroutine, which alone reads it
+		var b [8]byte
+		rand.Read(b[:])
+		p.id = hex.EncodeToString(b[:])
+	}
+	b, _ := json.Marshal(hello{Hello: p.id}) // a string
+	_, err := conn.Exec(ctx, "SELECT pg_notify($1, $2)", NotifyChannel, string(b))
+	return err
+}
+
+// checkPeers marks peers seen if another listener is connected to the
+// database.
+func (s *Store) checkPeers(ctx context.Context, conn *pgx.Conn) error {
+	var n int
+	err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+		WHERE datname = current_database() AND application_name = $1 AND pid <> pg_backend_pid()`,
+		ListenerApplicationName).Scan(&n)
+	if err == nil && n > 0 {
+		s.notifier.peers.seen.Store(true)
+	}
+	return err
 }
 
 // notifier sends the notifications of committed appends on PostgreSQL
@@ -87,6 +179,7 @@ func (s *Store) notifyCommitted(gameID string, version int) {
 // process's own are woken when a send fails. The zero value is ready;
 // close stops it.
 type notifier struct {
+	peers   peers
 	mu      sync.Mutex
 	pending map[string]int // game id -> highest committed version not yet sent
 	started bool
@@ -120,13 +213,28 @@ func (n *notifier) add(s *Store, gameID string, version int) {
 	wake(n.wake)
 }
 
-// run sends what is pending whenever woken, and once more on close.
+// notifyEvery is the shortest time between two sends of the notifier: the
+// notices of every append that commits meanwhile go out together. Each
+// send is a transaction of its own, so under a steady stream of moves this
+// keeps them to a few per second instead of one per move (one commit per
+// move, BENCHMARKS.md), at the price of up to this much more lag on live
+// streams in other processes.
+const notifyEvery = 200 * time.Millisecond
+
+// run sends what is pending whenever woken, at most once per notifyEvery,
+// and once more on close.
 func (n *notifier) run(s *Store) {
 	defer close(n.done)
 	for {
 		select {
 		case <-n.wake:
 			n.send(s)
+		case <-n.stop:
+			n.send(s)
+			return
+		}
+		select {
+		case <-time.After(notifyEvery):
 		case <-n.stop:
 			n.send(s)
 			return
@@ -310,11 +418,35 @@ func (s *Store) listenOnce(ctx context.Context, cfg *pgx.ConnConfig, connected f
 	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{NotifyChannel}.Sanitize()); err != nil {
 		return err
 	}
+	peers := &s.notifier.peers
+	if err := s.announce(ctx, conn); err != nil {
+		return err
+	}
+	if err := s.checkPeers(ctx, conn); err != nil {
+		return err
+	}
 	connected()
 	s.log.Debug("persistence: listening", "channel", NotifyChannel)
 	s.hub.publishAll()
+	grace := time.AfterFunc(helloGrace, func() {
+		peers.listening.Store(true)
+		if peers.seen.Load() {
+			s.hub.publishAll() // appends of peers that had not yet heard the hello
+		}
+	})
+	defer func() {
+		grace.Stop()
+		peers.listening.Store(false) // notices are lost meanwhile: notify through PostgreSQL
+	}()
+	checked := time.Now()
 	for {
-		wctx, cancel := context.WithTimeout(ctx, listenIdle)
+		if time.Since(checked) >= peerCheckEvery {
+			if err := s.checkPeers(ctx, conn); err != nil && ctx.Err() == nil {
+				return fmt.Errorf("peers: %w", err)
+			}
+			checked = time.Now()
+		}
+		wctx, cancel := context.WithTimeout(ctx, min(listenIdle, peerCheckEvery))
 		n, err := conn.WaitForNotification(wctx)
 		cancel()
 		switch {
@@ -324,9 +456,20 @@ func (s *Store) listenOnce(ctx context.Context, cfg *pgx.ConnConfig, connected f
 			if n == nil {
 				continue
 			}
-			var notice AppendNotice
-			if err := json.Unmarshal([]byte(n.Payload), &notice); err != nil || notice.GameID == "" {
+			var notice struct {
+				AppendNotice
+				hello
+			}
+			if err := json.Unmarshal([]byte(n.Payload), &notice); err != nil || (notice.GameID == "" && notice.Hello == "") {
 				s.log.Warn("persistence: malformed notification ignored", "channel", n.Channel, "payload", n.Payload)
+				continue
+			}
+			if notice.Hello != "" {
+				if peers.heard(notice.Hello) {
+					if err := s.announce(ctx, conn); err != nil && ctx.Err() == nil {
+						return fmt.Errorf("hello: %w", err)
+					}
+				}
 				continue
 			}
 			s.cache.behind(notice.GameID, notice.Version)
