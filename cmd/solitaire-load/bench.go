@@ -261,7 +261,7 @@ func runPgbench(ctx context.Context, pgbench, dbURL, tmp string, cfg benchConfig
 		return 0, "", err
 	}
 	defer db.Close()
-	if _, err := db.ExecContext(ctx, `CREATE TABLE bench_insert (
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS bench_insert (
 		id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, v BIGINT NOT NULL, at BIGINT NOT NULL)`); err != nil {
 		return 0, "", fmt.Errorf("pgbench scratch table: %w", err)
 	}
@@ -395,27 +395,36 @@ func startServer(ctx context.Context, bin string, env []string, level string, pp
 		return nil, err
 	}
 	go func() { p.exit <- p.cmd.Wait(); logf.Close() }()
+	if err := p.waitReady(ctx, logPath); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// waitReady waits up to 30 s for p's /readyz to answer 200; if it does
+// not, p is killed and the error quotes its log.
+func (p *serverProc) waitReady(ctx context.Context, logPath string) error {
 	deadline := time.Now().Add(30 * time.Second)
 	client := &http.Client{Timeout: time.Second}
 	for time.Now().Before(deadline) {
 		select {
 		case err := <-p.exit:
-			return nil, fmt.Errorf("solitaire-server exited at start (%v); log: %s", err, tail(logPath))
+			return fmt.Errorf("%s exited at start (%v); log: %s", p.cmd.Path, err, tail(logPath))
 		case <-ctx.Done():
 			p.kill()
-			return nil, ctx.Err()
+			return ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
 		resp, err := client.Get(p.url + "/readyz")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return p, nil
+				return nil
 			}
 		}
 	}
 	p.kill()
-	return nil, fmt.Errorf("solitaire-server not ready within 30s; log: %s", tail(logPath))
+	return fmt.Errorf("%s not ready within 30s; log: %s", p.cmd.Path, tail(logPath))
 }
 
 // stop ends the server gracefully (SIGTERM), or kills it after 20 s.

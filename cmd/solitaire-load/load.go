@@ -81,10 +81,16 @@ func (c loadConfig) validate() error {
 		return fmt.Errorf("moves per game %d: want 1 or more", c.GameMoves)
 	case c.LegalShare < 0 || c.LegalShare > 1 || c.UndoShare < 0 || c.UndoShare > 1:
 		return errors.New("shares must be in 0..1")
-	case !strings.HasPrefix(c.URL, "http://127.") && !strings.HasPrefix(c.URL, "http://localhost") &&
-		!strings.HasPrefix(c.URL, "http://[::1]"):
-		// Load goes to this machine only.
-		return fmt.Errorf("url %q: load goes only to a loopback address (http://127.x.x.x, localhost, [::1])", c.URL)
+	}
+	return loopbackURL(c.URL)
+}
+
+// loopbackURL refuses a URL that is not on this machine: load goes to a
+// loopback address only.
+func loopbackURL(u string) error {
+	if !strings.HasPrefix(u, "http://127.") && !strings.HasPrefix(u, "http://localhost") &&
+		!strings.HasPrefix(u, "http://[::1]") {
+		return fmt.Errorf("url %q: load goes only to a loopback address (http://127.x.x.x, localhost, [::1])", u)
 	}
 	return nil
 }

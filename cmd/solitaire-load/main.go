@@ -5,8 +5,10 @@
 //
 // Usage:
 //
-//	solitaire-load run   [flags]   play against a running server (-url)
-//	solitaire-load bench [flags]   pgbench, then servers it starts itself, then a summary
+//	solitaire-load run      [flags]   play against a running server (-url)
+//	solitaire-load bench    [flags]   pgbench, then servers it starts itself, then a summary
+//	solitaire-load compare  [flags]   pgbench, the baseline and the server at 1, 16, 64 clients
+//	solitaire-load baseline [flags]   serve the same-stack baseline (gin, pgx, one INSERT per request)
 //
 // Each player registers, creates a game (relaxed by default: undo allowed)
 // and plays: some moves picked at random from GET …/legal-moves (never
@@ -22,6 +24,17 @@
 // server's resident memory with -games games in progress; and the server
 // on SQLite. It prints the ratio of moves/s to pgbench's TPS and the
 // issue's targets. See BENCHMARKS.md.
+//
+// compare runs, at each client count in turn (default 1, 16 and 64),
+// pgbench's single-INSERT transactions, the baseline (this tool's
+// baseline command: gin, pgx, one INSERT committed per request, no
+// domain, the cheapest honest HTTP API on the server's stack) and the
+// server, the last two driven by the same lean generator (closed-loop
+// draws to a relaxed game per client, nothing decoded), and prints
+// requests per second, p50/p99, the ratios, and PostgreSQL's commits per
+// request (pg_stat_database.xact_commit). Figures from a machine with
+// other work running are not target measurements: the summary gives the
+// load average.
 package main
 
 import (
@@ -32,6 +45,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -46,8 +60,10 @@ func main() {
 }
 
 const usage = `usage:
-  solitaire-load run   [-url URL] [-players N] [-duration D] [...]   load a running server
-  solitaire-load bench [-pg URL] [-clients N] [-duration D] [...]    pgbench vs the server, memory, SQLite
+  solitaire-load run      [-url URL] [-players N] [-duration D] [...]   load a running server
+  solitaire-load bench    [-pg URL] [-clients N] [-duration D] [...]    pgbench vs the server, memory, SQLite
+  solitaire-load compare  [-pg URL] [-clients 1,16,64] [-duration D]    pgbench, the baseline and the server side by side
+  solitaire-load baseline [-addr A] [-pg URL]                           the same-stack baseline server
   solitaire-load <command> -h                                         flags of a command`
 
 // run is the command without the program name; the report goes to out.
@@ -97,6 +113,40 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		_, err := runBench(ctx, cfg, out)
 		return err
+	case "compare":
+		cfg := defaultCompareConfig()
+		fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+		fs.SetOutput(out)
+		fs.StringVar(&cfg.PG, "pg", cfg.PG, "postgres:// URL of a role that may CREATE DATABASE (loopback only)")
+		clients := fs.String("clients", "1,16,64", "client counts, comma-separated, each run in turn")
+		fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "length of each run, warm-up included (max 10m)")
+		fs.DurationVar(&cfg.Warmup, "warmup", cfg.Warmup, "first part of each HTTP run not counted")
+		fs.IntVar(&cfg.Jobs, "jobs", cfg.Jobs, "pgbench threads (-j), at most the clients")
+		fs.StringVar(&cfg.Pgbench, "pgbench", "", "the pgbench binary (default: /usr/lib/postgresql/*/bin/pgbench, then $PATH)")
+		fs.StringVar(&cfg.Server, "server", "", "the solitaire-server binary (default: go build ./cmd/solitaire-server)")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		cfg.Clients = nil
+		for _, c := range strings.Split(*clients, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(c))
+			if err != nil {
+				return fmt.Errorf("-clients %q: want numbers, e.g. 1,16,64", *clients)
+			}
+			cfg.Clients = append(cfg.Clients, n)
+		}
+		_, err := runCompare(ctx, cfg, out)
+		return err
+	case "baseline":
+		fs := flag.NewFlagSet("baseline", flag.ContinueOnError)
+		fs.SetOutput(out)
+		addr := fs.String("addr", "127.0.0.1:8090", "listen address (loopback only)")
+		pg := fs.String("pg", defaultBenchConfig().PG, "postgres:// URL of the database (loopback only)")
+		conns := fs.Int("max-conns", 20, "connections in the pool (the product's default)")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		return runBaseline(ctx, *addr, *pg, *conns, nil)
 	}
 	return fmt.Errorf("unknown command %q\n%s", args[0], usage)
 }

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// baselineSchema is the baseline's one table: a row per accepted request.
+const baselineSchema = `CREATE TABLE IF NOT EXISTS baseline_moves (
+	id      BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	game_id TEXT   NOT NULL,
+	type    TEXT   NOT NULL,
+	at      BIGINT NOT NULL
+)`
+
+// baselineMove is the body the baseline accepts: a move's type, as the
+// product's move request has it.
+type baselineMove struct {
+	Type string `json:"type" binding:"required"`
+}
+
+// baselineHandler is the same-stack baseline of a move (issue 15): the
+// cheapest honest HTTP API on the product's stack, gin and pgx, with no
+// domain at all. POST /v1/games/{id}/moves with a bearer token (not
+// looked up) and a JSON body with a type inserts one row in its own
+// transaction (one commit per request) and answers 200 with the row's id;
+// a body without a type is 400, a request without a token 401. It is the
+// floor a move of the product is compared with (compare).
+func baselineHandler(pool *pgxpool.Pool) http.Handler {
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	r.POST("/v1/games/:id/moves", func(c *gin.Context) {
+		if len(c.GetHeader("Authorization")) < len("Bearer x") {
+			c.JSON(http.StatusUnauthorized, gin.H{"code": "unauthorized"})
+			return
+		}
+		var m baselineMove
+		if err := c.ShouldBindJSON(&m); err != nil {
+			c.JSON(http.StatusBadRequest, gin.H{"code": "invalid_body", "detail": err.Error()})
+			return
+		}
+		var id int64
+		err := pool.QueryRow(c.Request.Context(), `INSERT INTO baseline_moves (game_id, type, at) VALUES ($1, $2, $3)
+			RETURNING id`, c.Param("id"), m.Type, time.Now().UnixMilli()).Scan(&id)
+		if err != nil {
+			c.JSON(http.StatusServiceUnavailable, gin.H{"code": "database_unavailable"})
+			return
+		}
+		c.JSON(http.StatusOK, gin.H{"game_id": c.Param("id"), "id": id, "type": m.Type})
+	})
+	r.GET("/readyz", func(c *gin.Context) { c.Status(http.StatusOK) })
+	return r
+}
+
+// runBaseline serves baselineHandler on addr (loopback only) with a pool
+// of maxConns connections to dbURL until ctx is done; the table is made
+// if missing. listening is called with the bound address (nil: not).
+func runBaseline(ctx context.Context, addr, dbURL string, maxConns int, listening func(net.Addr)) error {
+	if err := loopbackPG(dbURL); err != nil {
+		return err
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if ip := net.ParseIP(host); err != nil || (host != "localhost" && (ip == nil || !ip.IsLoopback())) {
+		return fmt.Errorf("addr %q: want a loopback host:port", addr)
+	}
+	cfg, err := pgxpool.ParseConfig(dbURL)
+	if err != nil {
+		return err
+	}
+	cfg.MaxConns = int32(maxConns)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if _, err := pool.Exec(ctx, baselineSchema); err != nil {
+		return fmt.Errorf("baseline schema: %w", err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: baselineHandler(pool), ReadHeaderTimeout: 5 * time.Second,
+		ErrorLog: slog.NewLogLogger(slog.NewTextHandler(os.Stderr, nil).WithAttrs(nil), slog.LevelWarn)}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	if listening != nil {
+		listening(ln.Addr())
+	}
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return err
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

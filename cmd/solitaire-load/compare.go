@@ -1,0 +1,336 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// Targets of issue 15 on PostgreSQL, checked in compare's table.
+const (
+	targetVsBaseline    = 1.0 // product moves/s over the baseline's requests/s, at every client count
+	targetP99VsBaseline = 1.2 // product move p99 over the baseline's p99, at most
+	targetVsPgbench64   = 0.6 // product moves/s over pgbench TPS at 64 clients, at least
+)
+
+// compareConfig describes a compare run.
+type compareConfig struct {
+	PG       string        // admin postgres:// URL of a role that may CREATE DATABASE (loopback)
+	Clients  []int         // client counts, each run in turn (1..90)
+	Duration time.Duration // of each measured run, warm-up included
+	Warmup   time.Duration // of each load run, not counted
+	Jobs     int           // pgbench threads, at most the clients
+	Pgbench  string        // the pgbench binary; "" finds it
+	Server   string        // the solitaire-server binary; "" builds it
+	Self     string        // this tool's binary, run as `baseline`; "" is os.Executable
+}
+
+// defaultCompareConfig is the configuration the flags start from.
+func defaultCompareConfig() compareConfig {
+	return compareConfig{PG: defaultBenchConfig().PG, Clients: []int{1, 16, 64}, Duration: 12 * time.Second,
+		Warmup: 2 * time.Second, Jobs: 2}
+}
+
+// compareRow is one client count's figures.
+type compareRow struct {
+	Clients           int
+	PgbenchTPS        float64
+	Baseline, Product *leanResult
+	// BaselineCommits and ProductCommits are PostgreSQL's committed
+	// transactions in the database (pg_stat_database.xact_commit) per
+	// 200 answer, the server's start and shutdown included.
+	BaselineCommits, ProductCommits float64
+}
+
+// ratio is a/b, 0 when b is 0.
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+// writeCompareTable prints rows as a Markdown table with the ratios and,
+// per row, which of issue 15's targets it meets.
+func writeCompareTable(w io.Writer, rows []compareRow) {
+	fmt.Fprintln(w, "| clients | pgbench TPS | baseline req/s (p50 / p99) | product moves/s (p50 / p99) | product ÷ baseline | p99 ÷ baseline p99 | product ÷ pgbench | commits per move (product / baseline) | targets |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	for _, r := range rows {
+		b, p := r.Baseline, r.Product
+		vsB := ratio(p.PerSecond(), b.PerSecond())
+		p99 := ratio(float64(p.Quantile(99)), float64(b.Quantile(99)))
+		vsPg := ratio(p.PerSecond(), r.PgbenchTPS)
+		met := vsB >= targetVsBaseline && p99 <= targetP99VsBaseline && (r.Clients != 64 || vsPg >= targetVsPgbench64)
+		verdict := "NOT met"
+		if met {
+			verdict = "met"
+		}
+		fmt.Fprintf(w, "| %d | %.0f | %.0f (%s / %s) | %.0f (%s / %s) | %.2f | %.2f | %.2f | %.2f / %.2f | %s |\n",
+			r.Clients, r.PgbenchTPS, b.PerSecond(), ms(b.Quantile(50)), ms(b.Quantile(99)),
+			p.PerSecond(), ms(p.Quantile(50)), ms(p.Quantile(99)), vsB, p99, vsPg, r.ProductCommits, r.BaselineCommits, verdict)
+	}
+}
+
+// runCompare measures pgbench, the baseline server and the product on one
+// scratch database at each client count, with the same lean generator for
+// the two HTTP servers, and writes the report to w.
+func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareRow, error) {
+	for _, c := range cfg.Clients {
+		if c < 1 || c > 90 {
+			return nil, fmt.Errorf("clients %d: want 1..90 (PostgreSQL allows 100 connections by default)", c)
+		}
+	}
+	if cfg.Duration <= cfg.Warmup || cfg.Duration > maxDuration {
+		return nil, fmt.Errorf("duration %s: want more than the warm-up %s and at most %s", cfg.Duration, cfg.Warmup, maxDuration)
+	}
+	if err := loopbackPG(cfg.PG); err != nil {
+		return nil, err
+	}
+	pgbench := cfg.Pgbench
+	if pgbench == "" {
+		var err error
+		if pgbench, err = findPgbench(); err != nil {
+			return nil, err
+		}
+	}
+	self := cfg.Self
+	if self == "" {
+		var err error
+		if self, err = os.Executable(); err != nil {
+			return nil, err
+		}
+	}
+	tmp, err := os.MkdirTemp("", "solitaire-compare-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	server := cfg.Server
+	if server == "" {
+		server = filepath.Join(tmp, "solitaire-server")
+		fmt.Fprintln(w, "building ./cmd/solitaire-server …")
+		build := exec.CommandContext(ctx, "go", "build", "-o", server, "./cmd/solitaire-server")
+		build.Stdout, build.Stderr = w, w
+		if err := build.Run(); err != nil {
+			return nil, fmt.Errorf("go build ./cmd/solitaire-server (run compare from the module root or pass -server): %w", err)
+		}
+	}
+	admin, err := sql.Open("pgx", cfg.PG)
+	if err != nil {
+		return nil, err
+	}
+	defer admin.Close()
+	admin.SetMaxOpenConns(2)
+	var pgVersion string
+	if err := admin.QueryRowContext(ctx, "SELECT version()").Scan(&pgVersion); err != nil {
+		return nil, fmt.Errorf("postgres %s: %w", redactURL(cfg.PG), err)
+	}
+	writeMachine(w, pgVersion)
+	name := "solitaire_compare_" + randomHex(6)
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		return nil, fmt.Errorf("create database %s: %w", name, err)
+	}
+	defer func() {
+		dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := admin.ExecContext(dctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			fmt.Fprintf(w, "warning: drop database %s: %v\n", name, err)
+		}
+	}()
+	dbURL, err := withDatabase(cfg.PG, name)
+	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("pgx", dbURL)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+
+	var rows []compareRow
+	for _, clients := range cfg.Clients {
+		row := compareRow{Clients: clients}
+		fmt.Fprintf(w, "\n== %d clients (load average %s)\n", clients, loadAverage())
+		bc := benchConfig{Clients: clients, Jobs: max(min(cfg.Jobs, clients), 1), Duration: cfg.Duration}
+		if row.PgbenchTPS, _, err = runPgbench(ctx, pgbench, dbURL, tmp, bc, w); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(w, "pgbench      %.1f transactions/s\n", row.PgbenchTPS)
+
+		// The baseline: any game id and token will do.
+		targets := make([]leanTarget, clients)
+		for i := range targets {
+			targets[i] = leanTarget{Path: "/v1/games/b" + strconv.Itoa(i) + "/moves", Token: "baseline"}
+		}
+		start := func() (*serverProc, error) {
+			return startBaseline(ctx, self, dbURL, filepath.Join(tmp, "baseline.log"))
+		}
+		if row.Baseline, row.BaselineCommits, err = measureLean(ctx, db, start, targets, clients, cfg, w); err != nil {
+			return nil, fmt.Errorf("baseline: %w", err)
+		}
+		fmt.Fprintf(w, "baseline     %.1f requests/s, p50 %s, p99 %s, %.2f commits per request, %d errors\n",
+			row.Baseline.PerSecond(), ms(row.Baseline.Quantile(50)), ms(row.Baseline.Quantile(99)), row.BaselineCommits, row.Baseline.Errors)
+
+		// The product: a player and a relaxed game per client, made by a
+		// server started for it, then a fresh start for the measured run.
+		env := []string{"DATABASE_URL=" + dbURL}
+		logPath := filepath.Join(tmp, "server.log")
+		srv, err := startServer(ctx, server, env, "warn", false, logPath)
+		if err != nil {
+			return nil, err
+		}
+		targets, err = setUpGames(ctx, srv.url, clients)
+		srv.stop(w)
+		if err != nil {
+			return nil, err
+		}
+		start = func() (*serverProc, error) { return startServer(ctx, server, env, "warn", false, logPath) }
+		if row.Product, row.ProductCommits, err = measureLean(ctx, db, start, targets, clients, cfg, w); err != nil {
+			return nil, fmt.Errorf("product: %w", err)
+		}
+		fmt.Fprintf(w, "product      %.1f moves/s, p50 %s, p99 %s, %.2f commits per move, %d errors\n",
+			row.Product.PerSecond(), ms(row.Product.Quantile(50)), ms(row.Product.Quantile(99)), row.ProductCommits, row.Product.Errors)
+		rows = append(rows, row)
+	}
+	fmt.Fprintf(w, "\n== summary (load average now %s; figures on a machine with other work running are not target measurements)\n\n", loadAverage())
+	writeCompareTable(w, rows)
+	return rows, nil
+}
+
+// measureLean starts a server with start, runs the lean generator on it,
+// stops it, and returns the result and the database's commits per 200
+// answer (pg_stat_database.xact_commit, read once the server's
+// connections are gone, so that every backend has reported its counts).
+func measureLean(ctx context.Context, db *sql.DB, start func() (*serverProc, error), targets []leanTarget, clients int,
+	cfg compareConfig, w io.Writer) (*leanResult, float64, error) {
+	before, err := xactCommits(ctx, db)
+	if err != nil {
+		return nil, 0, err
+	}
+	srv, err := start()
+	if err != nil {
+		return nil, 0, err
+	}
+	res, err := leanLoad(ctx, srv.url, targets, clients, cfg.Duration, cfg.Warmup)
+	srv.stop(w)
+	if err != nil {
+		return nil, 0, err
+	}
+	after, err := xactCommits(ctx, db)
+	if err != nil {
+		return nil, 0, err
+	}
+	return res, ratio(float64(after-before), float64(res.Total)), nil
+}
+
+// startBaseline runs this tool's `baseline` command on a free loopback
+// port against dbURL and waits until it answers.
+func startBaseline(ctx context.Context, self, dbURL, logPath string) (*serverProc, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	logf, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	p := &serverProc{url: "http://" + addr, exit: make(chan error, 1)}
+	p.cmd = exec.Command(self, "baseline", "-addr", addr, "-pg", dbURL)
+	p.cmd.Stdout, p.cmd.Stderr = logf, logf
+	if err := p.cmd.Start(); err != nil {
+		logf.Close()
+		return nil, err
+	}
+	go func() { p.exit <- p.cmd.Wait(); logf.Close() }()
+	if err := p.waitReady(ctx, logPath); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// setUpGames registers n players on the server at base, each with a
+// relaxed game (a draw is always legal there), and returns their move
+// routes and tokens.
+func setUpGames(ctx context.Context, base string, n int) ([]leanTarget, error) {
+	client := &http.Client{Timeout: 30 * time.Second}
+	post := func(path, token string, body any, out any) error {
+		b, _ := json.Marshal(body)
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+path, bytes.NewReader(b))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		res, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		defer res.Body.Close()
+		data, _ := io.ReadAll(res.Body)
+		if res.StatusCode != http.StatusCreated {
+			return fmt.Errorf("POST %s: %d %s", path, res.StatusCode, truncate(data))
+		}
+		return json.Unmarshal(data, out)
+	}
+	out := make([]leanTarget, n)
+	for i := range out {
+		var p struct {
+			Token string `json:"token"`
+		}
+		if err := post("/v1/players", "", map[string]string{"name": "compare " + strconv.Itoa(i)}, &p); err != nil {
+			return nil, err
+		}
+		var g struct {
+			ID string `json:"id"`
+		}
+		if err := post("/v1/games", p.Token, map[string]string{"variant": "relaxed"}, &g); err != nil {
+			return nil, err
+		}
+		out[i] = leanTarget{Path: "/v1/games/" + g.ID + "/moves", Token: p.Token}
+	}
+	return out, nil
+}
+
+// xactCommits is the database's pg_stat_database.xact_commit once no
+// other connection to it is open (waiting up to 30 s), after the 1.5 s a
+// backend's counts may take to reach the shared statistics.
+func xactCommits(ctx context.Context, db *sql.DB) (int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for {
+		var others int
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid()`).Scan(&others); err != nil {
+			return 0, err
+		}
+		if others == 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return 0, fmt.Errorf("%d connections to the database stay open", others)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	select {
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	case <-time.After(1500 * time.Millisecond):
+	}
+	var n int64
+	err := db.QueryRowContext(ctx, `SELECT xact_commit FROM pg_stat_database, pg_stat_clear_snapshot()
+		WHERE datname = current_database()`).Scan(&n)
+	return n, err
+}

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/openpatience/solitaire/persistence/pgtest"
+)
+
+// startTestBaseline serves the baseline on a fresh database for t.
+func startTestBaseline(t *testing.T) (base, dsn string) {
+	t.Helper()
+	dsn = pgtest.DSN(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	addrs := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() { done <- runBaseline(ctx, "127.0.0.1:0", dsn, 4, func(a net.Addr) { addrs <- a }) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("baseline: %v", err)
+		}
+	})
+	select {
+	case a := <-addrs:
+		return "http://" + a.String(), dsn
+	case err := <-done:
+		t.Fatalf("baseline: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the baseline did not start")
+	}
+	return "", ""
+}
+
+// TestBaseline: the baseline server inserts one row per accepted move
+// request, in one transaction each (PostgreSQL counts one commit per
+// request), and refuses a body without a type (400) and a request
+// without a token (401) without writing. The lean generator drives it
+// and counts what it answered.
+func TestBaseline(t *testing.T) {
+	t.Parallel()
+	base, dsn := startTestBaseline(t)
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	rows := func() int {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM baseline_moves`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	post := func(body, token string) int {
+		req, _ := http.NewRequest("POST", base+"/v1/games/g1/moves", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if s := post(`{"type":"draw"}`, "t"); s != 200 || rows() != 1 {
+		t.Fatalf("a move: %d, %d rows", s, rows())
+	}
+	if s := post(`{"kind":"draw"}`, "t"); s != 400 || rows() != 1 {
+		t.Fatalf("a body without type: %d, %d rows", s, rows())
+	}
+	if s := post(`{"type":"draw"}`, ""); s != 401 || rows() != 1 {
+		t.Fatalf("no token: %d, %d rows", s, rows())
+	}
+
+	if _, err := leanLoad(t.Context(), "http://example.com", []leanTarget{{Path: "/x"}}, 1, time.Second, 0); err == nil {
+		t.Error("lean load to a non-loopback URL was not refused")
+	}
+	// The baseline's pool stays connected while it runs: close it to
+	// read the counts, by measuring the generator alone first.
+	targets := []leanTarget{{Path: "/v1/games/a/moves", Token: "t"}, {Path: "/v1/games/b/moves", Token: "t"}}
+	res, err := leanLoad(t.Context(), base, targets, 2, 1500*time.Millisecond, 500*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OK == 0 || res.Total < res.OK || res.Errors != 0 || res.Quantile(50) <= 0 || res.PerSecond() <= 0 {
+		t.Fatalf("lean run: %+v", res)
+	}
+	if got := rows(); int64(got) != 1+res.Total {
+		t.Fatalf("%d rows after %d answered requests", got, res.Total)
+	}
+}
+
+// TestCommitsOfBaseline: xactCommits counts PostgreSQL's commits in the
+// database once the server's connections are gone: one per baseline
+// request, give or take the baseline's start.
+func TestCommitsOfBaseline(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.DSN(t)
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	before, err := xactCommits(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	addrs := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() { done <- runBaseline(ctx, "127.0.0.1:0", dsn, 4, func(a net.Addr) { addrs <- a }) }()
+	base := "http://" + (<-addrs).String()
+	res, err := leanLoad(t.Context(), base, []leanTarget{{Path: "/v1/games/a/moves", Token: "t"}}, 4, time.Second, 0)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := xactCommits(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := float64(after-before) / float64(res.Total)
+	if res.Total < 50 || per < 1 || per > 1.1 {
+		t.Fatalf("%d commits for %d requests (%.3f each), want one each", after-before, res.Total, per)
+	}
+}
+
+// TestCompareTable: the table gives the ratios to the baseline and to
+// pgbench and says whether issue 15's targets are met on each row.
+func TestCompareTable(t *testing.T) {
+	lean := func(perSecond float64, p99 time.Duration) *leanResult {
+		h := hdrhistogram.New(histMin, histMax, histDigits)
+		for range 98 {
+			_ = h.RecordValue(1000)
+		}
+		_ = h.RecordValue(p99.Microseconds())
+		_ = h.RecordValue(p99.Microseconds())
+		return &leanResult{Measured: 10 * time.Second, OK: int64(perSecond * 10), Hist: h}
+	}
+	rows := []compareRow{
+		{Clients: 1, PgbenchTPS: 3000, Baseline: lean(2000, 2*time.Millisecond), Product: lean(2200, 2*time.Millisecond), ProductCommits: 1.01, BaselineCommits: 1},
+		{Clients: 64, PgbenchTPS: 5000, Baseline: lean(3600, 30*time.Millisecond), Product: lean(2900, 50*time.Millisecond), ProductCommits: 0.3, BaselineCommits: 1},
+	}
+	var b bytes.Buffer
+	writeCompareTable(&b, rows)
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("table:\n%s", b.String())
+	}
+	for _, want := range []string{"| 1 | 3000 | 2000 ", "| 1.10 | 1.00 | 0.73 | 1.01 / 1.00 | met |"} {
+		if !strings.Contains(lines[2], want) {
+			t.Errorf("row 1 lacks %q:\n%s", want, lines[2])
+		}
+	}
+	if !strings.Contains(lines[3], "| 0.81 | 1.67 | 0.58 | 0.30 / 1.00 | NOT met |") {
+		t.Errorf("row 64:\n%s", lines[3])
+	}
+}
