@@ -32,6 +32,8 @@ type compareConfig struct {
 	Pgbench  string        // the pgbench binary; "" finds it
 	Server   string        // the solitaire-server binary; "" builds it
 	Self     string        // this tool's binary, run as `baseline`; "" is os.Executable
+	SQLite   bool          // also run the server on SQLite (a fresh file per client count)
+	Env      []string      // extra server environment, NAME=value (both databases)
 }
 
 // defaultCompareConfig is the configuration the flags start from.
@@ -49,6 +51,7 @@ type compareRow struct {
 	// transactions in the database (pg_stat_database.xact_commit) per
 	// 200 answer, the server's start and shutdown included.
 	BaselineCommits, ProductCommits float64
+	SQLite                          *leanResult // the server on SQLite; nil unless compareConfig.SQLite
 }
 
 // ratio is a/b, 0 when b is 0.
@@ -183,7 +186,7 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 
 		// The product: a player and a relaxed game per client, made by a
 		// server started for it, then a fresh start for the measured run.
-		env := []string{"DATABASE_URL=" + dbURL}
+		env := append([]string{"DATABASE_URL=" + dbURL}, cfg.Env...)
 		logPath := filepath.Join(tmp, "server.log")
 		srv, err := startServer(ctx, server, env, "warn", false, logPath)
 		if err != nil {
@@ -200,10 +203,33 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 		}
 		fmt.Fprintf(w, "product      %.1f moves/s, p50 %s, p99 %s, %.2f commits per move, %d errors\n",
 			row.Product.PerSecond(), ms(row.Product.Quantile(50)), ms(row.Product.Quantile(99)), row.ProductCommits, row.Product.Errors)
+		if cfg.SQLite {
+			senv := append([]string{"SOLITAIRE_SQLITE_PATH=" + filepath.Join(tmp, "compare-"+strconv.Itoa(clients)+".db")}, cfg.Env...)
+			srv, err := startServer(ctx, server, senv, "warn", false, logPath)
+			if err != nil {
+				return nil, err
+			}
+			targets, err := setUpGames(ctx, srv.url, clients)
+			if err == nil {
+				row.SQLite, err = leanLoad(ctx, srv.url, targets, clients, cfg.Duration, cfg.Warmup)
+			}
+			srv.stop(w)
+			if err != nil {
+				return nil, fmt.Errorf("sqlite: %w", err)
+			}
+			fmt.Fprintf(w, "sqlite       %.1f moves/s, p50 %s, p99 %s, %d errors\n",
+				row.SQLite.PerSecond(), ms(row.SQLite.Quantile(50)), ms(row.SQLite.Quantile(99)), row.SQLite.Errors)
+		}
 		rows = append(rows, row)
 	}
 	fmt.Fprintf(w, "\n== summary (load average now %s; figures on a machine with other work running are not target measurements)\n\n", loadAverage())
 	writeCompareTable(w, rows)
+	if cfg.SQLite {
+		fmt.Fprintln(w, "\n| clients | server on SQLite, moves/s (p50 / p99) |\n|---|---|")
+		for _, r := range rows {
+			fmt.Fprintf(w, "| %d | %.0f (%s / %s) |\n", r.Clients, r.SQLite.PerSecond(), ms(r.SQLite.Quantile(50)), ms(r.SQLite.Quantile(99)))
+		}
+	}
 	return rows, nil
 }
 

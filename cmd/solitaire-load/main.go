@@ -124,8 +124,13 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		fs.IntVar(&cfg.Jobs, "jobs", cfg.Jobs, "pgbench threads (-j), at most the clients")
 		fs.StringVar(&cfg.Pgbench, "pgbench", "", "the pgbench binary (default: /usr/lib/postgresql/*/bin/pgbench, then $PATH)")
 		fs.StringVar(&cfg.Server, "server", "", "the solitaire-server binary (default: go build ./cmd/solitaire-server)")
+		fs.BoolVar(&cfg.SQLite, "sqlite", false, "also run the server on SQLite at each client count")
+		env := fs.String("env", "", "extra server environment, NAME=value,NAME=value")
 		if err := fs.Parse(args[1:]); err != nil {
 			return err
+		}
+		if *env != "" {
+			cfg.Env = strings.Split(*env, ",")
 		}
 		cfg.Clients = nil
 		for _, c := range strings.Split(*clients, ",") {
