@@ -131,12 +131,39 @@ func (s *Store) PutIdempotency(ctx context.Context, r IdempotencyRecord) error {
 	return wrap("put idempotency key", err)
 }
 
+// MaxIdempotencyKeysPerPlayer caps the idempotency records kept per
+// player: beyond it, PurgeIdempotency deletes a player's oldest records
+// before they expire. Ten thousand keys are more requests than a player
+// sends in a day at the default rate limit of honest use; a client that
+// sends more loses the retry guarantee of its oldest keys first (a retry
+// of a deleted key is a new request), and the table stays bounded.
+const MaxIdempotencyKeysPerPlayer = 10_000
+
 // PurgeIdempotency deletes the records expired at now (ExpiresAt at or
-// before now) and returns how many it deleted. Run it periodically.
+// before now), then each player's oldest records beyond
+// MaxIdempotencyKeysPerPlayer, and returns how many it deleted. Run it
+// periodically (the server: every few minutes).
 func (s *Store) PurgeIdempotency(ctx context.Context, now time.Time) (int64, error) {
-	res := s.db.WithContext(ctx).Exec(`DELETE FROM idempotency_keys WHERE expires_at <= ?`, millis(now))
+	return s.PurgeIdempotencyBeyond(ctx, now, MaxIdempotencyKeysPerPlayer)
+}
+
+// PurgeIdempotencyBeyond is PurgeIdempotency with a cap of perPlayer
+// records per owner (the newest by CreatedAt are kept; at least 1).
+func (s *Store) PurgeIdempotencyBeyond(ctx context.Context, now time.Time, perPlayer int) (int64, error) {
+	db := s.db.WithContext(ctx)
+	res := db.Exec(`DELETE FROM idempotency_keys WHERE expires_at <= ?`, millis(now))
 	if res.Error != nil {
 		return 0, wrap("purge idempotency keys", res.Error)
 	}
-	return res.RowsAffected, nil
+	n := res.RowsAffected
+	res = db.Exec(`DELETE FROM idempotency_keys WHERE (owner, "key") IN (
+		SELECT owner, "key" FROM (
+			SELECT owner, "key", row_number() OVER (PARTITION BY owner ORDER BY created_at DESC, "key" DESC) AS rn
+			FROM idempotency_keys
+			WHERE owner IN (SELECT owner FROM idempotency_keys GROUP BY owner HAVING count(*) > ?)
+		) AS ranked WHERE rn > ?)`, max(perPlayer, 1), max(perPlayer, 1))
+	if res.Error != nil {
+		return n, wrap("purge idempotency keys", res.Error)
+	}
+	return n + res.RowsAffected, nil
 }

@@ -179,3 +179,46 @@ func TestReceipts(t *testing.T) {
 		})
 	}
 }
+
+// TestIdempotencyCap: the purge keeps at most the cap of records per
+// player, the newest, whatever their expiry; other players' are kept.
+func TestIdempotencyCap(t *testing.T) {
+	t.Parallel()
+	for name, open := range receiptStores(t) {
+		if name == "postgres-nocache" {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := open(t)
+			t0 := domain.Millis(time.Now())
+			put := func(owner string, i int) {
+				at := t0.Add(time.Duration(i) * time.Second)
+				if err := s.PutIdempotency(t.Context(), persistence.IdempotencyRecord{Owner: owner, Key: fmt.Sprint("k", i),
+					Status: 200, Body: []byte("{}"), CreatedAt: at}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i := range 5 {
+				put("heavy", i)
+			}
+			put("light", 0)
+			put("light", 1)
+			n, err := s.PurgeIdempotencyBeyond(t.Context(), t0, 3)
+			if err != nil || n != 2 {
+				t.Fatalf("purge: %d, %v; want the 2 oldest of heavy's", n, err)
+			}
+			for i := range 5 {
+				_, err := s.GetIdempotency(t.Context(), "heavy", fmt.Sprint("k", i), t0)
+				if kept := err == nil; kept != (i >= 2) {
+					t.Errorf("heavy's key %d kept %v (%v)", i, kept, err)
+				}
+			}
+			for i := range 2 {
+				if _, err := s.GetIdempotency(t.Context(), "light", fmt.Sprint("k", i), t0); err != nil {
+					t.Errorf("light's key %d: %v", i, err)
+				}
+			}
+		})
+	}
+}

@@ -88,8 +88,9 @@ const (
 	playerCacheTTL  = time.Minute
 )
 
-// purgeEvery is how often expired idempotency keys are deleted.
-const purgeEvery = time.Hour
+// purgeEvery is how often expired idempotency keys, and each player's
+// beyond persistence.MaxIdempotencyKeysPerPlayer, are deleted.
+const purgeEvery = 5 * time.Minute
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
