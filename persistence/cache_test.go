@@ -571,10 +571,19 @@ func TestCommandOnStaleCache(t *testing.T) {
 // would surely be refused) but loads with the check; Load is unaffected.
 func TestCommandSkipsEntriesBehind(t *testing.T) {
 	a, b, plain := cachedStores(t, persistence.DialectPostgres)
+	// b's LISTEN must be in place before a appends, or a's notice is
+	// lost: wait for the wake-up every (re)connect sends.
+	connected, unsubscribe := b.Subscribe("any")
+	defer unsubscribe()
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- b.Listen(ctx) }()
 	defer func() { stop(); <-done }()
+	select {
+	case <-connected:
+	case <-time.After(10 * time.Second):
+		t.Fatal("b's listener did not connect")
+	}
 	clock := &testClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	ga := gamesOn(a, clock)
 	game, st, err := ga.Create(t.Context(), domain.NewGame{Owner: "p", Variant: "relaxed"})

@@ -153,12 +153,7 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 	if err != nil {
 		return nil, err
 	}
-	db, err := sql.Open("pgx", dbURL)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
+	counts := func(ctx context.Context) (int64, error) { return xactCommits(ctx, admin, name) }
 
 	var rows []compareRow
 	for _, clients := range cfg.Clients {
@@ -178,7 +173,7 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 		start := func() (*serverProc, error) {
 			return startBaseline(ctx, self, dbURL, filepath.Join(tmp, "baseline.log"))
 		}
-		if row.Baseline, row.BaselineCommits, err = measureLean(ctx, db, start, targets, clients, cfg, w); err != nil {
+		if row.Baseline, row.BaselineCommits, err = measureLean(ctx, counts, start, targets, clients, cfg, w); err != nil {
 			return nil, fmt.Errorf("baseline: %w", err)
 		}
 		fmt.Fprintf(w, "baseline     %.1f requests/s, p50 %s, p99 %s, %.2f commits per request, %d errors\n",
@@ -198,7 +193,7 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 			return nil, err
 		}
 		start = func() (*serverProc, error) { return startServer(ctx, server, env, "warn", false, logPath) }
-		if row.Product, row.ProductCommits, err = measureLean(ctx, db, start, targets, clients, cfg, w); err != nil {
+		if row.Product, row.ProductCommits, err = measureLean(ctx, counts, start, targets, clients, cfg, w); err != nil {
 			return nil, fmt.Errorf("product: %w", err)
 		}
 		fmt.Fprintf(w, "product      %.1f moves/s, p50 %s, p99 %s, %.2f commits per move, %d errors\n",
@@ -234,12 +229,12 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 }
 
 // measureLean starts a server with start, runs the lean generator on it,
-// stops it, and returns the result and the database's commits per 200
-// answer (pg_stat_database.xact_commit, read once the server's
-// connections are gone, so that every backend has reported its counts).
-func measureLean(ctx context.Context, db *sql.DB, start func() (*serverProc, error), targets []leanTarget, clients int,
-	cfg compareConfig, w io.Writer) (*leanResult, float64, error) {
-	before, err := xactCommits(ctx, db)
+// stops it, and returns the result and the database's commits (counts:
+// xactCommits) per 200 answer, read once the server's connections are
+// gone, so that every backend has reported its counts.
+func measureLean(ctx context.Context, counts func(context.Context) (int64, error), start func() (*serverProc, error),
+	targets []leanTarget, clients int, cfg compareConfig, w io.Writer) (*leanResult, float64, error) {
+	before, err := counts(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -252,7 +247,7 @@ func measureLean(ctx context.Context, db *sql.DB, start func() (*serverProc, err
 	if err != nil {
 		return nil, 0, err
 	}
-	after, err := xactCommits(ctx, db)
+	after, err := counts(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -329,16 +324,17 @@ func setUpGames(ctx context.Context, base string, n int) ([]leanTarget, error) {
 	return out, nil
 }
 
-// xactCommits is the database's pg_stat_database.xact_commit once no
-// other connection to it is open (waiting up to 30 s), after the 1.5 s a
-// backend's counts may take to reach the shared statistics.
-func xactCommits(ctx context.Context, db *sql.DB) (int64, error) {
+// xactCommits is database name's pg_stat_database.xact_commit, read
+// through admin (a connection to another database, so that reading adds
+// no transaction to the count) once no connection to name is open
+// (waiting up to 30 s), after the 1.5 s a backend's counts may take to
+// reach the shared statistics.
+func xactCommits(ctx context.Context, admin *sql.DB, name string) (int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	for {
 		var others int
-		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
-			WHERE datname = current_database() AND pid <> pg_backend_pid()`).Scan(&others); err != nil {
+		if err := admin.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = $1`, name).Scan(&others); err != nil {
 			return 0, err
 		}
 		if others == 0 {
@@ -356,7 +352,7 @@ func xactCommits(ctx context.Context, db *sql.DB) (int64, error) {
 	case <-time.After(1500 * time.Millisecond):
 	}
 	var n int64
-	err := db.QueryRowContext(ctx, `SELECT xact_commit FROM pg_stat_database, pg_stat_clear_snapshot()
-		WHERE datname = current_database()`).Scan(&n)
+	err := admin.QueryRowContext(ctx, `SELECT xact_commit FROM pg_stat_database, pg_stat_clear_snapshot()
+		WHERE datname = $1`, name).Scan(&n)
 	return n, err
 }

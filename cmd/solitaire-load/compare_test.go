@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -108,13 +109,18 @@ func TestBaseline(t *testing.T) {
 func TestCommitsOfBaseline(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.DSN(t)
-	db, err := sql.Open("pgx", dsn)
+	u, err := url.Parse(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	before, err := xactCommits(t.Context(), db)
+	name := strings.TrimPrefix(u.Path, "/")
+	u.Path = "/postgres"
+	admin, err := sql.Open("pgx", u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	before, err := xactCommits(t.Context(), admin, name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +137,7 @@ func TestCommitsOfBaseline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, err := xactCommits(t.Context(), db)
+	after, err := xactCommits(t.Context(), admin, name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,8 +38,9 @@ type crashClient struct {
 	other       []string
 }
 
-// run plays until stop, finishing the move in hand.
-func (c *crashClient) run(client *http.Client, base string, stop *atomic.Bool, deadline time.Time) {
+// run plays until stop, finishing the move in hand; progress counts the
+// acknowledged moves of every client, for pacing the faults.
+func (c *crashClient) run(client *http.Client, base string, stop *atomic.Bool, progress *atomic.Int64, deadline time.Time) {
 	for i := 0; !stop.Load(); i++ {
 		key := "move-" + strconv.Itoa(i)
 		for {
@@ -71,6 +72,7 @@ func (c *crashClient) run(client *http.Client, base string, stop *atomic.Bool, d
 				c.gaps++
 			}
 			c.acked++
+			progress.Add(1)
 			c.events += len(res.Events)
 			c.version = res.Game.Version
 			break
@@ -136,18 +138,13 @@ func TestCrashRetries(t *testing.T) {
 			}
 
 			var stop atomic.Bool
+			var progress atomic.Int64
 			deadline := time.Now().Add(5 * time.Minute)
 			var wg sync.WaitGroup
 			for _, c := range clients {
-				wg.Go(func() { c.run(client, base, &stop, deadline) })
+				wg.Go(func() { c.run(client, base, &stop, &progress, deadline) })
 			}
-			acked := func() int {
-				n := 0
-				for _, c := range clients {
-					n += c.acked // read racily: only to pace the faults
-				}
-				return n
-			}
+			acked := func() int { return int(progress.Load()) }
 			var faults []string
 			began := time.Now()
 			for f := 1; f <= crashFaults; f++ {
