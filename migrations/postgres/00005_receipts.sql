@@ -22,6 +22,13 @@
 -- citus: duels reference
 -- citus: duel_seats reference
 -- citus: daily_deals reference
+-- The transparency log (00004) is one global, append-only sequence by
+-- leaf index that one sequencer writes, not a per-game stream: under Citus
+-- its tables stay whole on the coordinator (tlog_leaves' foreign key to
+-- games then goes, docs/scaling.md):
+-- citus: tlog_leaves reference
+-- citus: tlog_hashes reference
+-- citus: tlog_state reference
 -- citus-exception: games_daily_once one daily game per player, variant and day spans games; under Citus it moves to a table distributed by owner
 
 -- +goose Up
