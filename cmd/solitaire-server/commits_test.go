@@ -33,9 +33,11 @@ const maxCommitsPerMove = 1.05
 func commitsPerMove(t *testing.T, bin, dsn string, players, moves int, keyed bool) float64 {
 	t.Helper()
 	env := []string{"SOLITAIRE_ADDR=127.0.0.1:0", "DATABASE_URL=" + dsn, "SOLITAIRE_RATE_LIMIT=0",
-		// The sweeper runs a few queries every interval whatever the load:
-		// a cost per second, not per move, so it is left out here.
-		"SOLITAIRE_SWEEP_EVERY=1h"}
+		// The sweeper and the transparency log's sequencer run a few
+		// queries every interval whatever the load (about one transaction
+		// a second together): a cost per second, not per move, so they are
+		// left out here.
+		"SOLITAIRE_SWEEP_EVERY=1h", "SOLITAIRE_LOG_EVERY=1h"}
 	client := &http.Client{Timeout: 30 * time.Second}
 	p := startServerProcess(t, bin, env...)
 	type player struct{ token, game string }
