@@ -193,7 +193,8 @@ func (s *server) getGame(c *gin.Context) reply {
 	if err != nil {
 		return s.fail(c, err)
 	}
-	g, st, err := s.cfg.Games.Get(c.Request.Context(), playerOf(c).ID, id)
+	ctx := c.Request.Context()
+	g, st, err := s.cfg.Games.Get(ctx, playerOf(c).ID, id)
 	if err != nil {
 		return s.fail(c, err)
 	}
@@ -201,7 +202,11 @@ func (s *server) getGame(c *gin.Context) reply {
 	if inm := c.GetHeader("If-None-Match"); inm != "" && etagListHas(inm, tag) {
 		return reply{status: http.StatusNotModified}.with("ETag", tag)
 	}
-	return s.jsonReply(http.StatusOK, newGame(g, st, s.now(), false)).with("ETag", tag)
+	reveal, _, err := s.cfg.Games.Reveal(ctx, g)
+	if err != nil {
+		return s.fail(c, err)
+	}
+	return s.jsonReply(http.StatusOK, newGame(g, st, s.now(), reveal)).with("ETag", tag)
 }
 
 // etagListHas reports whether an If-None-Match value (a list of entity
@@ -329,12 +334,15 @@ func (s *server) postMove(c *gin.Context, body []byte) reply {
 		}
 		return r
 	}
-	ended := st.Status.Ended()
-	events, err := s.appendedEvents(c, id, st.Version, evs, !ended)
+	reveal, _, err := s.cfg.Games.Reveal(c.Request.Context(), g)
 	if err != nil {
 		return s.fail(c, err)
 	}
-	out := MoveResult{Game: newGame(g, st, st.LastAt, false), Events: events}
+	events, err := s.appendedEvents(c, id, st.Version, evs, !reveal)
+	if err != nil {
+		return s.fail(c, err)
+	}
+	out := MoveResult{Game: newGame(g, st, st.LastAt, reveal), Events: events}
 	return s.jsonReply(http.StatusOK, out).with("ETag", etag(st.Version))
 }
 
@@ -364,9 +372,14 @@ func (s *server) stateAt(c *gin.Context) reply {
 	if err != nil || v < 1 {
 		return s.fail(c, badParam("version", "version must be a whole number from 1"))
 	}
-	g, st, err := s.cfg.Games.StateAt(c.Request.Context(), playerOf(c).ID, id, v)
+	ctx := c.Request.Context()
+	g, st, err := s.cfg.Games.StateAt(ctx, playerOf(c).ID, id, v)
 	if err != nil {
 		return s.fail(c, err)
 	}
-	return s.jsonReply(http.StatusOK, newGame(g, st, st.LastAt, g.Status.Ended())).with("ETag", etag(st.Version))
+	reveal, _, err := s.cfg.Games.Reveal(ctx, g)
+	if err != nil {
+		return s.fail(c, err)
+	}
+	return s.jsonReply(http.StatusOK, newGame(g, st, st.LastAt, reveal)).with("ETag", etag(st.Version))
 }

@@ -300,9 +300,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	reg.MustRegister(storeMetrics(store)...)
 	games := domain.NewGames(store)
-	games.DuelOver = func(ctx context.Context, duelID string) (bool, error) {
-		return store.DuelOver(ctx, duelID, games.Now())
-	}
+	competitions := domain.NewCompetitions(games, store) // also seals shared deals in games (R6.6)
 	tlog, err := store.OpenLog(ctx, cfg.tlog.open)
 	if err != nil {
 		return err
@@ -314,7 +312,6 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 		Players:     persistence.NewPlayerCache(store, playerCacheSize, playerCacheTTL),
 		Idempotency: apistore.Idempotency(store),
 		Ready:       store.Ping,
-		BadCursor:   persistence.ErrBadCursor,
 		Spec:        solitaire.OpenAPIYAML,
 		Metrics:     reg,
 		Logger:      log,
@@ -333,7 +330,8 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 		MaxStreams:           cfg.maxStreamsAll,
 		Done:                 streamsDone,
 
-		Competitions: apistore.Competitions(store),
+		Competitions: competitions,
+		Stats:        store,
 		Log:          tlog,
 	})
 	if err != nil {

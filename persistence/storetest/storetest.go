@@ -1076,7 +1076,7 @@ func testList(t *testing.T, s *persistence.Store) {
 		t.Errorf("limit 100000: %d games, %v", len(page), err)
 	}
 	for _, bad := range []string{"x", "!!!", "e30", "bm90IGpzb24"} {
-		if _, _, err := s.List(f.ctx, domain.GameFilter{Cursor: bad}); !errors.Is(err, persistence.ErrBadCursor) {
+		if _, _, err := s.List(f.ctx, domain.GameFilter{Cursor: bad}); !errors.Is(err, domain.ErrBadCursor) {
 			t.Errorf("cursor %q: %v, want ErrBadCursor", bad, err)
 		}
 	}
