@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -88,7 +86,7 @@ func TestAudit(t *testing.T) {
 		}
 
 		// The stored projection is checked against the replay.
-		if _, err := e.store.DB().Exec(rebind(e.store, `UPDATE games SET moves = moves + 1 WHERE id = ?`), l.ID); err != nil {
+		if _, err := e.store.DB().Exec(e.store.Rebind(`UPDATE games SET moves = moves + 1 WHERE id = ?`), l.ID); err != nil {
 			t.Fatal(err)
 		}
 		d := e.audit(l.ID)
@@ -98,23 +96,6 @@ func TestAudit(t *testing.T) {
 	})
 }
 
-// rebind turns ? placeholders into $n on PostgreSQL.
-func rebind(s *persistence.Store, q string) string {
-	if s.Dialect() != persistence.DialectPostgres {
-		return q
-	}
-	var b strings.Builder
-	n := 0
-	for _, r := range q {
-		if r == '?' {
-			n++
-			fmt.Fprintf(&b, "$%d", n)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
 
 // storedEvent is one row of the events table, as tamper changes it.
 type storedEvent struct {
@@ -135,7 +116,7 @@ func tamper(t *testing.T, s *persistence.Store, id string, version, maxVersion i
 	t.Helper()
 	db := s.DB()
 	var r storedEvent
-	if err := db.QueryRow(rebind(s, `SELECT position, payload, type, occurred_at, prev_hash, hash FROM events
+	if err := db.QueryRow(s.Rebind(`SELECT position, payload, type, occurred_at, prev_hash, hash FROM events
 		WHERE game_id = ? AND version = ?`), id, version).
 		Scan(&r.position, &r.payload, &r.typ, &r.occurredAt, &r.prevHash, &r.hash); err != nil {
 		t.Fatal(err)
@@ -147,7 +128,7 @@ func tamper(t *testing.T, s *persistence.Store, id string, version, maxVersion i
 	}
 	exec := func(q string, args ...any) {
 		t.Helper()
-		if _, err := db.Exec(rebind(s, q), args...); err != nil {
+		if _, err := db.Exec(s.Rebind(q), args...); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
@@ -248,7 +229,7 @@ func TestAuditTamper(t *testing.T) {
 
 		// A lost tail event: the record counts one more than the log.
 		n := e.version(ended.ID)
-		if _, err := e.store.DB().Exec(rebind(e.store, `DELETE FROM events WHERE game_id = ? AND version = ?`), ended.ID, n); err != nil {
+		if _, err := e.store.DB().Exec(e.store.Rebind(`DELETE FROM events WHERE game_id = ? AND version = ?`), ended.ID, n); err != nil {
 			t.Fatal(err)
 		}
 		a := e.audit(ended.ID)

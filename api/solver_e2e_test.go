@@ -1,46 +1,31 @@
 package api_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/openpatience/solitaire/api/client"
+	"github.com/openpatience/solitaire/domain/domaintest"
 )
 
 // solvedLine is one deal of testdata/klondike-solved-draw*.jsonl with its
 // winning line from an independent solver (see testdata/README.md).
-type solvedLine struct {
-	ID       string     `json:"id"`
-	Draw     int        `json:"draw"`
-	Tableau  [][]string `json:"tableau"`
-	FaceUp   []int      `json:"face_up"`
-	Stock    []string   `json:"stock"`
-	Solution []string   `json:"solution"`
-}
+type solvedLine struct{ domaintest.SolvedDeal }
 
 func loadSolvedLines(t *testing.T, file string) []solvedLine {
 	t.Helper()
-	f, err := os.Open("../testdata/" + file)
+	deals, err := domaintest.LoadSolved("../testdata/" + file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var out []solvedLine
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var l solvedLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, l)
+	out := make([]solvedLine, len(deals))
+	for i, d := range deals {
+		out[i] = solvedLine{d}
 	}
 	return out
 }
@@ -52,15 +37,6 @@ func (l solvedLine) layout() *client.Layout {
 		out.Tableau = append(out.Tableau, client.LayoutPile{FaceDown: pile[:n], FaceUp: pile[n:]})
 	}
 	return out
-}
-
-func (l solvedLine) strict() bool {
-	for _, tok := range l.Solution {
-		if tok == "NEW" || (strings.ContainsRune("CDHS", rune(tok[0])) && len(tok) > 1 && tok[1] >= '1' && tok[1] <= '7') {
-			return false
-		}
-	}
-	return true
 }
 
 // solverRequests turns one solver token into move requests against the
@@ -227,7 +203,7 @@ func TestSolverLinesOverHTTP(t *testing.T) {
 					}
 					won++
 				}
-				if l.strict() {
+				if l.Strict() {
 					variant := map[int]string{1: "klondike", 3: "klondike-draw3"}[l.Draw]
 					if g, _ := playSolvedOverHTTP(t, c, l, variant, nil); g.Status != client.GameStatusWon {
 						t.Fatalf("%s %s: ended %s", l.ID, variant, g.Status)

@@ -95,20 +95,9 @@ func drawQuery(c *gin.Context, v *domain.Variant) (int, error) {
 	}
 	if !slices.Contains(choices, n) {
 		// Well-formed but refused: 422, as for a field's value.
-		return 0, badField("draw", v.ID+" deals "+joinChoices(choices))
+		return 0, badField("draw", v.ID+" deals "+v.DrawChoiceText())
 	}
 	return n, nil
-}
-
-func joinChoices(xs []int) string {
-	s := ""
-	for i, x := range xs {
-		if i > 0 {
-			s += " or "
-		}
-		s += strconv.Itoa(x)
-	}
-	return s
 }
 
 // myStats shows the caller's statistics.

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -41,12 +40,7 @@ func newDuel(t *testing.T, s *persistence.Store, variant string, deadline time.T
 // exec runs a statement written with ? placeholders on either dialect.
 func exec(t *testing.T, s *persistence.Store, q string, args ...any) {
 	t.Helper()
-	if s.Dialect() == persistence.DialectPostgres {
-		for i := 1; strings.Contains(q, "?"); i++ {
-			q = strings.Replace(q, "?", fmt.Sprintf("$%d", i), 1)
-		}
-	}
-	if _, err := s.DB().ExecContext(context.Background(), q, args...); err != nil {
+	if _, err := s.DB().ExecContext(context.Background(), s.Rebind(q), args...); err != nil {
 		t.Fatal(err)
 	}
 }

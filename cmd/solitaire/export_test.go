@@ -330,23 +330,6 @@ func almostWon() map[string]any {
 	}, "stock": []string{}}
 }
 
-// rebind turns ? placeholders into $n on PostgreSQL.
-func rebind(s *persistence.Store, q string) string {
-	if s.Dialect() != persistence.DialectPostgres {
-		return q
-	}
-	var b strings.Builder
-	n := 0
-	for _, r := range q {
-		if r == '?' {
-			n++
-			fmt.Fprintf(&b, "$%d", n)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
 
 // tamperStored changes one stored byte of event version of game id, in a
 // column picked by rng (payload, type, version, occurred_at, hash,
@@ -367,13 +350,13 @@ func tamperStored(t *testing.T, s *persistence.Store, id string, version, maxVer
 		restoreColumn   string
 		restoreOriginal any
 	)
-	if err := db.QueryRow(rebind(s, `SELECT position, payload, type, occurred_at, prev_hash, hash FROM events
+	if err := db.QueryRow(s.Rebind(`SELECT position, payload, type, occurred_at, prev_hash, hash FROM events
 		WHERE game_id = ? AND version = ?`), id, version).Scan(&position, &payload, &typ, &occurredAt, &prev, &hash); err != nil {
 		t.Fatal(err)
 	}
 	exec = func(q string, args ...any) {
 		t.Helper()
-		if _, err := db.Exec(rebind(s, q), args...); err != nil {
+		if _, err := db.Exec(s.Rebind(q), args...); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}

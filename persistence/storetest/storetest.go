@@ -11,7 +11,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -318,7 +317,7 @@ func (f *fixture) checkLoad(id string, want *domain.State) *domain.Game {
 // translating them for PostgreSQL.
 func (f *fixture) exec(q string, args ...any) int64 {
 	f.t.Helper()
-	res, err := f.sql.DB().ExecContext(f.ctx, f.placeholders(q), args...)
+	res, err := f.sql.DB().ExecContext(f.ctx, f.sql.Rebind(q), args...)
 	if err != nil {
 		f.t.Fatalf("%s: %v", q, err)
 	}
@@ -332,28 +331,12 @@ func (f *fixture) exec(q string, args ...any) int64 {
 func (f *fixture) count(q string, args ...any) int {
 	f.t.Helper()
 	var n int
-	if err := f.sql.DB().QueryRowContext(f.ctx, f.placeholders(q), args...).Scan(&n); err != nil {
+	if err := f.sql.DB().QueryRowContext(f.ctx, f.sql.Rebind(q), args...).Scan(&n); err != nil {
 		f.t.Fatalf("%s: %v", q, err)
 	}
 	return n
 }
 
-func (f *fixture) placeholders(q string) string {
-	if f.sql.Dialect() != persistence.DialectPostgres {
-		return q
-	}
-	var b strings.Builder
-	n := 0
-	for _, r := range q {
-		if r == '?' {
-			n++
-			fmt.Fprintf(&b, "$%d", n)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
 
 func testRoundTrip(t *testing.T, s Store) {
 	f := newFixture(t, s)
@@ -655,7 +638,7 @@ func testSnapshots(t *testing.T, s *persistence.Store) {
 	// Load uses the snapshot: a planted, self-consistent but different
 	// state at the newest snapshot shows through.
 	var orig []byte
-	if err := f.sql.DB().QueryRowContext(f.ctx, f.placeholders(`SELECT state FROM snapshots WHERE game_id = ? AND version = ?`),
+	if err := f.sql.DB().QueryRowContext(f.ctx, f.sql.Rebind(`SELECT state FROM snapshots WHERE game_id = ? AND version = ?`),
 		g.ID, newest).Scan(&orig); err != nil {
 		t.Fatal(err)
 	}
@@ -836,7 +819,7 @@ func testTamper(t *testing.T, s *persistence.Store) {
 	}
 	read := func(version int) row {
 		var r row
-		err := s.DB().QueryRowContext(f.ctx, f.placeholders(`SELECT type, payload, occurred_at, prev_hash, hash
+		err := s.DB().QueryRowContext(f.ctx, f.sql.Rebind(`SELECT type, payload, occurred_at, prev_hash, hash
 			FROM events WHERE game_id = ? AND version = ?`), g.ID, version).Scan(&r.typ, &r.payload, &r.at, &r.prev, &r.hash)
 		if err != nil {
 			t.Fatal(err)
