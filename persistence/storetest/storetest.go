@@ -739,7 +739,7 @@ func runsLayout() *domain.Position {
 		{domain.Spades, domain.Hearts}, {domain.Hearts, domain.Spades},
 		{domain.Clubs, domain.Diamonds}, {domain.Diamonds, domain.Clubs},
 	} {
-		for rank := 13; rank >= 1; rank-- {
+		for rank := domain.King; rank >= domain.Ace; rank-- {
 			p.Tableau[i].Up = append(p.Tableau[i].Up, domain.NewCard(rank, suits[(13-rank)%2]))
 		}
 	}
