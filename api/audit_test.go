@@ -96,7 +96,6 @@ func TestAudit(t *testing.T) {
 	})
 }
 
-
 // storedEvent is one row of the events table, as tamper changes it.
 type storedEvent struct {
 	position   int64

@@ -199,15 +199,6 @@ func cardList(cs []Card) string {
 	return strings.Join(s, " ")
 }
 
-func mustParsePile(t testing.TB, s string) PileRef {
-	t.Helper()
-	p, err := ParsePileRef(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // Move constructors in API spelling.
 func mvCards(from, to string, n int) Move {
 	return Move{Type: MoveCards, From: mustRef(from), To: mustRef(to), Count: n}

@@ -330,7 +330,6 @@ func almostWon() map[string]any {
 	}, "stock": []string{}}
 }
 
-
 // tamperStored changes one stored byte of event version of game id, in a
 // column picked by rng (payload, type, version, occurred_at, hash,
 // prev_hash), and returns what it changed and how to put it back.
