@@ -21,7 +21,7 @@ import (
 	"github.com/openpatience/solitaire/domain"
 )
 
-// ---- the environment of the competition tests (issue 5) ----
+// ---- the environment of the competition tests ----
 
 // seedReader is domain.Games.Random in these tests: crypto/rand, except
 // that an 8-byte read takes the next queued seed. A deal's seed is always

@@ -163,7 +163,7 @@ func checkStates(t *testing.T, c *client.ClientWithResponses, g client.Game, liv
 	}
 }
 
-// TestSolverLinesOverHTTP is issue 4's main check: the independent solver's
+// TestSolverLinesOverHTTP is the end-to-end check of the rules: the independent solver's
 // winning lines played to a win through the generated client over real
 // HTTP, on the embedded database and PostgreSQL, then every version read
 // back with states/{v}.

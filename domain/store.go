@@ -88,7 +88,7 @@ type Store interface {
 // CommandLoader is a Store that can load a game for a command without the
 // check Load makes that the state is the stream's newest: from a copy it
 // keeps (a cache), at no cost to the database. Games.Play uses it when the
-// Store has it (issue 7: one statement per move). A state older than the
+// Store has it (one statement per move). A state older than the
 // log does no harm there: events decided on it are appended with its
 // version as the expected one, so Append refuses them (ErrConflict) and
 // Play decides again on Load's state; and every answer other than a

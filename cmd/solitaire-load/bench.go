@@ -26,7 +26,7 @@ import (
 	"github.com/openpatience/solitaire/persistence/pgurl"
 )
 
-// Targets of issue 7, checked in the summary.
+// Targets of the benchmark (BENCHMARKS.md), checked in the summary.
 const (
 	targetRatio = 0.6 // moves/s over pgbench's single-insert TPS
 	targetP99   = 20 * time.Millisecond

@@ -474,7 +474,7 @@ func sweepLoop(ctx context.Context, g *domain.Games, every time.Duration, log *s
 
 // storeMetrics exports the store's own counters on /metrics: the state
 // cache's lookups (checked loads and unchecked command loads) and the
-// appender's group commits (BENCHMARKS.md, issue 7).
+// appender's group commits (BENCHMARKS.md).
 func storeMetrics(s *persistence.Store) []prometheus.Collector {
 	counter := func(name, help string, f func() int64) prometheus.Collector {
 		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help},

@@ -337,7 +337,6 @@ func (f *fixture) count(q string, args ...any) int {
 	return n
 }
 
-
 func testRoundTrip(t *testing.T, s Store) {
 	f := newFixture(t, s)
 	rng := rand.New(rand.NewPCG(1, 1))
