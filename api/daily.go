@@ -30,7 +30,7 @@ type Daily struct {
 //
 //	@Summary		Play today's daily deal
 //	@Description	Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day. One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
-//	@Description	A daily game is readable by others only after its day is over; games still running then are resigned by the server. The body is empty or {}.
+//	@Description	A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 //	@Tags			daily
 //	@Produce		json
 //	@Security		BearerAuth

@@ -95,7 +95,7 @@ func decodeEmpty(body []byte) error {
 //
 //	@Summary		Create a duel
 //	@Description	Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
-//	@Description	The duel ends when every joined game has ended (at least one), or at its deadline; games still running then are resigned by the server. Creating a duel does not join it.
+//	@Description	max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 //	@Tags			duels
 //	@Accept			json
 //	@Produce		json
@@ -157,7 +157,7 @@ func duelIDParam(c *gin.Context) string {
 //
 //	@Summary		Get a duel
 //	@Description	The duel and its standings, best first (won first, then higher score, then shorter time, then fewer moves). Needs no auth.
-//	@Description	Once the duel has ended (every joined game ended, or the deadline passed) it shows the seed and salt, which match the commitment (R6.4); before, never.
+//	@Description	Once the duel has ended (its deadline passed, or every seat holds a game that has ended) it shows the seed and salt, which match the commitment (R6.4, R6.6); before, never.
 //	@Tags			duels
 //	@Produce		json
 //	@Param			id	path		string	true	"duel id"
@@ -202,7 +202,7 @@ func newDuel(d *domain.Duel, res domain.Results) Duel {
 //
 //	@Summary		Join a duel
 //	@Description	Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
-//	@Description	While the duel runs, its games (even ended ones) are readable only by their owners; once it has ended, by anyone. The body is empty or {}.
+//	@Description	Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel answers 409 duel_ended. The body is empty or {}.
 //	@Tags			duels
 //	@Produce		json
 //	@Security		BearerAuth
@@ -215,7 +215,7 @@ func newDuel(d *domain.Duel, res domain.Results) Duel {
 //	@Failure		400				{object}	Problem				"a body other than {}"
 //	@Failure		401				{object}	Problem				"no or unknown token"
 //	@Failure		404				{object}	Problem				"no such duel"
-//	@Failure		409				{object}	Problem				"duel_already_joined (Location names your game), or duel_ended"
+//	@Failure		409				{object}	Problem				"duel_already_joined (Location names your game), or duel_ended (past its deadline, or every seat taken)"
 //	@Header			409				{string}	Location			"duel_already_joined: your game in this duel"
 //	@Failure		413				{object}	Problem				"body too large"
 //	@Failure		415				{object}	Problem				"body not JSON"

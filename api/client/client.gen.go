@@ -1705,7 +1705,7 @@ type ClientInterface interface {
 	// PlayDaily Play today's daily deal
 	//
 	// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day. One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
-	// A daily game is readable by others only after its day is over; games still running then are resigned by the server. The body is empty or {}.
+	// A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 	//
 	// Corresponds with POST /v1/daily/{variant}/games (the `PlayDaily` operationId).
 	PlayDaily(ctx context.Context, variant string, params *PlayDailyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1713,7 +1713,7 @@ type ClientInterface interface {
 	// CreateDuelWithBody Create a duel
 	//
 	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
-	// The duel ends when every joined game has ended (at least one), or at its deadline; games still running then are resigned by the server. Creating a duel does not join it.
+	// max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1723,7 +1723,7 @@ type ClientInterface interface {
 	// CreateDuel Create a duel
 	//
 	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
-	// The duel ends when every joined game has ended (at least one), or at its deadline; games still running then are resigned by the server. Creating a duel does not join it.
+	// max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1733,7 +1733,7 @@ type ClientInterface interface {
 	// GetDuel Get a duel
 	//
 	// The duel and its standings, best first (won first, then higher score, then shorter time, then fewer moves). Needs no auth.
-	// Once the duel has ended (every joined game ended, or the deadline passed) it shows the seed and salt, which match the commitment (R6.4); before, never.
+	// Once the duel has ended (its deadline passed, or every seat holds a game that has ended) it shows the seed and salt, which match the commitment (R6.4, R6.6); before, never.
 	//
 	// Corresponds with GET /v1/duels/{id} (the `GetDuel` operationId).
 	GetDuel(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1741,7 +1741,7 @@ type ClientInterface interface {
 	// JoinDuel Join a duel
 	//
 	// Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
-	// While the duel runs, its games (even ended ones) are readable only by their owners; once it has ended, by anyone. The body is empty or {}.
+	// Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel answers 409 duel_ended. The body is empty or {}.
 	//
 	// Corresponds with POST /v1/duels/{id}/games (the `JoinDuel` operationId).
 	JoinDuel(ctx context.Context, id string, params *JoinDuelParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2055,7 +2055,7 @@ func (c *Client) GetDaily(ctx context.Context, variant string, params *GetDailyP
 // PlayDaily Play today's daily deal
 //
 // Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day. One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
-// A daily game is readable by others only after its day is over; games still running then are resigned by the server. The body is empty or {}.
+// A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 //
 // Corresponds with POST /v1/daily/{variant}/games (the `PlayDaily` operationId).
 func (c *Client) PlayDaily(ctx context.Context, variant string, params *PlayDailyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2073,7 +2073,7 @@ func (c *Client) PlayDaily(ctx context.Context, variant string, params *PlayDail
 // CreateDuelWithBody Create a duel
 //
 // Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
-// The duel ends when every joined game has ended (at least one), or at its deadline; games still running then are resigned by the server. Creating a duel does not join it.
+// max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2093,7 +2093,7 @@ func (c *Client) CreateDuelWithBody(ctx context.Context, params *CreateDuelParam
 // CreateDuel Create a duel
 //
 // Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
-// The duel ends when every joined game has ended (at least one), or at its deadline; games still running then are resigned by the server. Creating a duel does not join it.
+// max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2113,7 +2113,7 @@ func (c *Client) CreateDuel(ctx context.Context, params *CreateDuelParams, body 
 // GetDuel Get a duel
 //
 // The duel and its standings, best first (won first, then higher score, then shorter time, then fewer moves). Needs no auth.
-// Once the duel has ended (every joined game ended, or the deadline passed) it shows the seed and salt, which match the commitment (R6.4); before, never.
+// Once the duel has ended (its deadline passed, or every seat holds a game that has ended) it shows the seed and salt, which match the commitment (R6.4, R6.6); before, never.
 //
 // Corresponds with GET /v1/duels/{id} (the `GetDuel` operationId).
 func (c *Client) GetDuel(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2131,7 +2131,7 @@ func (c *Client) GetDuel(ctx context.Context, id string, reqEditors ...RequestEd
 // JoinDuel Join a duel
 //
 // Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
-// While the duel runs, its games (even ended ones) are readable only by their owners; once it has ended, by anyone. The body is empty or {}.
+// Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel answers 409 duel_ended. The body is empty or {}.
 //
 // Corresponds with POST /v1/duels/{id}/games (the `JoinDuel` operationId).
 func (c *Client) JoinDuel(ctx context.Context, id string, params *JoinDuelParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4215,7 +4215,7 @@ type ClientWithResponsesInterface interface {
 	// PlayDailyWithResponse Play today's daily deal
 	//
 	// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day. One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
-	// A daily game is readable by others only after its day is over; games still running then are resigned by the server. The body is empty or {}.
+	// A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4225,7 +4225,7 @@ type ClientWithResponsesInterface interface {
 	// CreateDuelWithBodyWithResponse Create a duel
 	//
 	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
-	// The duel ends when every joined game has ended (at least one), or at its deadline; games still running then are resigned by the server. Creating a duel does not join it.
+	// max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4235,7 +4235,7 @@ type ClientWithResponsesInterface interface {
 	// CreateDuelWithResponse Create a duel
 	//
 	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
-	// The duel ends when every joined game has ended (at least one), or at its deadline; games still running then are resigned by the server. Creating a duel does not join it.
+	// max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4245,7 +4245,7 @@ type ClientWithResponsesInterface interface {
 	// GetDuelWithResponse Get a duel
 	//
 	// The duel and its standings, best first (won first, then higher score, then shorter time, then fewer moves). Needs no auth.
-	// Once the duel has ended (every joined game ended, or the deadline passed) it shows the seed and salt, which match the commitment (R6.4); before, never.
+	// Once the duel has ended (its deadline passed, or every seat holds a game that has ended) it shows the seed and salt, which match the commitment (R6.4, R6.6); before, never.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4255,7 +4255,7 @@ type ClientWithResponsesInterface interface {
 	// JoinDuelWithResponse Join a duel
 	//
 	// Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
-	// While the duel runs, its games (even ended ones) are readable only by their owners; once it has ended, by anyone. The body is empty or {}.
+	// Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel answers 409 duel_ended. The body is empty or {}.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7348,7 +7348,7 @@ func (c *ClientWithResponses) GetDailyWithResponse(ctx context.Context, variant 
 // PlayDailyWithResponse Play today's daily deal
 //
 // Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day. One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
-// A daily game is readable by others only after its day is over; games still running then are resigned by the server. The body is empty or {}.
+// A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -7364,7 +7364,7 @@ func (c *ClientWithResponses) PlayDailyWithResponse(ctx context.Context, variant
 // CreateDuelWithBodyWithResponse Create a duel
 //
 // Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
-// The duel ends when every joined game has ended (at least one), or at its deadline; games still running then are resigned by the server. Creating a duel does not join it.
+// max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -7380,7 +7380,7 @@ func (c *ClientWithResponses) CreateDuelWithBodyWithResponse(ctx context.Context
 // CreateDuelWithResponse Create a duel
 //
 // Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
-// The duel ends when every joined game has ended (at least one), or at its deadline; games still running then are resigned by the server. Creating a duel does not join it.
+// max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -7396,7 +7396,7 @@ func (c *ClientWithResponses) CreateDuelWithResponse(ctx context.Context, params
 // GetDuelWithResponse Get a duel
 //
 // The duel and its standings, best first (won first, then higher score, then shorter time, then fewer moves). Needs no auth.
-// Once the duel has ended (every joined game ended, or the deadline passed) it shows the seed and salt, which match the commitment (R6.4); before, never.
+// Once the duel has ended (its deadline passed, or every seat holds a game that has ended) it shows the seed and salt, which match the commitment (R6.4, R6.6); before, never.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -7412,7 +7412,7 @@ func (c *ClientWithResponses) GetDuelWithResponse(ctx context.Context, id string
 // JoinDuelWithResponse Join a duel
 //
 // Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
-// While the duel runs, its games (even ended ones) are readable only by their owners; once it has ended, by anyone. The body is empty or {}.
+// Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel answers 409 duel_ended. The body is empty or {}.
 //
 // Returns a wrapper object for the known response body format(s).
 //
