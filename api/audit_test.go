@@ -37,6 +37,7 @@ func clean(a api.Audit) bool {
 // after the end it reveals seed and salt, which check the commitment
 // against the deal in the log, and anyone may ask.
 func TestAudit(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
 		g := e.createGame(map[string]any{"variant": "klondike", "seed": 42, "options": map[string]any{"undo": true}})
 		e.playQuietly(g.ID, 8, time.Second)
@@ -173,6 +174,7 @@ func tamper(t *testing.T, s *persistence.Store, id string, version, maxVersion i
 // that version, every time; the events and the stream still answer. (The
 // offline tool on the export is checked in cmd/solitaire.)
 func TestAuditTamper(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
 		rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
 		ended := e.createGame(map[string]any{"variant": "klondike", "seed": 5, "options": map[string]any{"undo": true}})

@@ -78,10 +78,14 @@ func newCompEnv(t *testing.T, backend string) *cenv {
 	return &cenv{env: e, seeds: seeds}
 }
 
-// forEachCompStore runs f as a subtest on each real database.
+// forEachCompStore runs f as a subtest on each real database, the two in
+// parallel.
 func forEachCompStore(t *testing.T, f func(t *testing.T, e *cenv)) {
 	for _, b := range backends {
-		t.Run(b, func(t *testing.T) { f(t, newCompEnv(t, b)) })
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			f(t, newCompEnv(t, b))
+		})
 	}
 }
 
@@ -395,6 +399,7 @@ func TestR6_3_DuelSameDeal(t *testing.T) {
 // its deadline too, and GET closes a running game itself if the sweeper
 // has not.
 func TestDuelDeadline(t *testing.T) {
+	t.Parallel()
 	forEachCompStore(t, func(t *testing.T, e *cenv) {
 		_, bobToken := e.newPlayer("Bob")
 		d := e.createDuel(map[string]any{"variant": "klondike", "duration_s": 60})
@@ -461,6 +466,7 @@ func TestDuelDeadline(t *testing.T) {
 // even if nobody touches it, with the score it had at the deadline, and
 // the duel then ends because every joined game has.
 func TestR5_3_DuelGameExpires(t *testing.T) {
+	t.Parallel()
 	forEachCompStore(t, func(t *testing.T, e *cenv) {
 		_, bobToken := e.newPlayer("Bob")
 		d := e.createDuel(map[string]any{"variant": "klassik", "duration_s": 3600})
@@ -501,6 +507,7 @@ func TestR5_3_DuelGameExpires(t *testing.T) {
 // Bad input to the duel routes gets a clear 4xx problem and writes
 // nothing; unknown duels are 404; the POSTs need a valid token.
 func TestDuelBadInput(t *testing.T) {
+	t.Parallel()
 	forEachCompStore(t, func(t *testing.T, e *cenv) {
 		_, bobToken := e.newPlayer("Bob")
 		d := e.createDuel(map[string]any{"variant": "klondike"})

@@ -290,10 +290,14 @@ type env struct {
 // backends are the databases every HTTP test runs on.
 var backends = []string{"sqlite", "postgres"}
 
-// forEachStore runs f as a subtest on each real database.
+// forEachStore runs f as a subtest on each real database, the two in
+// parallel.
 func forEachStore(t *testing.T, f func(t *testing.T, e *env)) {
 	for _, b := range backends {
-		t.Run(b, func(t *testing.T) { f(t, newEnv(t, b)) })
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			f(t, newEnv(t, b))
+		})
 	}
 }
 

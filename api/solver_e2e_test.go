@@ -168,6 +168,7 @@ func checkStates(t *testing.T, c *client.ClientWithResponses, g client.Game, liv
 // HTTP, on the embedded database and PostgreSQL, then every version read
 // back with states/{v}.
 func TestSolverLinesOverHTTP(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
 		hc := &http.Client{Transport: e.tr}
 		auth := func(_ context.Context, r *http.Request) error {
@@ -178,40 +179,49 @@ func TestSolverLinesOverHTTP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		won := 0
 		for _, file := range []string{"klondike-solved-draw1.jsonl", "klondike-solved-draw3.jsonl"} {
-			for _, l := range loadSolvedLines(t, file) {
-				draw := client.CreateOptionsDraw(l.Draw)
-				g, live := playSolvedOverHTTP(t, c, l, "relaxed", &client.CreateOptions{Draw: &draw})
-				if g.Status != client.GameStatusWon {
-					t.Fatalf("%s relaxed: ended %s", l.ID, g.Status)
-				}
-				checkStates(t, c, g, live)
-				won++
-				if l.Draw == 3 {
-					g, _ := playSolvedOverHTTP(t, c, l, "klassik", nil)
-					if g.Status != client.GameStatusWon || g.Score == nil {
-						t.Fatalf("%s klassik: ended %s", l.ID, g.Status)
-					}
-					// R4.2: 1700 for the cards, 1700 for all out, 10 per
-					// turned card, -20 per recycle after the first, 5 per
-					// whole second left of the 300.
-					recycles := strings.Count(strings.Join(l.Solution, " "), "NEW")
-					want := 1700 + 1700 + 21*10 - 20*max(0, recycles-1) + 5*((300_000-g.ElapsedMs)/1000)
-					if *g.Score != want {
-						t.Errorf("%s klassik: R4.2 score %d, want %d (elapsed %d ms)", l.ID, *g.Score, want, g.ElapsedMs)
-					}
-					won++
-				}
-				if l.Strict() {
-					variant := map[int]string{1: "klondike", 3: "klondike-draw3"}[l.Draw]
-					if g, _ := playSolvedOverHTTP(t, c, l, variant, nil); g.Status != client.GameStatusWon {
-						t.Fatalf("%s %s: ended %s", l.ID, variant, g.Status)
-					}
-					won++
-				}
-			}
+			t.Run(file, func(t *testing.T) {
+				t.Parallel()
+				solverFile(t, c, file)
+			})
 		}
-		t.Logf("%d solver games won over HTTP", won)
 	})
+}
+
+// solverFile plays every line of testdata/file (see TestSolverLinesOverHTTP).
+func solverFile(t *testing.T, c *client.ClientWithResponses, file string) {
+	t.Helper()
+	won := 0
+	for _, l := range loadSolvedLines(t, file) {
+		draw := client.CreateOptionsDraw(l.Draw)
+		g, live := playSolvedOverHTTP(t, c, l, "relaxed", &client.CreateOptions{Draw: &draw})
+		if g.Status != client.GameStatusWon {
+			t.Fatalf("%s relaxed: ended %s", l.ID, g.Status)
+		}
+		checkStates(t, c, g, live)
+		won++
+		if l.Draw == 3 {
+			g, _ := playSolvedOverHTTP(t, c, l, "klassik", nil)
+			if g.Status != client.GameStatusWon || g.Score == nil {
+				t.Fatalf("%s klassik: ended %s", l.ID, g.Status)
+			}
+			// R4.2: 1700 for the cards, 1700 for all out, 10 per
+			// turned card, -20 per recycle after the first, 5 per
+			// whole second left of the 300.
+			recycles := strings.Count(strings.Join(l.Solution, " "), "NEW")
+			want := 1700 + 1700 + 21*10 - 20*max(0, recycles-1) + 5*((300_000-g.ElapsedMs)/1000)
+			if *g.Score != want {
+				t.Errorf("%s klassik: R4.2 score %d, want %d (elapsed %d ms)", l.ID, *g.Score, want, g.ElapsedMs)
+			}
+			won++
+		}
+		if l.Strict() {
+			variant := map[int]string{1: "klondike", 3: "klondike-draw3"}[l.Draw]
+			if g, _ := playSolvedOverHTTP(t, c, l, variant, nil); g.Status != client.GameStatusWon {
+				t.Fatalf("%s %s: ended %s", l.ID, variant, g.Status)
+			}
+			won++
+		}
+	}
+	t.Logf("%d solver games won over HTTP", won)
 }

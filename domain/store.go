@@ -53,13 +53,32 @@ func (g *Game) Project(s *State) {
 }
 
 // GameFilter selects games for a listing, newest first. Zero fields do not
-// filter. Limit is 1..500; Cursor is opaque, "" for the first page.
+// filter. Limit is 1..MaxListLimit (PageSize); Cursor is opaque, "" for the
+// first page.
 type GameFilter struct {
 	Owner   string
 	Status  Status
 	Variant string
 	Limit   int
 	Cursor  string
+}
+
+// Bounds of a listing's page (GameFilter.Limit).
+const (
+	DefaultListLimit = 50
+	MaxListLimit     = 500
+)
+
+// PageSize is how many games a page of f holds at most: Limit, or
+// DefaultListLimit below 1, MaxListLimit above it.
+func (f GameFilter) PageSize() int {
+	switch {
+	case f.Limit < 1:
+		return DefaultListLimit
+	case f.Limit > MaxListLimit:
+		return MaxListLimit
+	}
+	return f.Limit
 }
 
 // Store is the event store the rules need; persistence implements it on

@@ -16,10 +16,10 @@ import (
 	"github.com/openpatience/solitaire/domain"
 )
 
-// List limits (domain.GameFilter: Limit 1..500; API.md: default 50).
+// List limits: the domain's (domain.GameFilter.PageSize; API.md: default 50).
 const (
-	DefaultListLimit = 50
-	MaxListLimit     = 500
+	DefaultListLimit = domain.DefaultListLimit
+	MaxListLimit     = domain.MaxListLimit
 )
 
 const gameColumns = `id, variant, rules, options, owner, ranked, seed, has_seed, salt, commitment,
@@ -105,13 +105,7 @@ func (s *Store) Game(ctx context.Context, id string) (*domain.Game, error) {
 // pages: a game created between two calls never shifts a later page.
 // Errors: domain.ErrBadCursor for a cursor List did not make.
 func (s *Store) List(ctx context.Context, f domain.GameFilter) ([]domain.Game, string, error) {
-	limit := f.Limit
-	switch {
-	case limit < 1:
-		limit = DefaultListLimit
-	case limit > MaxListLimit:
-		limit = MaxListLimit
-	}
+	limit := f.PageSize()
 	var where []string
 	var args []any
 	if f.Owner != "" {

@@ -20,13 +20,6 @@ import (
 	"github.com/openpatience/solitaire/domain"
 )
 
-// Listing bounds, those of persistence: a GameFilter.Limit below 1 means
-// DefaultListLimit, above MaxListLimit means MaxListLimit.
-const (
-	DefaultListLimit = 50
-	MaxListLimit     = 500
-)
-
 // MemStore keeps games, their event logs and players in memory. It
 // implements domain.Store and domain.PlayerStore with the guarantees the
 // interfaces state: appends are all or nothing under an expected version
@@ -270,13 +263,7 @@ type memCursor struct {
 // both descending), and the cursor of the next page ("" at the end).
 // Errors: domain.ErrBadCursor for a cursor List did not make.
 func (m *MemStore) List(_ context.Context, f domain.GameFilter) ([]domain.Game, string, error) {
-	limit := f.Limit
-	switch {
-	case limit < 1:
-		limit = DefaultListLimit
-	case limit > MaxListLimit:
-		limit = MaxListLimit
-	}
+	limit := f.PageSize()
 	var from *memCursor
 	if f.Cursor != "" {
 		var c memCursor

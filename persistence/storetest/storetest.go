@@ -46,10 +46,7 @@ var _ Store = (*persistence.Store)(nil)
 // Config.SnapshotEvery = SnapshotEvery), closed when t ends. The subtests
 // run in parallel, each on a store of its own.
 func Run(t *testing.T, open func(t *testing.T) Store) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s Store)
-	}{
+	runEach(t, open, []suiteTest[Store]{
 		{"RoundTrip", testRoundTrip},
 		{"GameRecord", testGameRecord},
 		{"VersionRules", testVersionRules},
@@ -59,17 +56,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"Race", testRace},
 		{"Players", testPlayers},
 		{"List", testList},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			s := open(t)
-			if s == nil {
-				t.Fatal("open returned nil")
-			}
-			tc.fn(t, s)
-		})
-	}
+	})
 }
 
 // RunSQL runs Run on the database store open returns, then the tests of
@@ -77,19 +64,27 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 // idempotency records.
 func RunSQL(t *testing.T, open func(t *testing.T) *persistence.Store) {
 	Run(t, func(t *testing.T) Store { return open(t) })
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s *persistence.Store)
-	}{
+	runEach(t, open, []suiteTest[*persistence.Store]{
 		{"Snapshots", testSnapshots},
 		{"Tamper", testTamper},
 		{"Idempotency", testIdempotency},
-	}
+	})
+}
+
+// suiteTest is one test of the suite on a store of type S.
+type suiteTest[S any] struct {
+	name string
+	fn   func(t *testing.T, s S)
+}
+
+// runEach runs each test as a parallel subtest on a store of its own.
+func runEach[S comparable](t *testing.T, open func(t *testing.T) S, tests []suiteTest[S]) {
+	var none S
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			s := open(t)
-			if s == nil {
+			if s == none {
 				t.Fatal("open returned nil")
 			}
 			tc.fn(t, s)
