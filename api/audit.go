@@ -28,20 +28,30 @@ import (
 // if none); chain_broken_at and replay_broken_at say which check. seed
 // (null for a custom layout), salt and problem are null while the game is
 // in progress (RULES R6.4).
+//
+// sealed is true for a game on a shared deal (a duel or a daily deal) whose
+// competition has not closed (RULES R6.6): chain, replay and projection are
+// checked at once, but commitment_ok, seed, salt and problem stay null
+// even after the game has ended, and commitment_checked_after is when the
+// competition closes at the latest (a duel's deadline, the end of a daily
+// deal's UTC day); from then on the audit checks the commitment too.
+// commitment_checked_after is null for a game that is not sealed.
 type Audit struct {
-	ChainOK            bool    `json:"chain_ok"`                                                 // the hash chain holds and the log is as long as the record says
-	ReplayOK           bool    `json:"replay_ok"`                                                // the rules re-decide every command to exactly the logged events
-	HeadHash           string  `json:"head_hash"`                                                // hash of the last event, 64 hex digits ("" for an empty log)
-	Events             int     `json:"events" minimum:"0"`                                       // events in the log
-	Commitment         string  `json:"commitment" example:"sha256:0f1e…"`                        // the commitment in the first event (RULES R6.4)
-	CommitmentOK       *bool   `json:"commitment_ok" extensions:"x-nullable"`                    // the commitment matches the deal and salt; null while in progress
-	Seed               *uint64 `json:"seed" minimum:"0" format:"uint64" extensions:"x-nullable"` // the deal's seed (R6.1); null while in progress and for a custom layout
-	FirstBrokenVersion *int    `json:"first_broken_version" minimum:"1" extensions:"x-nullable"` // the lowest version any check found broken; null if all hold
-	ProjectionOK       bool    `json:"projection_ok"`                                            // the stored version, status, moves and score are the replay's
-	Salt               *string `json:"salt" example:"5e2b…" extensions:"x-nullable"`             // the commitment's secret salt, hex; null while in progress
-	ChainBrokenAt      *int    `json:"chain_broken_at" minimum:"1" extensions:"x-nullable"`      // first version where the chain breaks; null if it holds
-	ReplayBrokenAt     *int    `json:"replay_broken_at" minimum:"1" extensions:"x-nullable"`     // first version the rules do not give; null if all do
-	Problem            *string `json:"problem" extensions:"x-nullable"`                          // what the replay found wrong, for people; null while in progress or if nothing
+	ChainOK                bool    `json:"chain_ok"`                                                            // the hash chain holds and the log is as long as the record says
+	ReplayOK               bool    `json:"replay_ok"`                                                           // the rules re-decide every command to exactly the logged events
+	HeadHash               string  `json:"head_hash"`                                                           // hash of the last event, 64 hex digits ("" for an empty log)
+	Events                 int     `json:"events" minimum:"0"`                                                  // events in the log
+	Commitment             string  `json:"commitment" example:"sha256:0f1e…"`                                   // the commitment in the first event (RULES R6.4)
+	CommitmentOK           *bool   `json:"commitment_ok" extensions:"x-nullable"`                               // the commitment matches the deal and salt; null while in progress
+	Seed                   *uint64 `json:"seed" minimum:"0" format:"uint64" extensions:"x-nullable"`            // the deal's seed (R6.1); null while in progress and for a custom layout
+	FirstBrokenVersion     *int    `json:"first_broken_version" minimum:"1" extensions:"x-nullable"`            // the lowest version any check found broken; null if all hold
+	ProjectionOK           bool    `json:"projection_ok"`                                                       // the stored version, status, moves and score are the replay's
+	Salt                   *string `json:"salt" example:"5e2b…" extensions:"x-nullable"`                        // the commitment's secret salt, hex; null while in progress
+	ChainBrokenAt          *int    `json:"chain_broken_at" minimum:"1" extensions:"x-nullable"`                 // first version where the chain breaks; null if it holds
+	ReplayBrokenAt         *int    `json:"replay_broken_at" minimum:"1" extensions:"x-nullable"`                // first version the rules do not give; null if all do
+	Problem                *string `json:"problem" extensions:"x-nullable"`                                     // what the replay found wrong, for people; null while in progress or sealed, or if nothing
+	Sealed                 bool    `json:"sealed"`                                                              // a shared deal whose competition has not closed (R6.6): no commitment check, seed or salt yet
+	CommitmentCheckedAfter *string `json:"commitment_checked_after" format:"date-time" extensions:"x-nullable"` // sealed: when the competition closes at the latest and the commitment is checked; null otherwise
 } // @name Audit
 
 // audit checks a game's log.
@@ -49,6 +59,7 @@ type Audit struct {
 //	@Summary		Audit a game
 //	@Description	Verifies the game's log from the first event: the hash chain (chain_ok), the rules by replay, every command re-decided from the state before it giving exactly the logged events (replay_ok), and the stored record (version, status, moves, score) against the replayed state (projection_ok). first_broken_version names the first version found broken.
 //	@Description	Once the game has ended the audit also reveals seed and salt and checks the commitment published at creation against the deal in the log (commitment_ok); anyone may then audit it. While it is in progress only its owner may, and commitment_ok, seed, salt and problem are null (RULES R6.4).
+//	@Description	A game on a shared deal (a duel or a daily deal) is sealed until its competition closes (R6.6): sealed is true, only its owner may audit it, commitment_ok, seed, salt and problem stay null even after it has ended, and commitment_checked_after says when the competition closes at the latest; from then on the commitment is checked too.
 //	@Description	The same checks run offline on the NDJSON export: `solitaire audit FILE -salt SALT`.
 //	@Tags			games
 //	@Produce		json
@@ -72,7 +83,11 @@ func (s *server) audit(c *gin.Context) reply {
 	if err != nil {
 		return s.fail(c, err)
 	}
-	ended := game.Status.Ended()
+	seal, err := s.cfg.Games.Seal(ctx, game)
+	if err != nil {
+		return s.fail(c, err)
+	}
+	ended := game.Status.Ended() && !seal.Sealed
 	var salt []byte
 	if ended {
 		salt = game.Salt
@@ -81,7 +96,10 @@ func (s *server) audit(c *gin.Context) reply {
 		}
 	}
 	a := domain.Audit(id, recs, salt)
-	out := Audit{HeadHash: a.HeadHash, Events: a.Events, Commitment: a.Commitment}
+	out := Audit{HeadHash: a.HeadHash, Events: a.Events, Commitment: a.Commitment, Sealed: seal.Sealed}
+	if seal.Sealed && !seal.ClosesAt.IsZero() {
+		out.CommitmentCheckedAfter = timePtr(&seal.ClosesAt)
+	}
 	if out.Commitment == "" {
 		out.Commitment = game.Commitment
 	}
@@ -107,7 +125,8 @@ func (s *server) audit(c *gin.Context) reply {
 	out.ReplayBrokenAt = positive(a.ReplayBrokenAt)
 	out.FirstBrokenVersion = positive(broken)
 	if ended {
-		// RULES R6.4: after the end the deal, seed and salt are public.
+		// RULES R6.4, R6.6: after the end (and the close of a shared deal)
+		// the deal, seed and salt are public.
 		ok := a.CommitmentOK != nil && *a.CommitmentOK && a.Commitment == game.Commitment
 		out.CommitmentOK = &ok
 		if game.HasSeed {
@@ -207,27 +226,11 @@ func (s *server) readable(ctx context.Context, caller, id string) (*domain.Game,
 	if rerr != nil {
 		return nil, nil, err
 	}
-	if ok, verr := s.visible(ctx, rec, caller); verr != nil {
+	if ok, verr := s.cfg.Games.CanRead(ctx, rec, caller); verr != nil {
 		return nil, nil, verr
 	} else if !ok {
 		return nil, nil, domain.ErrNotFound
 	}
 	s.log.WarnContext(ctx, "game log does not load; serving it as stored", "game", id, "err", err)
 	return rec, nil, nil
-}
-
-// visible is the rule of domain.Games.Get for a game record: its owner
-// always; anyone once it has ended (domain.Visible), except a duel's game
-// while the duel runs (domain.Games.DuelOver).
-func (s *server) visible(ctx context.Context, g *domain.Game, caller string) (bool, error) {
-	if !domain.Visible(g, caller) {
-		return false, nil
-	}
-	if g.Owner == caller || g.DuelID == "" {
-		return true, nil
-	}
-	if s.cfg.Games.DuelOver == nil {
-		return false, nil
-	}
-	return s.cfg.Games.DuelOver(ctx, g.DuelID)
 }

@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -39,6 +37,7 @@ func clean(a api.Audit) bool {
 // after the end it reveals seed and salt, which check the commitment
 // against the deal in the log, and anyone may ask.
 func TestAudit(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
 		g := e.createGame(map[string]any{"variant": "klondike", "seed": 42, "options": map[string]any{"undo": true}})
 		e.playQuietly(g.ID, 8, time.Second)
@@ -88,7 +87,7 @@ func TestAudit(t *testing.T) {
 		}
 
 		// The stored projection is checked against the replay.
-		if _, err := e.store.DB().Exec(rebind(e.store, `UPDATE games SET moves = moves + 1 WHERE id = ?`), l.ID); err != nil {
+		if _, err := e.store.DB().Exec(e.store.Rebind(`UPDATE games SET moves = moves + 1 WHERE id = ?`), l.ID); err != nil {
 			t.Fatal(err)
 		}
 		d := e.audit(l.ID)
@@ -96,24 +95,6 @@ func TestAudit(t *testing.T) {
 			t.Errorf("audit of a changed projection: %+v", d)
 		}
 	})
-}
-
-// rebind turns ? placeholders into $n on PostgreSQL.
-func rebind(s *persistence.Store, q string) string {
-	if s.Dialect() != persistence.DialectPostgres {
-		return q
-	}
-	var b strings.Builder
-	n := 0
-	for _, r := range q {
-		if r == '?' {
-			n++
-			fmt.Fprintf(&b, "$%d", n)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // storedEvent is one row of the events table, as tamper changes it.
@@ -135,7 +116,7 @@ func tamper(t *testing.T, s *persistence.Store, id string, version, maxVersion i
 	t.Helper()
 	db := s.DB()
 	var r storedEvent
-	if err := db.QueryRow(rebind(s, `SELECT position, payload, type, occurred_at, prev_hash, hash FROM events
+	if err := db.QueryRow(s.Rebind(`SELECT position, payload, type, occurred_at, prev_hash, hash FROM events
 		WHERE game_id = ? AND version = ?`), id, version).
 		Scan(&r.position, &r.payload, &r.typ, &r.occurredAt, &r.prevHash, &r.hash); err != nil {
 		t.Fatal(err)
@@ -147,7 +128,7 @@ func tamper(t *testing.T, s *persistence.Store, id string, version, maxVersion i
 	}
 	exec := func(q string, args ...any) {
 		t.Helper()
-		if _, err := db.Exec(rebind(s, q), args...); err != nil {
+		if _, err := db.Exec(s.Rebind(q), args...); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
@@ -193,6 +174,7 @@ func tamper(t *testing.T, s *persistence.Store, id string, version, maxVersion i
 // that version, every time; the events and the stream still answer. (The
 // offline tool on the export is checked in cmd/solitaire.)
 func TestAuditTamper(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
 		rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
 		ended := e.createGame(map[string]any{"variant": "klondike", "seed": 5, "options": map[string]any{"undo": true}})
@@ -248,7 +230,7 @@ func TestAuditTamper(t *testing.T) {
 
 		// A lost tail event: the record counts one more than the log.
 		n := e.version(ended.ID)
-		if _, err := e.store.DB().Exec(rebind(e.store, `DELETE FROM events WHERE game_id = ? AND version = ?`), ended.ID, n); err != nil {
+		if _, err := e.store.DB().Exec(e.store.Rebind(`DELETE FROM events WHERE game_id = ? AND version = ?`), ended.ID, n); err != nil {
 			t.Fatal(err)
 		}
 		a := e.audit(ended.ID)

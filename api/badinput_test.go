@@ -12,6 +12,7 @@ import (
 // TestBadInput sends malformed and refused requests of every kind: each
 // gets a 4xx problem with a stable code (never a 500) and appends nothing.
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
 		g := e.createGame(api.CreateGameRequest{Variant: "klondike", Layout: runs()})
 		e.play(g.ID, move("tableau/0", "foundation", 0))
@@ -143,6 +144,7 @@ func specBytes(t *testing.T) []byte {
 }
 
 func TestOperations(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
 		e.must(http.StatusOK, req{method: "GET", path: "/healthz", token: "-"})
 		e.must(http.StatusOK, req{method: "GET", path: "/readyz", token: "-"})

@@ -36,6 +36,7 @@ func (e *cenv) getDaily(variant, query string) api.Daily {
 // seed secret until the day is over, when games still running are
 // resigned and the seed matches the commitment.
 func TestDailyDeal(t *testing.T) {
+	t.Parallel()
 	forEachCompStore(t, func(t *testing.T, e *cenv) {
 		bob, bobToken := e.newPlayer("Bob")
 		cat, catToken := e.newPlayer("Cat")
@@ -133,6 +134,7 @@ func TestDailyDeal(t *testing.T) {
 // yesterday's running daily games (R2.7) without anyone reading them, so
 // the day can be revealed.
 func TestDailySweep(t *testing.T) {
+	t.Parallel()
 	forEachCompStore(t, func(t *testing.T, e *cenv) {
 		g := e.playDaily(e.token, "klassik")
 		e.clock.Advance(12 * time.Hour)
@@ -159,6 +161,7 @@ func TestDailySweep(t *testing.T) {
 
 // Bad input to the daily routes: a clear 4xx problem, nothing written.
 func TestDailyBadInput(t *testing.T) {
+	t.Parallel()
 	forEachCompStore(t, func(t *testing.T, e *cenv) {
 		for _, c := range []struct {
 			name   string

@@ -19,14 +19,18 @@
 //     data, a missing required field, a string with a NUL or invalid UTF-8,
 //     a bad query, path or header value.
 //   - 401 no or an unknown bearer token (with WWW-Authenticate).
-//   - 404 no such game, or not the caller's while it is in progress; also
-//     unknown routes and states/{version} beyond the log; a game without a
-//     leaf in the transparency log yet (not_logged), a tile or tree size the
-//     log does not have.
+//   - 404 no such game, or not the caller's while it is in progress or
+//     sealed (a shared deal before its competition closes, RULES R6.6); no
+//     such duel; also unknown routes and states/{version} beyond the log; a
+//     game without a leaf in the transparency log yet (not_logged), a tile
+//     or tree size the log does not have.
 //   - 405 a known path with another method (with Allow).
 //   - 409 a move on a game that has ended (reason game_over, time_expired),
-//     or a write that lost a race (code conflict), or a new game beyond the
-//     player's bound of games in progress (too_many_games).
+//     a write that lost a race (code conflict), a new game beyond the
+//     player's bound of games in progress (too_many_games), a duel that
+//     takes nobody more (duel_ended), a second game in a duel or on a day's
+//     daily deal (duel_already_joined, daily_already_played; Location names
+//     the game).
 //   - 412 If-Match names a version that is not the game's.
 //   - 413 a body over the limit (64 KiB by default).
 //   - 415 a body that is not application/json.

@@ -19,10 +19,9 @@ import (
 	"github.com/openpatience/solitaire/api"
 	"github.com/openpatience/solitaire/api/apistore"
 	"github.com/openpatience/solitaire/domain"
-	"github.com/openpatience/solitaire/persistence"
 )
 
-// ---- the environment of the competition tests (issue 5) ----
+// ---- the environment of the competition tests ----
 
 // seedReader is domain.Games.Random in these tests: crypto/rand, except
 // that an 8-byte read takes the next queued seed. A deal's seed is always
@@ -51,8 +50,8 @@ func (r *seedReader) next(seed uint64) {
 	r.queue = append(r.queue, seed)
 }
 
-// cenv is an env whose server has the competition routes, the DuelOver
-// hook wired, and a random source that lets a test pick seeds.
+// cenv is an env whose server has the competition routes (which seal
+// shared deals, R6.6) and a random source that lets a test pick seeds.
 type cenv struct {
 	*env
 	seeds *seedReader
@@ -63,12 +62,11 @@ func newCompEnv(t *testing.T, backend string) *cenv {
 	clk := &clock{t: start}
 	seeds := &seedReader{}
 	games := &domain.Games{Store: store, Now: clk.Now, Random: seeds, Retries: 3}
-	games.DuelOver = func(ctx context.Context, id string) (bool, error) { return store.DuelOver(ctx, id, games.Now()) }
 	tlog := openTestLog(t, store, clk.Now)
 	h, err := api.New(api.Config{Games: games, Players: store, Idempotency: apistore.Idempotency(store),
-		Ready: store.Ping, BadCursor: persistence.ErrBadCursor, Spec: solitaire.OpenAPIYAML,
-		Competitions: apistore.Competitions(store),
-		Logger:       slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn})), Log: tlog})
+		Ready: store.Ping, Spec: solitaire.OpenAPIYAML,
+		Competitions: domain.NewCompetitions(games, store), Stats: store,
+		Logger: slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn})), Log: tlog})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,10 +78,14 @@ func newCompEnv(t *testing.T, backend string) *cenv {
 	return &cenv{env: e, seeds: seeds}
 }
 
-// forEachCompStore runs f as a subtest on each real database.
+// forEachCompStore runs f as a subtest on each real database, the two in
+// parallel.
 func forEachCompStore(t *testing.T, f func(t *testing.T, e *cenv)) {
 	for _, b := range backends {
-		t.Run(b, func(t *testing.T) { f(t, newCompEnv(t, b)) })
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			f(t, newCompEnv(t, b))
+		})
 	}
 }
 
@@ -273,19 +275,21 @@ func (e *cenv) rowCount(table string) int {
 
 // ---- duels ----
 
-// R6.3: players of one duel get identical deals, draw identical cards and
-// share the duel's commitment; a rival cannot read a duel game while the
-// duel runs, even once that game has ended, and can after the end; the
-// duel ends when every joined game has ended, its seed and salt then
-// revealed and matching the commitment; standings by RankStandings.
+// R6.3, R6.6: players of one duel get identical deals, draw identical
+// cards and share the duel's commitment; joining closes once max_players
+// have joined; a rival cannot read a duel game while the duel runs, even
+// once that game has ended, and can after the end; the duel ends when
+// every seat holds a game that has ended, its seed and salt then revealed
+// and matching the commitment; standings by RankStandings.
 func TestR6_3_DuelSameDeal(t *testing.T) {
+	t.Parallel()
 	forEachCompStore(t, func(t *testing.T, e *cenv) {
 		bob, bobToken := e.newPlayer("Bob")
 		_, eveToken := e.newPlayer("Eve")
 		_, malToken := e.newPlayer("Mallory") // never joins
 		e.seeds.next(klassikSeed)
-		d := e.createDuel(map[string]any{})
-		if d.Variant != "klassik" || d.Status != "open" || d.Seed != nil || d.Salt != nil || !d.Ranked ||
+		d := e.createDuel(map[string]any{"max_players": 3})
+		if d.Variant != "klassik" || d.Status != "open" || d.Seed != nil || d.Salt != nil || !d.Ranked || d.MaxPlayers != 3 ||
 			len(d.Standings) != 0 || d.CreatedBy != e.player || d.Options.TimeLimitS == nil || *d.Options.TimeLimitS != 300 {
 			t.Fatalf("new duel %+v", d)
 		}
@@ -295,6 +299,12 @@ func TestR6_3_DuelSameDeal(t *testing.T) {
 		ga := e.join(e.token, d.ID)
 		gb := e.join(bobToken, d.ID)
 		ge := e.join(eveToken, d.ID)
+		// Every seat is taken: nobody else may join, and the refusal seats nobody.
+		seats := e.rowCount("duel_seats")
+		r := e.must(http.StatusConflict, req{method: "POST", path: "/v1/duels/" + d.ID + "/games", token: malToken})
+		if p := r.problem(t); p.Code != api.CodeDuelEnded || e.rowCount("duel_seats") != seats {
+			t.Errorf("join of a full duel: %+v, seats %d -> %d", p, seats, e.rowCount("duel_seats"))
+		}
 		for _, g := range []api.Game{ga, gb, ge} {
 			if g.Commitment != d.Commitment || !g.Ranked || g.Variant != "klassik" {
 				t.Fatalf("game %s: commitment %s (duel %s), ranked %v", g.ID, g.Commitment, d.Commitment, g.Ranked)
@@ -316,7 +326,7 @@ func TestR6_3_DuelSameDeal(t *testing.T) {
 		}
 
 		// A second join is refused and names the game.
-		r := e.must(http.StatusConflict, req{method: "POST", path: "/v1/duels/" + d.ID + "/games", body: map[string]any{}})
+		r = e.must(http.StatusConflict, req{method: "POST", path: "/v1/duels/" + d.ID + "/games", body: map[string]any{}})
 		if p := r.problem(t); p.Code != api.CodeDuelAlreadyJoined || r.header.Get("Location") != "/v1/games/"+ga.ID {
 			t.Errorf("second join: %+v, Location %q", p, r.header.Get("Location"))
 		}
@@ -389,6 +399,7 @@ func TestR6_3_DuelSameDeal(t *testing.T) {
 // its deadline too, and GET closes a running game itself if the sweeper
 // has not.
 func TestDuelDeadline(t *testing.T) {
+	t.Parallel()
 	forEachCompStore(t, func(t *testing.T, e *cenv) {
 		_, bobToken := e.newPlayer("Bob")
 		d := e.createDuel(map[string]any{"variant": "klondike", "duration_s": 60})
@@ -455,6 +466,7 @@ func TestDuelDeadline(t *testing.T) {
 // even if nobody touches it, with the score it had at the deadline, and
 // the duel then ends because every joined game has.
 func TestR5_3_DuelGameExpires(t *testing.T) {
+	t.Parallel()
 	forEachCompStore(t, func(t *testing.T, e *cenv) {
 		_, bobToken := e.newPlayer("Bob")
 		d := e.createDuel(map[string]any{"variant": "klassik", "duration_s": 3600})
@@ -495,6 +507,7 @@ func TestR5_3_DuelGameExpires(t *testing.T) {
 // Bad input to the duel routes gets a clear 4xx problem and writes
 // nothing; unknown duels are 404; the POSTs need a valid token.
 func TestDuelBadInput(t *testing.T) {
+	t.Parallel()
 	forEachCompStore(t, func(t *testing.T, e *cenv) {
 		_, bobToken := e.newPlayer("Bob")
 		d := e.createDuel(map[string]any{"variant": "klondike"})
@@ -521,6 +534,10 @@ func TestDuelBadInput(t *testing.T) {
 			{"deadline too soon", map[string]any{"deadline": ahead(59 * time.Second)}, 422, api.CodeInvalidField, "deadline"},
 			{"deadline too late", map[string]any{"deadline": ahead(8 * 24 * time.Hour)}, 422, api.CodeInvalidField, "deadline"},
 			{"both", map[string]any{"duration_s": 600, "deadline": ahead(time.Hour)}, 422, api.CodeInvalidField, "deadline"},
+			{"one player", map[string]any{"max_players": 1}, 422, api.CodeInvalidField, "max_players"},
+			{"no players", map[string]any{"max_players": 0}, 422, api.CodeInvalidField, "max_players"},
+			{"too many players", map[string]any{"max_players": 101}, 422, api.CodeInvalidField, "max_players"},
+			{"players not a number", map[string]any{"max_players": "2"}, 400, api.CodeInvalidBody, "max_players"},
 		} {
 			r := e.do(req{method: "POST", path: "/v1/duels", body: c.body, invalid: true})
 			p := r.problem(t)

@@ -107,6 +107,7 @@ func playLine(t *testing.T, c *client.ClientWithResponses, l line) client.Game {
 // openapi.yaml against a listening server, every call validated against
 // the spec by the test transport.
 func TestEndToEnd(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
 		hc := &http.Client{Transport: e.tr}
 		anon, err := client.NewClientWithResponses(e.srv.URL, client.WithHTTPClient(hc))

@@ -20,7 +20,7 @@ const ndjsonBatch = 500
 //	@Description	The game's log, oldest first: a page of `limit` events after version `after`.
 //	@Description	With `Accept: application/x-ndjson` the whole log after `after` is streamed instead, one Event per line (the schema of that media type is one line).
 //	@Description	Each event carries its hash chain links; data is the stored payload byte for byte, so the NDJSON export of a game that has ended is exactly what the offline tool verifies (`solitaire audit FILE`).
-//	@Description	While the game is in progress its game_dealt event is redacted (RULES R6.4), so the chain verifies only once the game has ended.
+//	@Description	While the game is in progress its game_dealt event is redacted (RULES R6.4), so the chain verifies only once the game has ended. A game on a shared deal (a duel or a daily deal) stays redacted after it ends, until its competition closes (R6.6).
 //	@Tags			games
 //	@Produce		json
 //	@Produce		application/x-ndjson
@@ -53,9 +53,14 @@ func (s *server) events(c *gin.Context) reply {
 	if err != nil {
 		return s.fail(c, err)
 	}
-	// Redaction follows the game read before the events: if it ends in
-	// between, the page is redacted needlessly, never the other way.
-	redact := !game.Status.Ended()
+	// Redaction follows the game read before the events: if it ends (or
+	// its competition closes) in between, the page is redacted needlessly,
+	// never the other way.
+	reveal, _, err := s.cfg.Games.Reveal(ctx, game)
+	if err != nil {
+		return s.fail(c, err)
+	}
+	redact := !reveal
 	if c.NegotiateFormat(mimeJSON, mimeNDJSON) == mimeNDJSON {
 		s.streamEvents(c, id, after, redact)
 		return reply{} // written

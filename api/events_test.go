@@ -75,6 +75,7 @@ func (e *env) ndjson(id string, after int) []api.Event {
 }
 
 func TestEvents(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
 		g := e.createGame(map[string]any{"variant": "klondike", "seed": 77})
 		e.playQuietly(g.ID, 15, time.Second)
@@ -192,6 +193,7 @@ func withoutRevealed(g api.Game) api.Game {
 }
 
 func TestStatesEqualLive(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
 		for _, body := range []map[string]any{
 			{"variant": "klondike", "seed": 5},
@@ -253,6 +255,7 @@ func TestStatesEqualLive(t *testing.T) {
 // response names a face-down card or a stock card; once it has ended every
 // view lists them.
 func TestHiddenInformation(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
 		for _, variant := range []string{"klondike", "klassik", "relaxed"} {
 			g := e.createGame(api.CreateGameRequest{Variant: variant})

@@ -25,7 +25,7 @@ import (
 // codes.
 func checkRefusal(t *testing.T, what string, err error, codes ...string) {
 	t.Helper()
-	p, known := problemFor(err, nil)
+	p, known := problemFor(err)
 	if !known || p.Status < 400 || p.Status >= 500 || p.Title == "" || p.Detail == "" {
 		t.Fatalf("%s: %v maps to %+v (known %v)", what, err, p, known)
 	}

@@ -142,9 +142,11 @@ func newGameOptions(r domain.Rules) GameOptions {
 }
 
 // newGame renders state s of game g as seen at instant now. reveal lists
-// the face-down cards and the stock even where s itself is a state from
+// the face-down cards and the stock, also where s itself is a state from
 // before the end: a replayed state of a game that has since ended (API.md
 // "every view of it (current, states/{version}, events) also lists them").
+// Without reveal they show only as counts, even in an ended state: the
+// caller decides with domain.Games.Reveal (R6.4, R6.6).
 func newGame(g *domain.Game, s *domain.State, now time.Time, reveal bool) Game {
 	v := domain.NewView(s, now)
 	out := Game{ID: g.ID, Variant: g.Variant, Options: newGameOptions(v.Rules), Status: string(v.Status),
@@ -163,11 +165,9 @@ func newGame(g *domain.Game, s *domain.State, now time.Time, reveal bool) Game {
 	for i, p := range v.Tableau {
 		out.Tableau[i] = TableauPile{FaceDown: p.FaceDown, Cards: newCards(p.Cards)}
 	}
-	if !reveal && !v.Revealed {
+	if !reveal {
 		return out
 	}
-	// NewView reveals only a state that has itself ended; a replayed state
-	// of an ended game is revealed from its position.
 	pos := s.Position()
 	out.Stock.Cards = newCards(pos.Stock)
 	for i, p := range pos.Tableau {

@@ -195,7 +195,8 @@ func (s *server) getGame(c *gin.Context) reply {
 	if err != nil {
 		return s.fail(c, err)
 	}
-	g, st, err := s.cfg.Games.Get(c.Request.Context(), playerOf(c).ID, id)
+	ctx := c.Request.Context()
+	g, st, err := s.cfg.Games.Get(ctx, playerOf(c).ID, id)
 	if err != nil {
 		return s.fail(c, err)
 	}
@@ -203,7 +204,11 @@ func (s *server) getGame(c *gin.Context) reply {
 	if inm := c.GetHeader("If-None-Match"); inm != "" && etagListHas(inm, tag) {
 		return reply{status: http.StatusNotModified}.with("ETag", tag)
 	}
-	return s.jsonReply(http.StatusOK, newGame(g, st, s.now(), false)).with("ETag", tag)
+	reveal, _, err := s.cfg.Games.Reveal(ctx, g)
+	if err != nil {
+		return s.fail(c, err)
+	}
+	return s.jsonReply(http.StatusOK, newGame(g, st, s.now(), reveal)).with("ETag", tag)
 }
 
 // etagListHas reports whether an If-None-Match value (a list of entity
@@ -334,14 +339,20 @@ func (s *server) postMove(c *gin.Context, body []byte) reply {
 		}
 		return r
 	}
-	return s.moveReply(g, st, recs)
+	return s.moveReply(c, g, st, recs)
 }
 
 // moveReply is the answer to a move that appended recs, leaving game g in
 // state st: the same bytes whether rendered at once or again from the log
-// for a retry (replayFromLog).
-func (s *server) moveReply(g *domain.Game, st *domain.State, recs []domain.RecordedEvent) reply {
-	out := MoveResult{Game: newGame(g, st, st.LastAt, false), Events: moveEvents(recs, !st.Status.Ended())}
+// for a retry (replayFromLog), as long as the game's seal (R6.6) has not
+// been lifted in between. Hidden cards show only once the game may be
+// revealed (Games.Reveal).
+func (s *server) moveReply(c *gin.Context, g *domain.Game, st *domain.State, recs []domain.RecordedEvent) reply {
+	reveal, _, err := s.cfg.Games.Reveal(c.Request.Context(), g)
+	if err != nil {
+		return s.fail(c, err)
+	}
+	out := MoveResult{Game: newGame(g, st, st.LastAt, reveal), Events: moveEvents(recs, !reveal)}
 	return s.jsonReply(http.StatusOK, out).with("ETag", etag(st.Version))
 }
 
@@ -379,9 +390,14 @@ func (s *server) stateAt(c *gin.Context) reply {
 	if err != nil || v < 1 {
 		return s.fail(c, badParam("version", "version must be a whole number from 1"))
 	}
-	g, st, err := s.cfg.Games.StateAt(c.Request.Context(), playerOf(c).ID, id, v)
+	ctx := c.Request.Context()
+	g, st, err := s.cfg.Games.StateAt(ctx, playerOf(c).ID, id, v)
 	if err != nil {
 		return s.fail(c, err)
 	}
-	return s.jsonReply(http.StatusOK, newGame(g, st, st.LastAt, g.Status.Ended())).with("ETag", etag(st.Version))
+	reveal, _, err := s.cfg.Games.Reveal(ctx, g)
+	if err != nil {
+		return s.fail(c, err)
+	}
+	return s.jsonReply(http.StatusOK, newGame(g, st, st.LastAt, reveal)).with("ETag", etag(st.Version))
 }

@@ -52,6 +52,7 @@ func TestVariants(t *testing.T) {
 }
 
 func TestCreateGameEachVariant(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
 		for _, v := range domain.Variants() {
 			r := e.must(http.StatusCreated, req{method: "POST", path: "/v1/games", body: api.CreateGameRequest{Variant: v.ID}})
@@ -125,6 +126,7 @@ func TestCreateGameOptionsAndSeed(t *testing.T) {
 }
 
 func TestCreateGameLayout(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
 		g := e.createGame(api.CreateGameRequest{Variant: "klondike", Layout: runs()})
 		if g.Ranked || g.Stock.Count != 0 || len(g.Tableau[0].Cards) != 13 || g.Tableau[0].Cards[12].Code != "AS" {
@@ -196,6 +198,7 @@ func (e *env) countGames() int {
 }
 
 func TestGetGame(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
 		g := e.createGame(api.CreateGameRequest{Variant: "klondike"})
 		r := e.must(http.StatusOK, req{method: "GET", path: "/v1/games/" + g.ID})
@@ -238,6 +241,7 @@ func TestGetGame(t *testing.T) {
 }
 
 func TestListGames(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
 		ids := map[string]bool{}
 		for _, v := range []string{"klondike", "relaxed", "harp", "klondike"} {

@@ -290,10 +290,14 @@ type env struct {
 // backends are the databases every HTTP test runs on.
 var backends = []string{"sqlite", "postgres"}
 
-// forEachStore runs f as a subtest on each real database.
+// forEachStore runs f as a subtest on each real database, the two in
+// parallel.
 func forEachStore(t *testing.T, f func(t *testing.T, e *env)) {
 	for _, b := range backends {
-		t.Run(b, func(t *testing.T) { f(t, newEnv(t, b)) })
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			f(t, newEnv(t, b))
+		})
 	}
 }
 
@@ -330,10 +334,9 @@ func newEnv(t *testing.T, backend string) *env {
 	store := openStore(t, backend)
 	clk := &clock{t: start}
 	games := &domain.Games{Store: store, Now: clk.Now, Random: rand.Reader, Retries: 3}
-	games.DuelOver = func(ctx context.Context, id string) (bool, error) { return store.DuelOver(ctx, id, games.Now()) }
 	tlog := openTestLog(t, store, clk.Now)
 	h, err := api.New(api.Config{Games: games, Players: store, Idempotency: apistore.Idempotency(store),
-		Ready: store.Ping, BadCursor: persistence.ErrBadCursor, Spec: solitaire.OpenAPIYAML, Competitions: apistore.Competitions(store),
+		Ready: store.Ping, Spec: solitaire.OpenAPIYAML, Competitions: domain.NewCompetitions(games, store), Stats: store,
 		Log:    tlog,
 		Logger: slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {

@@ -285,7 +285,7 @@ func (s *server) replayFromLog(c *gin.Context, rec *IdempotencyRecord) reply {
 	if err != nil {
 		return s.fail(c, err)
 	}
-	return s.moveReply(g, st, recs)
+	return s.moveReply(c, g, st, recs)
 }
 
 // keyLocks serializes requests that share an idempotency key.

@@ -68,7 +68,7 @@ func TestDebugLogsKeepSecrets(t *testing.T) {
 			clk := &clock{t: start}
 			games := &domain.Games{Store: store, Now: clk.Now, Random: rand.Reader, Retries: 3}
 			h, err := api.New(api.Config{Games: games, Players: store, Idempotency: apistore.Idempotency(store),
-				Ready: store.Ping, BadCursor: persistence.ErrBadCursor, Spec: solitaire.OpenAPIYAML, Logger: log,
+				Ready: store.Ping, Spec: solitaire.OpenAPIYAML, Logger: log,
 				MaxGamesInProgress: 10, InProgress: store})
 			if err != nil {
 				t.Fatal(err)

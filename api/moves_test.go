@@ -22,6 +22,7 @@ func eventTypes(evs []api.Event) []string {
 }
 
 func TestMoveTypes(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
 		// R2.1 draw.
 		g := e.createGame(map[string]any{"variant": "klondike", "seed": 1})
@@ -104,6 +105,7 @@ func TestMoveTypes(t *testing.T) {
 }
 
 func TestLegalMovesArePlayable(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
 		for _, variant := range []string{"klondike", "relaxed", "harp"} {
 			g := e.createGame(map[string]any{"variant": variant, "seed": 2026})
@@ -148,6 +150,7 @@ func TestLegalMovesArePlayable(t *testing.T) {
 }
 
 func TestIfMatch(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
 		g := e.createGame(api.CreateGameRequest{Variant: "klondike"})
 		path := "/v1/games/" + g.ID + "/moves"
@@ -173,6 +176,7 @@ func TestIfMatch(t *testing.T) {
 }
 
 func TestIdempotencyKey(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
 		g := e.createGame(api.CreateGameRequest{Variant: "klondike"})
 		path := "/v1/games/" + g.ID + "/moves"
@@ -260,6 +264,7 @@ func TestIdempotencyKey(t *testing.T) {
 }
 
 func TestTimeLimit(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
 		// R5.3: a command after the deadline is refused and the expiry logged.
 		g := e.createGame(api.CreateGameRequest{Variant: "klassik"})

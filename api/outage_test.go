@@ -138,12 +138,11 @@ type outagePlayer struct {
 	token, game string
 	rnd         *rand.Rand
 
-	acked            map[int]json.RawMessage // version -> the event a 200 answer listed
-	sent, ok, stale  int
-	unavailable      int // 503 database_unavailable
-	transport        int // no answer at all
-	lastOK           time.Time
-	unavailableAfter time.Time // the last 503 seen
+	acked           map[int]json.RawMessage // version -> the event a 200 answer listed
+	sent, ok, stale int
+	unavailable     int // 503 database_unavailable
+	transport       int // no answer at all
+	lastOK          time.Time
 }
 
 // TestDatabaseOutage cuts PostgreSQL off under clients that keep playing:

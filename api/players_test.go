@@ -45,6 +45,7 @@ func TestCreatePlayer(t *testing.T) {
 }
 
 func TestAuth(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
 		g := e.createGame(api.CreateGameRequest{Variant: "klondike"})
 		for _, tc := range []struct {

@@ -25,6 +25,8 @@ type Problem struct {
 	Reason    string `json:"reason,omitempty" example:"card_does_not_fit"`                        // illegal_move and invalid_layout: why, a stable word
 	Param     string `json:"param,omitempty" example:"from"`                                      // the request part at fault: a field, query or header name
 	RequestID string `json:"request_id,omitempty"`                                                // the X-Request-Id of the request
+
+	location string // sent as the Location header: the caller's game a 409 names
 } // @name Problem
 
 // The stable problem codes (Problem.code). Clients switch on these: never
@@ -50,6 +52,9 @@ const (
 	CodeNotReady             = "not_ready"              // 503: the database does not answer
 	CodeDatabaseUnavailable  = "database_unavailable"   // 503: the database did not answer this request; Retry-After, then retry
 	CodeInternal             = "internal"               // 500
+	CodeDuelEnded            = "duel_ended"             // 409: the duel takes no more players (ended, past its deadline, or full)
+	CodeDuelAlreadyJoined    = "duel_already_joined"    // 409: the caller already has a game in the duel (Location names it)
+	CodeDailyAlreadyPlayed   = "daily_already_played"   // 409: the caller already has today's daily game (Location names it)
 )
 
 var titles = map[string]string{
@@ -75,6 +80,9 @@ var titles = map[string]string{
 	CodeNotReady:             "Not ready",
 	CodeDatabaseUnavailable:  "Database unavailable",
 	CodeInternal:             "Internal server error",
+	CodeDuelEnded:            "Duel has ended",
+	CodeDuelAlreadyJoined:    "Already joined",
+	CodeDailyAlreadyPlayed:   "Daily deal already played",
 }
 
 // problemTypeBase prefixes a code to form the problem's type URI (a tag
@@ -123,10 +131,13 @@ const UnavailableRetryAfter = 2 * time.Second
 
 // problemFor is the one place that maps errors to responses (STYLE.md
 // "Errors"). The bool is false for an unexpected error: the problem is a
-// generic 500 and the caller logs err. badCursor is the store's error for a
-// listing cursor it did not make (nil if none).
-func problemFor(err error, badCursor error) (Problem, bool) {
+// generic 500 and the caller logs err.
+func problemFor(err error) (Problem, bool) {
 	var (
+		joined     *domain.AlreadyJoinedError
+		played     *domain.DailyAlreadyPlayedError
+		fieldErr   *domain.FieldError
+		notFound   *domain.NotFoundError
 		reqErr     *requestError
 		moveErr    *domain.MoveError
 		optErr     *domain.OptionError
@@ -189,8 +200,30 @@ func problemFor(err error, badCursor error) (Problem, bool) {
 			"If-Match does not name the game's current version; nothing was changed")
 		p.Param = "If-Match"
 		return p, true
+	case errors.As(err, &fieldErr):
+		p := newProblem(http.StatusUnprocessableEntity, CodeInvalidField, fieldErr.Detail)
+		p.Param = fieldErr.Field
+		return p, true
+	case errors.As(err, &joined):
+		p := newProblem(http.StatusConflict, CodeDuelAlreadyJoined, joined.Error())
+		if joined.GameID != "" {
+			p.location = "/v1/games/" + joined.GameID
+		}
+		return p, true
+	case errors.As(err, &played):
+		p := newProblem(http.StatusConflict, CodeDailyAlreadyPlayed, played.Error())
+		p.location = "/v1/games/" + played.GameID
+		return p, true
+	case errors.Is(err, domain.ErrDuelEnded):
+		return newProblem(http.StatusConflict, CodeDuelEnded, domain.ErrDuelEnded.Error()), true
+	case errors.Is(err, domain.ErrBadCursor):
+		p := newProblem(http.StatusBadRequest, CodeInvalidParameter, domain.ErrBadCursor.Error())
+		p.Param = "cursor"
+		return p, true
 	case errors.Is(err, domain.ErrBadVersion):
 		return newProblem(http.StatusNotFound, CodeVersionNotFound, "the game has no such version"), true
+	case errors.As(err, &notFound):
+		return newProblem(http.StatusNotFound, CodeNotFound, notFound.Error()), true
 	case errors.Is(err, domain.ErrNotFound):
 		return newProblem(http.StatusNotFound, CodeNotFound, "no such game"), true
 	case errors.Is(err, domain.ErrConflict):
@@ -200,10 +233,6 @@ func problemFor(err error, badCursor error) (Problem, bool) {
 		return newProblem(http.StatusConflict, CodeTooManyGames, games.Error()), true
 	case errors.As(err, &streams):
 		return newProblem(http.StatusTooManyRequests, CodeTooManyStreams, streams.Error()), true
-	case badCursor != nil && errors.Is(err, badCursor):
-		p := newProblem(http.StatusBadRequest, CodeInvalidParameter, "cursor is not one this server made")
-		p.Param = "cursor"
-		return p, true
 	}
 	return newProblem(http.StatusInternalServerError, CodeInternal,
 		"an internal error occurred; quote the request id when reporting it"), false

@@ -11,7 +11,6 @@ import (
 
 // TestProblemFor pins the one error mapping, wrapped errors included.
 func TestProblemFor(t *testing.T) {
-	badCursor := errors.New("store: bad cursor")
 	wrap := func(err error) error { return fmt.Errorf("layer: %w", err) }
 	for _, tc := range []struct {
 		err    error
@@ -31,14 +30,34 @@ func TestProblemFor(t *testing.T) {
 		{&domain.UnknownVariantError{ID: "spider"}, 422, CodeUnknownVariant, ""},
 		{&http.MaxBytesError{Limit: 10}, 413, CodeBodyTooLarge, ""},
 		{badBody("x"), 400, CodeInvalidBody, ""},
-		{wrap(badCursor), 400, CodeInvalidParameter, ""},
+		{wrap(domain.ErrBadCursor), 400, CodeInvalidParameter, ""},
+		{wrap(domain.ErrNoDuel), 404, CodeNotFound, ""},
+		{wrap(domain.ErrDuelEnded), 409, CodeDuelEnded, ""},
+		{wrap(&domain.AlreadyJoinedError{GameID: "g1"}), 409, CodeDuelAlreadyJoined, ""},
+		{wrap(&domain.DailyAlreadyPlayedError{Variant: "klondike", GameID: "g2"}), 409, CodeDailyAlreadyPlayed, ""},
+		{wrap(&domain.FieldError{Field: "max_players", Detail: "x"}), 422, CodeInvalidField, ""},
 	} {
-		p, known := problemFor(tc.err, badCursor)
+		p, known := problemFor(tc.err)
 		if !known || p.Status != tc.status || p.Code != tc.code || p.Reason != tc.reason || p.Title == "" {
 			t.Errorf("%v: %+v known=%v", tc.err, p, known)
 		}
 	}
-	p, known := problemFor(errors.New("persistence: connection refused to 10.0.0.1"), nil)
+	for _, tc := range []struct {
+		err              error
+		location, detail string
+	}{
+		{&domain.AlreadyJoinedError{GameID: "g1"}, "/v1/games/g1", ""},
+		{&domain.AlreadyJoinedError{}, "", ""},
+		{&domain.DailyAlreadyPlayedError{Variant: "klondike", GameID: "g2"}, "/v1/games/g2", ""},
+		{domain.ErrNoDuel, "", "no such duel"},
+		{domain.ErrNotFound, "", "no such game"},
+	} {
+		p, _ := problemFor(tc.err)
+		if p.location != tc.location || tc.detail != "" && p.Detail != tc.detail {
+			t.Errorf("%v: location %q detail %q, want %q %q", tc.err, p.location, p.Detail, tc.location, tc.detail)
+		}
+	}
+	p, known := problemFor(errors.New("persistence: connection refused to 10.0.0.1"))
 	if known || p.Status != 500 || p.Code != CodeInternal || p.Detail != "an internal error occurred; quote the request id when reporting it" {
 		t.Errorf("unknown error: %+v known=%v", p, known)
 	}

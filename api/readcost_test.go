@@ -1,6 +1,6 @@
 package api_test
 
-// Read cost against log length (issue 7): GET /v1/games/{id} of a game of
+// Read cost against log length (BENCHMARKS.md): GET /v1/games/{id} of a game of
 // 10,000 events must cost no more than 1.5 times that of a game of 10
 // events. The benchmarks measure it through the real handler on
 // PostgreSQL, with the server's default state cache and snapshot interval

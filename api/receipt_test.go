@@ -15,7 +15,6 @@ import (
 	"github.com/openpatience/solitaire/api"
 	"github.com/openpatience/solitaire/api/apistore"
 	"github.com/openpatience/solitaire/domain"
-	"github.com/openpatience/solitaire/persistence"
 )
 
 // restarted points e at a new server on e's database, as after a restart
@@ -25,9 +24,9 @@ func (e *env) restarted() {
 	e.t.Helper()
 	games := &domain.Games{Store: e.store, Now: e.clock.Now, Random: e.games.Random, Retries: 3}
 	h, err := api.New(api.Config{Games: games, Players: e.store, Idempotency: apistore.Idempotency(e.store),
-		Ready: e.store.Ping, BadCursor: persistence.ErrBadCursor, Spec: solitaire.OpenAPIYAML,
-		Competitions: apistore.Competitions(e.store),
-		Logger:       slog.New(slog.NewTextHandler(testLog{e.t}, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+		Ready: e.store.Ping, Spec: solitaire.OpenAPIYAML,
+		Competitions: domain.NewCompetitions(games, e.store), Stats: e.store, Log: e.tlog,
+		Logger: slog.New(slog.NewTextHandler(testLog{e.t}, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		e.t.Fatal(err)
 	}

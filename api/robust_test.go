@@ -60,7 +60,7 @@ func newEnvOn(t *testing.T, store *persistence.Store, mod func(*api.Config)) *en
 	clk := &clock{t: start}
 	games := &domain.Games{Store: store, Now: clk.Now, Random: rand.Reader, Retries: 3}
 	cfg := api.Config{Games: games, Players: store, Idempotency: apistore.Idempotency(store),
-		Ready: store.Ping, BadCursor: persistence.ErrBadCursor, Spec: solitaire.OpenAPIYAML,
+		Ready: store.Ping, Spec: solitaire.OpenAPIYAML,
 		Logger: slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelError}))}
 	if mod != nil {
 		mod(&cfg)

@@ -36,9 +36,6 @@ type Config struct {
 	// Ready reports whether the server can serve (the database answers);
 	// GET /readyz calls it. nil means always ready.
 	Ready func(context.Context) error
-	// BadCursor is the error the store's List returns for a cursor it did
-	// not make; it is answered 400. nil if the store has none.
-	BadCursor error
 	// Spec is openapi.yaml, served byte for byte at /openapi.yaml and as
 	// JSON at /openapi.json (required).
 	Spec []byte
@@ -105,10 +102,14 @@ type Config struct {
 	// any) allowed to call the API from another origin; none means the
 	// API sends no CORS headers and answers no preflight.
 	CORSOrigins []string
-	// Competitions keeps duels, daily deals, statistics and leaderboards
-	// (/v1/duels, /v1/daily, /v1/players/me/stats, /v1/leaderboards); nil
-	// leaves those routes out. Wire Games.DuelOver to its DuelOver too.
-	Competitions CompetitionStore
+	// Competitions is the service of duels and daily deals (/v1/duels,
+	// /v1/daily), made with domain.NewCompetitions on Games (which makes
+	// their games sealed until they close, RULES R6.6); nil leaves those
+	// routes out.
+	Competitions *domain.Competitions
+	// Stats reads statistics and leaderboards (/v1/players/me/stats,
+	// /v1/leaderboards); nil leaves those routes out.
+	Stats StatsStore
 	// Log is the transparency log of finished games (/v1/log/...,
 	// /v1/games/{id}/proof; docs/transparency.md); nil leaves those
 	// routes out.
@@ -216,9 +217,7 @@ func (s *server) routes() *gin.Engine {
 	games.GET("/:id/states/:version", s.handle(s.stateAt))
 	games.GET("/:id/audit", s.handle(s.audit))
 	games.GET("/:id/stream", s.streamHandler())
-	if s.cfg.Competitions != nil {
-		s.competitionRoutes(v1) // duels.go
-	}
+	s.competitionRoutes(v1) // duels.go
 	if s.cfg.Log != nil {
 		s.logRoutes(v1) // log.go
 	}
@@ -284,13 +283,16 @@ func (s *server) problemReply(p Problem) reply {
 // logged with the request id and answered with a generic 500; a database
 // outage is logged as a warning and answered 503 with Retry-After.
 func (s *server) fail(c *gin.Context, err error) reply {
-	p, known := problemFor(err, s.cfg.BadCursor)
+	p, known := problemFor(err)
 	if !known {
 		s.log.ErrorContext(c.Request.Context(), "request failed", "request_id", requestIDOf(c),
 			"method", c.Request.Method, "route", c.FullPath(), "err", err)
 	}
 	p.RequestID = requestIDOf(c)
 	r := s.problemReply(p)
+	if p.location != "" {
+		r = r.with("Location", p.location)
+	}
 	if p.Code == CodeDatabaseUnavailable {
 		s.log.WarnContext(c.Request.Context(), "database unavailable", "request_id", requestIDOf(c),
 			"method", c.Request.Method, "route", c.FullPath(), "err", err)

@@ -1,46 +1,31 @@
 package api_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/openpatience/solitaire/api/client"
+	"github.com/openpatience/solitaire/domain/domaintest"
 )
 
 // solvedLine is one deal of testdata/klondike-solved-draw*.jsonl with its
 // winning line from an independent solver (see testdata/README.md).
-type solvedLine struct {
-	ID       string     `json:"id"`
-	Draw     int        `json:"draw"`
-	Tableau  [][]string `json:"tableau"`
-	FaceUp   []int      `json:"face_up"`
-	Stock    []string   `json:"stock"`
-	Solution []string   `json:"solution"`
-}
+type solvedLine struct{ domaintest.SolvedDeal }
 
 func loadSolvedLines(t *testing.T, file string) []solvedLine {
 	t.Helper()
-	f, err := os.Open("../testdata/" + file)
+	deals, err := domaintest.LoadSolved("../testdata/" + file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var out []solvedLine
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var l solvedLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, l)
+	out := make([]solvedLine, len(deals))
+	for i, d := range deals {
+		out[i] = solvedLine{d}
 	}
 	return out
 }
@@ -52,15 +37,6 @@ func (l solvedLine) layout() *client.Layout {
 		out.Tableau = append(out.Tableau, client.LayoutPile{FaceDown: pile[:n], FaceUp: pile[n:]})
 	}
 	return out
-}
-
-func (l solvedLine) strict() bool {
-	for _, tok := range l.Solution {
-		if tok == "NEW" || (strings.ContainsRune("CDHS", rune(tok[0])) && len(tok) > 1 && tok[1] >= '1' && tok[1] <= '7') {
-			return false
-		}
-	}
-	return true
 }
 
 // solverRequests turns one solver token into move requests against the
@@ -187,11 +163,12 @@ func checkStates(t *testing.T, c *client.ClientWithResponses, g client.Game, liv
 	}
 }
 
-// TestSolverLinesOverHTTP is issue 4's main check: the independent solver's
+// TestSolverLinesOverHTTP is the end-to-end check of the rules: the independent solver's
 // winning lines played to a win through the generated client over real
 // HTTP, on the embedded database and PostgreSQL, then every version read
 // back with states/{v}.
 func TestSolverLinesOverHTTP(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
 		hc := &http.Client{Transport: e.tr}
 		auth := func(_ context.Context, r *http.Request) error {
@@ -202,40 +179,49 @@ func TestSolverLinesOverHTTP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		won := 0
 		for _, file := range []string{"klondike-solved-draw1.jsonl", "klondike-solved-draw3.jsonl"} {
-			for _, l := range loadSolvedLines(t, file) {
-				draw := client.CreateOptionsDraw(l.Draw)
-				g, live := playSolvedOverHTTP(t, c, l, "relaxed", &client.CreateOptions{Draw: &draw})
-				if g.Status != client.GameStatusWon {
-					t.Fatalf("%s relaxed: ended %s", l.ID, g.Status)
-				}
-				checkStates(t, c, g, live)
-				won++
-				if l.Draw == 3 {
-					g, _ := playSolvedOverHTTP(t, c, l, "klassik", nil)
-					if g.Status != client.GameStatusWon || g.Score == nil {
-						t.Fatalf("%s klassik: ended %s", l.ID, g.Status)
-					}
-					// R4.2: 1700 for the cards, 1700 for all out, 10 per
-					// turned card, -20 per recycle after the first, 5 per
-					// whole second left of the 300.
-					recycles := strings.Count(strings.Join(l.Solution, " "), "NEW")
-					want := 1700 + 1700 + 21*10 - 20*max(0, recycles-1) + 5*((300_000-g.ElapsedMs)/1000)
-					if *g.Score != want {
-						t.Errorf("%s klassik: R4.2 score %d, want %d (elapsed %d ms)", l.ID, *g.Score, want, g.ElapsedMs)
-					}
-					won++
-				}
-				if l.strict() {
-					variant := map[int]string{1: "klondike", 3: "klondike-draw3"}[l.Draw]
-					if g, _ := playSolvedOverHTTP(t, c, l, variant, nil); g.Status != client.GameStatusWon {
-						t.Fatalf("%s %s: ended %s", l.ID, variant, g.Status)
-					}
-					won++
-				}
-			}
+			t.Run(file, func(t *testing.T) {
+				t.Parallel()
+				solverFile(t, c, file)
+			})
 		}
-		t.Logf("%d solver games won over HTTP", won)
 	})
+}
+
+// solverFile plays every line of testdata/file (see TestSolverLinesOverHTTP).
+func solverFile(t *testing.T, c *client.ClientWithResponses, file string) {
+	t.Helper()
+	won := 0
+	for _, l := range loadSolvedLines(t, file) {
+		draw := client.CreateOptionsDraw(l.Draw)
+		g, live := playSolvedOverHTTP(t, c, l, "relaxed", &client.CreateOptions{Draw: &draw})
+		if g.Status != client.GameStatusWon {
+			t.Fatalf("%s relaxed: ended %s", l.ID, g.Status)
+		}
+		checkStates(t, c, g, live)
+		won++
+		if l.Draw == 3 {
+			g, _ := playSolvedOverHTTP(t, c, l, "klassik", nil)
+			if g.Status != client.GameStatusWon || g.Score == nil {
+				t.Fatalf("%s klassik: ended %s", l.ID, g.Status)
+			}
+			// R4.2: 1700 for the cards, 1700 for all out, 10 per
+			// turned card, -20 per recycle after the first, 5 per
+			// whole second left of the 300.
+			recycles := strings.Count(strings.Join(l.Solution, " "), "NEW")
+			want := 1700 + 1700 + 21*10 - 20*max(0, recycles-1) + 5*((300_000-g.ElapsedMs)/1000)
+			if *g.Score != want {
+				t.Errorf("%s klassik: R4.2 score %d, want %d (elapsed %d ms)", l.ID, *g.Score, want, g.ElapsedMs)
+			}
+			won++
+		}
+		if l.Strict() {
+			variant := map[int]string{1: "klondike", 3: "klondike-draw3"}[l.Draw]
+			if g, _ := playSolvedOverHTTP(t, c, l, variant, nil); g.Status != client.GameStatusWon {
+				t.Fatalf("%s %s: ended %s", l.ID, variant, g.Status)
+			}
+			won++
+		}
+	}
+	t.Logf("%d solver games won over HTTP", won)
 }

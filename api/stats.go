@@ -22,6 +22,8 @@ type StatsStore interface {
 	// draw that finished in [from, to) (zero: unbounded), best first in
 	// the order of domain.RankStandings, at most limit.
 	Leaderboard(ctx context.Context, variant string, draw int, from, to time.Time, limit int) ([]domain.Game, error)
+	// PlayerNames maps player ids to display names; unknown ids are left out.
+	PlayerNames(ctx context.Context, ids []string) (map[string]string, error)
 }
 
 // VariantStats are a player's statistics in one variant and draw count
@@ -93,20 +95,9 @@ func drawQuery(c *gin.Context, v *domain.Variant) (int, error) {
 	}
 	if !slices.Contains(choices, n) {
 		// Well-formed but refused: 422, as for a field's value.
-		return 0, badField("draw", v.ID+" deals "+joinChoices(choices))
+		return 0, badField("draw", v.ID+" deals "+v.DrawChoiceText())
 	}
 	return n, nil
-}
-
-func joinChoices(xs []int) string {
-	s := ""
-	for i, x := range xs {
-		if i > 0 {
-			s += " or "
-		}
-		s += strconv.Itoa(x)
-	}
-	return s
 }
 
 // myStats shows the caller's statistics.
@@ -144,7 +135,7 @@ func (s *server) myStats(c *gin.Context) reply {
 		variant = v.ID
 	}
 	player := playerOf(c).ID
-	games, err := s.cfg.Competitions.PlayedGames(c.Request.Context(), player, variant, draw)
+	games, err := s.cfg.Stats.PlayedGames(c.Request.Context(), player, variant, draw)
 	if err != nil {
 		return s.fail(c, err)
 	}
@@ -223,7 +214,7 @@ func (s *server) leaderboard(c *gin.Context) reply {
 	switch p, _ := c.GetQuery("period"); p {
 	case "", "all":
 	case "day":
-		day := utcDay(s.now())
+		day := domain.UTCDay(s.now())
 		from, _ = time.Parse(time.DateOnly, day)
 		to = from.Add(24 * time.Hour)
 		out.Period, out.Date = "day", &day
@@ -231,7 +222,7 @@ func (s *server) leaderboard(c *gin.Context) reply {
 		return s.fail(c, badParam("period", "period must be all or day"))
 	}
 	ctx := c.Request.Context()
-	games, err := s.cfg.Competitions.Leaderboard(ctx, v.ID, draw, from, to, limit)
+	games, err := s.cfg.Stats.Leaderboard(ctx, v.ID, draw, from, to, limit)
 	if err != nil {
 		return s.fail(c, err)
 	}
@@ -252,4 +243,13 @@ func (s *server) leaderboard(c *gin.Context) reply {
 		out.Entries = append(out.Entries, e)
 	}
 	return s.jsonReply(http.StatusOK, out)
+}
+
+// namesOf maps the owners of games to their display names.
+func (s *server) namesOf(ctx context.Context, games []domain.Game) (map[string]string, error) {
+	ids := make([]string, 0, len(games))
+	for _, g := range games {
+		ids = append(ids, g.Owner)
+	}
+	return s.cfg.Stats.PlayerNames(ctx, slices.Compact(slices.Sorted(slices.Values(ids))))
 }

@@ -93,6 +93,7 @@ func statsLine(s api.VariantStats) string {
 // resigned or expired game is a loss; streaks run across win, loss, win;
 // unranked games (a client's seed or layout) count nowhere.
 func TestPlayerStats(t *testing.T) {
+	t.Parallel()
 	forEachCompStore(t, func(t *testing.T, e *cenv) {
 		line := len(winLine(t, "klondike", klondikeSeed))
 		if s := e.stats(""); s.PlayerID != e.player || len(s.Stats) != 0 {
@@ -207,6 +208,7 @@ func entries(b api.Leaderboard) string {
 // it does; unranked wins and losses are absent; period=day counts the
 // games won today (UTC).
 func TestLeaderboards(t *testing.T) {
+	t.Parallel()
 	forEachCompStore(t, func(t *testing.T, e *cenv) {
 		_, bobToken := e.newPlayer("Bob")
 		_, catToken := e.newPlayer("Cat")

@@ -176,7 +176,7 @@ func (s *server) streamHandler() gin.HandlerFunc {
 //	@Summary		Stream a game's events live
 //	@Description	Server-Sent Events (`text/event-stream`): the events of the game's log after `Last-Event-ID` (absent: from the deal), then each new event as it is appended, by this server or by any other on the same database. Each SSE event has `id:` the event's version and `data:` one Event as JSON (the shape of GET /v1/games/{id}/events, hash chain links included); on reconnecting, an EventSource sends `Last-Event-ID` and gets exactly the events it missed.
 //	@Description	A `heartbeat` SSE event with empty data is sent at a fixed interval (15 s by default), which an EventSource does not dispatch. The stream ends after the game's final event (game_won, game_resigned, game_expired). A game that has ended with nothing after `Last-Event-ID` answers 204, which tells an EventSource to stop reconnecting.
-//	@Description	Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4). A player may have a bounded number of streams open at once (8 by default), a client address too (64 by default), and the server (4096 by default, at most half its open-file limit); one more gets 429 too_many_streams with Retry-After.
+//	@Description	Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4), and after the end too for a game on a shared deal whose competition has not closed (R6.6). A player may have a bounded number of streams open at once (8 by default), a client address too (64 by default), and the server (4096 by default, at most half its open-file limit); one more gets 429 too_many_streams with Retry-After.
 //	@Tags			games
 //	@Produce		event-stream
 //	@Security		BearerAuth
@@ -231,7 +231,12 @@ func (s *server) stream(c *gin.Context, slots *streamSlots, heartbeat time.Durat
 		return
 	}
 	// Redaction follows the game read before the events (see events).
-	redact := !game.Status.Ended()
+	reveal, _, err := s.cfg.Games.Reveal(ctx, game)
+	if err != nil {
+		s.write(c, s.fail(c, err))
+		return
+	}
+	redact := !reveal
 
 	w := c.Writer
 	rc := http.NewResponseController(w)

@@ -553,6 +553,7 @@ func TestStreamDone(t *testing.T) {
 // audit: while a game is in progress no byte of either names a face-down
 // or stock card, the seed or the salt.
 func TestStreamAndAuditHideInformation(t *testing.T) {
+	t.Parallel()
 	for _, backend := range backends {
 		t.Run(backend, func(t *testing.T) {
 			e := newStreamEnv(t, backend, streamOptions{heartbeat: 20 * time.Millisecond})

@@ -6,7 +6,7 @@ import (
 	"fmt"
 )
 
-// AuditReport is the result of checking a game's log (issue "audit"):
+// AuditReport is the result of checking a game's log:
 //
 //   - the hash chain from the first event (ChainBrokenAt = first bad
 //     version, 0 if intact);

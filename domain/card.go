@@ -41,16 +41,23 @@ type Card uint8
 // NoCard is the zero-information placeholder used where a card is absent.
 const NoCard Card = 0xFF
 
+// The lowest and highest ranks (R1.1): a suit holds the ranks Ace..King, so
+// King is also the number of cards of a suit and the longest run (R1.6).
+const (
+	Ace  = 1
+	King = 13
+)
+
 // NewCard returns the card of rank 1..13 (A=1, J=11, Q=12, K=13) and suit.
 // It does not check its arguments; use ParseCard for outside input.
-func NewCard(rank int, s Suit) Card { return Card(int(s)*13 + rank - 1) }
+func NewCard(rank int, s Suit) Card { return Card(int(s)*King + rank - Ace) }
 
 // cardRank and cardRed are Rank and Red by table: LegalMoves asks them for
 // every pair of piles, and a table beats a division there.
 var cardRank, cardRed = func() (r [256]uint8, red [256]bool) {
 	for c := 0; c < 52; c++ {
-		r[c] = uint8(c%13 + 1)
-		red[c] = Suit(c / 13).Red()
+		r[c] = uint8(c%King + Ace)
+		red[c] = Suit(c / King).Red()
 	}
 	return
 }()
@@ -60,7 +67,7 @@ var cardRank, cardRed = func() (r [256]uint8, red [256]bool) {
 func (c Card) Rank() int { return int(cardRank[c]) }
 
 // Suit is the card's suit (R1.1).
-func (c Card) Suit() Suit { return Suit(c / 13) }
+func (c Card) Suit() Suit { return Suit(c / King) }
 
 // Red reports whether the card is red (R1.1); black otherwise.
 func (c Card) Red() bool { return cardRed[c] }
@@ -131,7 +138,7 @@ func fitsOnTableau(c, t Card) bool {
 // the same suit one rank higher (R1.4).
 func fitsOnFoundation(c, top Card) bool {
 	if top == NoCard {
-		return c.Rank() == 1
+		return c.Rank() == Ace
 	}
 	return c.Suit() == top.Suit() && c.Rank() == top.Rank()+1
 }

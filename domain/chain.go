@@ -26,7 +26,7 @@ type RecordedEvent struct {
 // GenesisHash is the PrevHash of a stream's first event: 32 zero bytes.
 var GenesisHash = make([]byte, sha256.Size)
 
-// EventHash is the chain link of one event (issue "hash chain"):
+// EventHash is the chain link of one event (R6.4: an audit can check it):
 //
 //	SHA-256( prev ‖ gameID ‖ 0x0A ‖ version ‖ 0x0A ‖ type ‖ 0x0A ‖ occurredAt ‖ 0x0A ‖ payload )
 //

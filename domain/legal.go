@@ -100,7 +100,7 @@ func (s *State) appendToFoundations(out []Move, from PileRef, c Card) []Move {
 func (s *State) takes(j int, c Card) bool {
 	p := s.Tableau[j]
 	if len(p.Cards) == 0 {
-		return c.Rank() == 13
+		return c.Rank() == King
 	}
 	if p.Down == len(p.Cards) {
 		return false

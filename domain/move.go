@@ -43,7 +43,7 @@ func (m Move) String() string {
 
 // maxCount bounds a move's count before any state is consulted: no run is
 // longer than 13 cards (R1.6).
-const maxCount = 13
+const maxCount = King
 
 // normalize returns m in canonical form against s: fields a type does not
 // use are cleared, Count 0 becomes 1 for move and take-back, and "any

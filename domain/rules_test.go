@@ -199,15 +199,6 @@ func cardList(cs []Card) string {
 	return strings.Join(s, " ")
 }
 
-func mustParsePile(t testing.TB, s string) PileRef {
-	t.Helper()
-	p, err := ParsePileRef(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // Move constructors in API spelling.
 func mvCards(from, to string, n int) Move {
 	return Move{Type: MoveCards, From: mustRef(from), To: mustRef(to), Count: n}
@@ -1053,7 +1044,7 @@ func unplayedEnding(r Rules, seed uint64) Position {
 	rng := splitMix64{state: seed}
 	found := make([][]Card, r.Foundations)
 	for i := range found {
-		for rank := 1; rank <= 13; rank++ {
+		for rank := Ace; rank <= King; rank++ {
 			found[i] = append(found[i], NewCard(rank, Suit(i%4)))
 		}
 	}
@@ -1066,7 +1057,7 @@ func unplayedEnding(r Rules, seed uint64) Position {
 		}
 		c := found[i][len(found[i])-1]
 		j := int(rng.bounded(uint64(len(tab))))
-		ok := len(tab[j]) == 0 && c.Rank() == 13 || len(tab[j]) > 0 && fitsOnTableau(c, tab[j][len(tab[j])-1])
+		ok := len(tab[j]) == 0 && c.Rank() == King || len(tab[j]) > 0 && fitsOnTableau(c, tab[j][len(tab[j])-1])
 		if ok {
 			tab[j] = append(tab[j], c)
 			found[i] = found[i][:len(found[i])-1]

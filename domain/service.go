@@ -28,10 +28,11 @@ type Games struct {
 	// Retries is how often Play re-decides after losing a race when the
 	// client sent no If-Match (default 3).
 	Retries int
-	// DuelOver reports whether the duel a game belongs to has ended; until
-	// then its games stay private to their owners even after they end (the
-	// same deal would leak to a rival). nil: duel games stay private.
-	DuelOver func(ctx context.Context, duelID string) (bool, error)
+	// Shared says which games on a shared deal are sealed (R6.6): until
+	// their competition closes they stay private to their owners even
+	// after they end, and show them no more than they saw face up. nil:
+	// every game on a shared deal stays sealed. NewCompetitions sets it.
+	Shared SharedDeals
 }
 
 // NewGames returns a service on store with the real clock and crypto/rand.
@@ -164,14 +165,43 @@ func DealtEvent(r Rules, deal Position, commitment string, at time.Time) Event {
 		Data: EventData{V: PayloadVersion, Rules: &rr, Deal: &d, Commitment: commitment}}
 }
 
-// Visible reports whether caller may read game g now: its owner always;
-// anyone once it has ended (R6.4), except a duel's game while the duel
-// runs (see Games.DuelOver).
+// Visible reports whether caller may read game g now, by R6.4 alone: its
+// owner always; anyone once it has ended. Games.Get adds R6.6: a game on a
+// shared deal stays private to its owner until its competition closes.
 func Visible(g *Game, caller string) bool {
 	return g.Owner == caller || g.Status.Ended()
 }
 
-// visible is Visible plus the duel rule.
+// Seal says whether game's hidden information is sealed now (R6.6, see
+// Seal): a game with no duel id never is; one on a shared deal is until
+// Shared says its competition has closed (always, without Shared).
+// Errors: Shared's.
+func (g *Games) Seal(ctx context.Context, game *Game) (Seal, error) {
+	if game.DuelID == "" {
+		return Seal{}, nil
+	}
+	if g.Shared == nil {
+		return Seal{Sealed: true}, nil
+	}
+	return g.Shared.Seal(ctx, game, g.Now())
+}
+
+// Reveal reports whether game's hidden information (face-down cards, stock
+// order, seed, salt) may be shown: it has ended (R6.4) and is not sealed
+// (R6.6). The Seal is returned too, for the audit to say when the
+// commitment will be checked. Errors: Shared's.
+func (g *Games) Reveal(ctx context.Context, game *Game) (bool, Seal, error) {
+	if !game.Status.Ended() {
+		return false, Seal{}, nil
+	}
+	seal, err := g.Seal(ctx, game)
+	if err != nil {
+		return false, Seal{}, err
+	}
+	return !seal.Sealed, seal, nil
+}
+
+// visible is Visible plus R6.6: a sealed game is its owner's alone.
 func (g *Games) visible(ctx context.Context, game *Game, caller string) (bool, error) {
 	if !Visible(game, caller) {
 		return false, nil
@@ -179,10 +209,14 @@ func (g *Games) visible(ctx context.Context, game *Game, caller string) (bool, e
 	if game.Owner == caller || game.DuelID == "" {
 		return true, nil
 	}
-	if g.DuelOver == nil {
-		return false, nil
-	}
-	return g.DuelOver(ctx, game.DuelID)
+	seal, err := g.Seal(ctx, game)
+	return !seal.Sealed, err
+}
+
+// CanRead is the visibility rule of Get for a game record alone (a game
+// whose log no longer loads): Visible plus R6.6. Errors: Shared's.
+func (g *Games) CanRead(ctx context.Context, game *Game, caller string) (bool, error) {
+	return g.visible(ctx, game, caller)
 }
 
 // Get loads a game for caller. A game past its deadline is expired on read

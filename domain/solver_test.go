@@ -1,104 +1,50 @@
-package domain
+package domain_test
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/domaintest"
 )
 
-// solvedDeal is one line of testdata/klondike-solved-draw*.jsonl (see
-// testdata/README.md for the source and the token grammar).
-type solvedDeal struct {
-	ID       string     `json:"id"`
-	Draw     int        `json:"draw"`
-	Tableau  [][]string `json:"tableau"`
-	FaceUp   []int      `json:"face_up"`
-	Stock    []string   `json:"stock"`
-	Solution []string   `json:"solution"`
-}
+// solvedStart is when the solver lines' games are dealt.
+var solvedStart = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
-func loadSolved(t testing.TB, file string) []solvedDeal {
+// loadSolved reads testdata/file (domaintest.LoadSolved) or fails t.
+func loadSolved(t testing.TB, file string) []domaintest.SolvedDeal {
 	t.Helper()
-	f, err := os.Open("../testdata/" + file)
+	out, err := domaintest.LoadSolved("../testdata/" + file)
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []solvedDeal
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var d solvedDeal
-		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, d)
-	}
-	if len(out) == 0 {
-		t.Fatalf("%s: no deals", file)
 	}
 	return out
 }
 
-func (d solvedDeal) position(t testing.TB) Position {
-	t.Helper()
-	cards := func(codes []string) []Card {
-		out := make([]Card, len(codes))
-		for i, s := range codes {
-			c, err := ParseCard(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out[i] = c
-		}
-		return out
-	}
-	p := Position{Stock: cards(d.Stock), Foundations: make([][]Card, 4)}
-	for k, pile := range d.Tableau {
-		all := cards(pile)
-		n := len(all) - d.FaceUp[k]
-		p.Tableau = append(p.Tableau, PileLayout{Down: all[:n], Up: all[n:]})
-	}
-	return p
-}
-
-// hasRecycleOrTakeBack reports whether a line needs passes or take-backs
-// that strict Klondike does not have.
-func (d solvedDeal) hasRecycleOrTakeBack() bool {
-	for _, tok := range d.Solution {
-		if tok == "NEW" || (strings.ContainsRune("CDHS", rune(tok[0])) && len(tok) > 1 && tok[1] >= '1' && tok[1] <= '7') {
-			return true
-		}
-	}
-	return false
-}
-
 // solverMoves translates one token into our moves against state s.
-func solverMoves(t testing.TB, s *State, tok string) []Move {
+func solverMoves(t testing.TB, s *domain.State, tok string) []domain.Move {
 	t.Helper()
 	switch {
 	case tok == "NEW":
-		return []Move{{Type: MoveDraw}}
+		return []domain.Move{{Type: domain.MoveDraw}}
 	case strings.HasPrefix(tok, "DR"):
 		n, err := strconv.Atoi(tok[2:])
 		if err != nil {
 			t.Fatalf("token %q", tok)
 		}
-		ms := make([]Move, n)
+		ms := make([]domain.Move, n)
 		for i := range ms {
-			ms[i] = Move{Type: MoveDraw}
+			ms[i] = domain.Move{Type: domain.MoveDraw}
 		}
 		return ms
 	case tok[0] == 'F':
-		if s.Rules.Flip == FlipAuto {
+		if s.Rules.Flip == domain.FlipAuto {
 			return nil
 		}
 		i, _ := strconv.Atoi(tok[1:])
-		return []Move{{Type: MoveFlip, Pile: TableauRef(i - 1)}}
+		return []domain.Move{{Type: domain.MoveFlip, Pile: domain.TableauRef(i - 1)}}
 	}
 	count := 1
 	body := tok
@@ -106,55 +52,58 @@ func solverMoves(t testing.TB, s *State, tok string) []Move {
 		body = a
 		count, _ = strconv.Atoi(b)
 	}
-	pile := func(ch byte, dest bool) PileRef {
+	pile := func(ch byte, dest bool) domain.PileRef {
 		switch {
 		case ch == 'W':
-			return WastePile
+			return domain.WastePile
 		case ch >= '1' && ch <= '7':
-			return TableauRef(int(ch - '1'))
+			return domain.TableauRef(int(ch - '1'))
 		}
-		suit := Suit(strings.IndexByte(suitLetters, ch))
+		suit := domain.Suit(strings.IndexByte("CDHS", ch))
 		for i, f := range s.Foundations {
 			if len(f) > 0 && f[0].Suit() == suit {
-				return FoundationRef(i)
+				return domain.FoundationRef(i)
 			}
 		}
 		if dest {
-			return FoundationRef(AnyFoundation) // the ace starts a foundation
+			return domain.FoundationRef(domain.AnyFoundation) // the ace starts a foundation
 		}
 		t.Fatalf("token %q: no %s foundation", tok, suit)
-		return PileRef{}
+		return domain.PileRef{}
 	}
 	from, to := pile(body[0], false), pile(body[1], true)
-	if from.Kind == Foundation {
-		return []Move{{Type: MoveTakeBack, From: from, To: to, Count: 1}}
+	if from.Kind == domain.Foundation {
+		return []domain.Move{{Type: domain.MoveTakeBack, From: from, To: to, Count: 1}}
 	}
-	return []Move{{Type: MoveCards, From: from, To: to, Count: count}}
+	return []domain.Move{{Type: domain.MoveCards, From: from, To: to, Count: count}}
 }
 
 // playSolved plays a solver line in the given variant, one second per
 // move, and returns the final state and the number of recycles made.
-func playSolved(t *testing.T, d solvedDeal, variant string, o Options) *State {
+func playSolved(t *testing.T, d domaintest.SolvedDeal, variant string, o domain.Options) *domain.State {
 	t.Helper()
-	v, _ := LookupVariant(variant)
+	v, _ := domain.LookupVariant(variant)
 	r, _, err := v.Resolve(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	deal := d.position(t)
+	deal, err := d.Position()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := deal.Validate(r); err != nil {
 		t.Fatalf("%s: %v", d.ID, err)
 	}
-	s := &State{}
-	s.Apply(DealtEvent(r, deal, "", t0))
-	now := t0
+	s := &domain.State{}
+	s.Apply(domain.DealtEvent(r, deal, "", solvedStart))
+	now := solvedStart
 	for i, tok := range d.Solution {
 		for _, m := range solverMoves(t, s, tok) {
-			if s.Status == StatusWon {
+			if s.Status == domain.StatusWon {
 				return s // relaxed: autocomplete finished early (R2.6)
 			}
 			now = now.Add(100 * time.Millisecond)
-			evs, err := Decide(s, m, now)
+			evs, err := domain.Decide(s, m, now)
 			if err != nil {
 				t.Fatalf("%s %s: token %d %q (%v) refused: %v\nposition %s", d.ID, variant, i, tok, m, err, s.Position())
 			}
@@ -171,8 +120,8 @@ func playSolved(t *testing.T, d solvedDeal, variant string, o Options) *State {
 func TestR3RelaxedWinsEverySolverLine(t *testing.T) {
 	for _, file := range []string{"klondike-solved-draw1.jsonl", "klondike-solved-draw3.jsonl"} {
 		for _, d := range loadSolved(t, file) {
-			s := playSolved(t, d, "relaxed", Options{Draw: &d.Draw})
-			if s.Status != StatusWon {
+			s := playSolved(t, d, "relaxed", domain.Options{Draw: &d.Draw})
+			if s.Status != domain.StatusWon {
 				t.Errorf("%s: relaxed ended %s, want won", d.ID, s.Status)
 			}
 		}
@@ -182,8 +131,8 @@ func TestR3RelaxedWinsEverySolverLine(t *testing.T) {
 // Every draw-3 line wins in klassik with the exact R4.2 score.
 func TestR42KlassikScoreOfSolverLines(t *testing.T) {
 	for _, d := range loadSolved(t, "klondike-solved-draw3.jsonl") {
-		s := playSolved(t, d, "klassik", Options{})
-		if s.Status != StatusWon {
+		s := playSolved(t, d, "klassik", domain.Options{})
+		if s.Status != domain.StatusWon {
 			t.Fatalf("%s: klassik ended %s, want won", d.ID, s.Status)
 		}
 		faceDown := 0
@@ -211,12 +160,12 @@ func TestR3StrictKlondikeSolverLines(t *testing.T) {
 	played := 0
 	for _, file := range []string{"klondike-solved-draw1.jsonl", "klondike-solved-draw3.jsonl"} {
 		for _, d := range loadSolved(t, file) {
-			if d.hasRecycleOrTakeBack() {
+			if !d.Strict() {
 				continue
 			}
 			variant := map[int]string{1: "klondike", 3: "klondike-draw3"}[d.Draw]
-			s := playSolved(t, d, variant, Options{})
-			if s.Status != StatusWon {
+			s := playSolved(t, d, variant, domain.Options{})
+			if s.Status != domain.StatusWon {
 				t.Errorf("%s: %s ended %s, want won", d.ID, variant, s.Status)
 			}
 			played++

@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// Stats are a player's statistics for one variant and draw count (issue
-// "statistics"; R3: kept per variant and draw, ranked games only).
+// Stats are a player's statistics for one variant and draw count (R3: kept
+// per variant and draw, ranked games only).
 type Stats struct {
 	Variant       string
 	Draw          int
@@ -101,7 +101,7 @@ type Standing struct {
 	Moves     int
 }
 
-// RankStandings orders a duel's games (issue "duels"): won before not won,
+// RankStandings orders a duel's games (R6.3): won before not won,
 // then by score (higher first, where the variant scores), then by time
 // (shorter first), then by moves (fewer first). Ties share a rank.
 func RankStandings(games []Game) []Standing {

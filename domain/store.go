@@ -54,13 +54,32 @@ func (g *Game) Project(s *State) {
 }
 
 // GameFilter selects games for a listing, newest first. Zero fields do not
-// filter. Limit is 1..500; Cursor is opaque, "" for the first page.
+// filter. Limit is 1..MaxListLimit (PageSize); Cursor is opaque, "" for the
+// first page.
 type GameFilter struct {
 	Owner   string
 	Status  Status
 	Variant string
 	Limit   int
 	Cursor  string
+}
+
+// Bounds of a listing's page (GameFilter.Limit).
+const (
+	DefaultListLimit = 50
+	MaxListLimit     = 500
+)
+
+// PageSize is how many games a page of f holds at most: Limit, or
+// DefaultListLimit below 1, MaxListLimit above it.
+func (f GameFilter) PageSize() int {
+	switch {
+	case f.Limit < 1:
+		return DefaultListLimit
+	case f.Limit > MaxListLimit:
+		return MaxListLimit
+	}
+	return f.Limit
 }
 
 // Store is the event store the rules need; persistence implements it on
@@ -98,7 +117,7 @@ type Store interface {
 // CommandLoader is a Store that can load a game for a command without the
 // check Load makes that the state is the stream's newest: from a copy it
 // keeps (a cache), at no cost to the database. Games.Play uses it when the
-// Store has it (issue 7: one statement per move). A state older than the
+// Store has it (one statement per move). A state older than the
 // log does no harm there: events decided on it are appended with its
 // version as the expected one, so Append refuses them (ErrConflict) and
 // Play decides again on Load's state; and every answer other than a

@@ -153,7 +153,7 @@ func (v Variant) Resolve(o Options) (Rules, bool, error) {
 		}
 		if !ok {
 			return Rules{}, false, &OptionError{Option: "draw",
-				Detail: fmt.Sprintf("%s deals %s", v.ID, joinInts(v.DrawChoices))}
+				Detail: fmt.Sprintf("%s deals %s", v.ID, v.DrawChoiceText())}
 		}
 		r.Draw = *o.Draw
 	}
@@ -200,9 +200,11 @@ func (v Variant) Resolve(o Options) (Rules, bool, error) {
 
 func withDraw(r Rules, d int) Rules { r.Draw = d; return r }
 
-func joinInts(xs []int) string {
+// DrawChoiceText lists the draw counts a client may choose, for messages:
+// "1", or "1 or 3".
+func (v Variant) DrawChoiceText() string {
 	s := ""
-	for i, x := range xs {
+	for i, x := range v.DrawChoices {
 		if i > 0 {
 			s += " or "
 		}

@@ -16,7 +16,7 @@ import (
 	"github.com/openpatience/solitaire/domain"
 )
 
-// Group commit of appends (issue 7). On PostgreSQL a move's append is one
+// Group commit of appends. On PostgreSQL a move's append is one
 // statement (appendMany), and the commit's cost (a transaction, a WAL
 // record and its flush, a round trip) is most of it. When several games'
 // appends wait at the same moment, the appender writes them as one

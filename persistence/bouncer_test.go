@@ -16,7 +16,7 @@ import (
 // statements fail there.
 func TestPostgresBehindPgBouncer(t *testing.T) {
 	t.Parallel()
-	storetest.Run(t, func(t *testing.T) *persistence.Store {
+	storetest.RunSQL(t, func(t *testing.T) *persistence.Store {
 		s, err := persistence.Open(context.Background(), persistence.Config{
 			DatabaseURL: pgtest.Bouncer(t, pgtest.DSN(t)), SnapshotEvery: storetest.SnapshotEvery})
 		if err != nil {

@@ -23,8 +23,8 @@ const DefaultStateCacheBytes = 32 << 20
 
 // stateCache keeps the current state of recently used games, so that Load
 // of a game in play costs the one query of its games row instead of a
-// snapshot decode and the events after it, however long the log (issue 7:
-// "read cost independent of log length"), and so that Append knows the
+// snapshot decode and the events after it, however long the log (the
+// read cost does not grow with the log, BENCHMARKS.md), and so that Append knows the
 // stream head's hash without reading it.
 //
 // It never serves Load a state older than the log: an entry is used only

@@ -467,7 +467,7 @@ func moveSetMinus(x, y *domain.State) []domain.Move {
 
 // TestCommandOnStaleCache: a store whose cache is behind the log (another
 // store, a second server process, appended since) answers moves exactly as
-// a store without a cache would (domain.CommandLoader, issue 7): a move
+// a store without a cache would (domain.CommandLoader): a move
 // legal only in its stale state is refused with nothing written, a move
 // legal only in the newest state is accepted, an If-Match of the newest
 // version is accepted and one of the stale version is refused; the chain

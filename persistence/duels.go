@@ -19,38 +19,25 @@ import (
 // steps) no longer holds the duel open, and its player may join again.
 const SeatTTL = time.Minute
 
-// Duel is the record of a same-deal duel (RULES R6.3): every game joined to
-// it is dealt from Seed and Salt, so every participant gets the same cards
-// in the same order and the same Commitment. Seed and Salt are secret until
-// the duel has ended (EndedAt set). Times are UTC, stored in milliseconds.
-type Duel struct {
-	ID         string         // opaque id, 1..64 characters
-	Variant    string         // variant id (R3)
-	Rules      domain.Rules   // the variant's rules with Options applied
-	Options    domain.Options // options as the creator gave them
-	Ranked     bool           // default options (R3): its games count for statistics
-	CreatedBy  string         // player id
-	Seed       uint64         // the deal's seed (R6.1)
-	Salt       []byte         // 32 bytes of the commitment (R6.4)
-	Commitment string         // domain.Commitment(domain.Deal(Rules, Seed), Salt)
-	CreatedAt  time.Time      //
-	Deadline   time.Time      // joining closes; games still running are resigned
-	EndedAt    *time.Time     // nil until the duel has ended
-}
+var _ domain.CompetitionStore = (*Store)(nil)
 
 const duelColumns = `id, variant, rules, options, ranked, created_by, seed, salt, commitment,
-	created_at, deadline_at, ended_at`
+	created_at, deadline_at, max_players, ended_at`
 
 // CreateDuel stores d (EndedAt is ignored: a new duel has not ended).
 // Errors: domain.ErrConflict if the id exists; "persistence: create duel:
 // ..." for an id of 0 or more than 64 bytes, a salt that is not 32 bytes,
-// and database failures.
-func (s *Store) CreateDuel(ctx context.Context, d *Duel) error {
+// MaxPlayers outside domain.MinDuelPlayers..MaxDuelPlayers, and database
+// failures.
+func (s *Store) CreateDuel(ctx context.Context, d *domain.Duel) error {
 	switch {
 	case d == nil || d.ID == "" || len(d.ID) > 64:
 		return errors.New("persistence: create duel: id of 1..64 bytes required")
 	case len(d.Salt) != 32:
 		return fmt.Errorf("persistence: create duel: salt of %d bytes, want 32", len(d.Salt))
+	case d.MaxPlayers < domain.MinDuelPlayers || d.MaxPlayers > domain.MaxDuelPlayers:
+		return fmt.Errorf("persistence: create duel: max players %d, want %d..%d", d.MaxPlayers,
+			domain.MinDuelPlayers, domain.MaxDuelPlayers)
 	}
 	rules, err := json.Marshal(d.Rules)
 	if err != nil {
@@ -61,14 +48,15 @@ func (s *Store) CreateDuel(ctx context.Context, d *Duel) error {
 		return fmt.Errorf("persistence: create duel: options: %w", err)
 	}
 	err = s.db.WithContext(ctx).Exec(`INSERT INTO duels (`+duelColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
 		d.ID, d.Variant, string(rules), string(options), d.Ranked, d.CreatedBy,
-		strconv.FormatUint(d.Seed, 10), d.Salt, d.Commitment, millis(d.CreatedAt), millis(d.Deadline)).Error
+		strconv.FormatUint(d.Seed, 10), d.Salt, d.Commitment, millis(d.CreatedAt), millis(d.Deadline),
+		d.MaxPlayers).Error
 	return wrap("create duel", err)
 }
 
 // Duel returns the duel with that id. Errors: domain.ErrNotFound.
-func (s *Store) Duel(ctx context.Context, id string) (*Duel, error) {
+func (s *Store) Duel(ctx context.Context, id string) (*domain.Duel, error) {
 	d, err := scanDuel(s.db.WithContext(ctx).Raw(`SELECT `+duelColumns+` FROM duels WHERE id = ?`, id).Row())
 	if err != nil {
 		return nil, wrap("duel", err)
@@ -76,15 +64,15 @@ func (s *Store) Duel(ctx context.Context, id string) (*Duel, error) {
 	return d, nil
 }
 
-func scanDuel(r scanner) (*Duel, error) {
+func scanDuel(r scanner) (*domain.Duel, error) {
 	var (
-		d                    Duel
+		d                    domain.Duel
 		rules, options, seed string
 		created, deadline    int64
 		ended                sql.NullInt64
 	)
 	err := r.Scan(&d.ID, &d.Variant, &rules, &options, &d.Ranked, &d.CreatedBy, &seed, &d.Salt,
-		&d.Commitment, &created, &deadline, &ended)
+		&d.Commitment, &created, &deadline, &d.MaxPlayers, &ended)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, domain.ErrNotFound
 	}
@@ -110,11 +98,12 @@ func scanDuel(r scanner) (*Duel, error) {
 
 // TakeDuelSeat gives player a seat in duel duelID at instant now, the step
 // before the player's game is dealt: under the duel's row lock it refuses a
-// duel that has ended, whose deadline is at or before now, or whose every
-// joined game has ended (the duel is over then, and the end is recorded),
-// and otherwise stores the seat. A seat older than SeatTTL whose game was
-// never dealt is given up first. It reports whether the seat was taken
-// (false: the duel is closed). Errors: domain.ErrNotFound for an unknown
+// duel that has ended (the end is recorded when due, see EndDuel), whose
+// deadline is at or before now, or whose MaxPlayers seats are all taken
+// (by a dealt game, or by a seat younger than SeatTTL), and otherwise
+// stores the seat. A seat of the player's older than SeatTTL whose game
+// was never dealt is given up first. It reports whether the seat was taken
+// (false: joining has closed). Errors: domain.ErrNotFound for an unknown
 // duel; domain.ErrConflict if the player already has a seat (DuelGameOf
 // names its game).
 func (s *Store) TakeDuelSeat(ctx context.Context, duelID, player string, now time.Time) (bool, error) {
@@ -124,8 +113,9 @@ func (s *Store) TakeDuelSeat(ctx context.Context, duelID, player string, now tim
 		if err != nil || over {
 			return err
 		}
-		var deadline int64
-		if err := tx.Raw(`SELECT deadline_at FROM duels WHERE id = ?`, duelID).Row().Scan(&deadline); err != nil {
+		var deadline, players int64
+		if err := tx.Raw(`SELECT deadline_at, max_players FROM duels WHERE id = ?`, duelID).Row().
+			Scan(&deadline, &players); err != nil {
 			return err
 		}
 		if deadline <= millis(now) {
@@ -135,6 +125,22 @@ func (s *Store) TakeDuelSeat(ctx context.Context, duelID, player string, now tim
 			AND NOT EXISTS (SELECT 1 FROM games g WHERE g.duel_id = duel_seats.duel_id AND g.owner = duel_seats.player)`,
 			duelID, player, millis(now.Add(-SeatTTL))).Error; err != nil {
 			return err
+		}
+		var mine, seated int64
+		if err := tx.Raw(`SELECT COUNT(*) FROM duel_seats WHERE duel_id = ? AND player = ?`, duelID, player).Row().
+			Scan(&mine); err != nil {
+			return err
+		}
+		if mine > 0 {
+			return domain.ErrConflict
+		}
+		if err := tx.Raw(`SELECT COUNT(*) FROM duel_seats st WHERE st.duel_id = ? AND (st.taken_at > ?
+			OR EXISTS (SELECT 1 FROM games g WHERE g.duel_id = st.duel_id AND g.owner = st.player))`,
+			duelID, millis(now.Add(-SeatTTL))).Row().Scan(&seated); err != nil {
+			return err
+		}
+		if seated >= players {
+			return nil
 		}
 		if err := tx.Exec(`INSERT INTO duel_seats (duel_id, player, taken_at) VALUES (?, ?, ?)`,
 			duelID, player, millis(now)).Error; err != nil {
@@ -185,31 +191,25 @@ func (s *Store) DuelGames(ctx context.Context, duelID string) ([]domain.Game, er
 	return out, nil
 }
 
-// DuelOver reports whether the duel duelID has ended at instant now, the
-// domain.Games.DuelOver hook (bind now to the server clock when wiring):
-// until then the duel's games stay private to their owners, even once
-// they have ended, because they show the deal a rival is still playing.
+// EndDuel reports whether the duel duelID has ended at instant now,
+// recording its end the first time it finds it due (domain.CompetitionStore).
 //
-// A duel ends once it has at least one game and every one has ended, or
-// once its deadline has passed and none is still running (the sweeper,
-// domain.Games.CloseDue, resigns those); no seat may be waiting for its
-// game. The first call that finds it so records the end (EndedAt: when the
-// last game finished, or the deadline if nobody joined).
-//
-// duelID may also be a daily deal's (the games of a daily deal carry one so
-// that they stay private until the day is over): such a "duel" is over
-// once its day (UTC) has passed and none of its games is running. Nothing
-// is recorded for it. An id that no duel and no daily game has is not
-// over. Errors: database failures only.
-func (s *Store) DuelOver(ctx context.Context, duelID string, now time.Time) (bool, error) {
+// A duel closes at its deadline, or earlier once all its MaxPlayers seats
+// hold a game and every one of them has ended (RULES R6.6); it has ended
+// once it has closed and none of its games is still running (the sweeper,
+// domain.Games.CloseDue, resigns those after the deadline) and no seat is
+// waiting for its game. EndedAt is when the last game finished for a full
+// duel, else the deadline. An unknown id has not ended. Errors: database
+// failures only.
+func (s *Store) EndDuel(ctx context.Context, duelID string, now time.Time) (bool, error) {
 	db := s.db.WithContext(ctx)
 	var ended sql.NullInt64
 	err := db.Raw(`SELECT ended_at FROM duels WHERE id = ?`, duelID).Row().Scan(&ended)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return s.dailyOver(db, duelID, now)
+		return false, nil
 	case err != nil:
-		return false, wrap("duel over", err)
+		return false, wrap("end duel", err)
 	case ended.Valid:
 		return true, nil
 	}
@@ -220,24 +220,24 @@ func (s *Store) DuelOver(ctx context.Context, duelID string, now time.Time) (boo
 		return err
 	})
 	if err != nil {
-		return false, wrap("duel over", err)
+		return false, wrap("end duel", err)
 	}
 	return over, nil
 }
 
 // endDuelLocked locks duel duelID's row (inside tx), records its end if it
-// is due (see DuelOver) and reports whether it has ended. ErrNotFound if
+// is due (see EndDuel) and reports whether it has ended. ErrNotFound if
 // there is no such duel.
 func (s *Store) endDuelLocked(tx *gorm.DB, duelID string, now time.Time) (bool, error) {
-	q := `SELECT deadline_at, ended_at FROM duels WHERE id = ?`
+	q := `SELECT deadline_at, max_players, ended_at FROM duels WHERE id = ?`
 	if s.dialect == DialectPostgres {
 		q += ` FOR UPDATE` // SQLite's immediate transactions already hold the write lock
 	}
 	var (
-		deadline int64
-		ended    sql.NullInt64
+		deadline, players int64
+		ended             sql.NullInt64
 	)
-	err := tx.Raw(q, duelID).Row().Scan(&deadline, &ended)
+	err := tx.Raw(q, duelID).Row().Scan(&deadline, &players, &ended)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, domain.ErrNotFound
 	}
@@ -261,11 +261,12 @@ func (s *Store) endDuelLocked(tx *gorm.DB, duelID string, now time.Time) (bool, 
 	if err != nil {
 		return false, err
 	}
-	if running > 0 || pending > 0 || (games == 0 && deadline > millis(now)) {
+	full := games >= players
+	if running > 0 || pending > 0 || (!full && deadline > millis(now)) {
 		return false, nil
 	}
 	at := deadline
-	if games > 0 && last.Valid {
+	if full && last.Valid {
 		at = last.Int64
 	}
 	if err := tx.Exec(`UPDATE duels SET ended_at = ? WHERE id = ?`, at, duelID).Error; err != nil {
@@ -273,27 +274,6 @@ func (s *Store) endDuelLocked(tx *gorm.DB, duelID string, now time.Time) (bool, 
 	}
 	return true, nil
 }
-
-// dailyOver is DuelOver for an id that names no duel: a daily deal's games
-// are over once their day has passed and none of them runs.
-func (s *Store) dailyOver(db *gorm.DB, duelID string, now time.Time) (bool, error) {
-	var (
-		day     sql.NullString
-		running int64
-	)
-	err := db.Raw(`SELECT MAX(daily_date), COUNT(CASE WHEN status = 'in_progress' THEN 1 END)
-		FROM games WHERE duel_id = ?`, duelID).Row().Scan(&day, &running)
-	if err != nil {
-		return false, wrap("duel over", err)
-	}
-	if !day.Valid || day.String == "" {
-		return false, nil
-	}
-	return running == 0 && day.String < utcDay(now), nil
-}
-
-// utcDay is the UTC date of t as "2006-01-02".
-func utcDay(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
 // queryGames runs a query that selects gameColumns and scans every row.
 func (s *Store) queryGames(ctx context.Context, q string, args ...any) ([]domain.Game, error) {
@@ -313,23 +293,11 @@ func (s *Store) queryGames(ctx context.Context, q string, args ...any) ([]domain
 	return out, rows.Err()
 }
 
-// DailyDeal is the deal of a variant on a UTC day: every player's daily
-// game of that variant and day is dealt from Seed and Salt (secret until
-// the day is over) and shows Commitment.
-type DailyDeal struct {
-	Variant    string    // variant id (R3)
-	Day        string    // "2006-01-02", UTC
-	Seed       uint64    // the deal's seed (R6.1)
-	Salt       []byte    // 32 bytes
-	Commitment string    // domain.Commitment(deal, Salt) under the variant's default rules
-	CreatedAt  time.Time //
-}
-
 // EnsureDailyDeal returns the stored deal of d.Variant and d.Day, storing
 // d first if there is none: racing first players of a day all get the one
 // row that was stored first. Errors: "persistence: daily deal: ..." for a
 // salt that is not 32 bytes and for database failures.
-func (s *Store) EnsureDailyDeal(ctx context.Context, d DailyDeal) (*DailyDeal, error) {
+func (s *Store) EnsureDailyDeal(ctx context.Context, d domain.DailyDeal) (*domain.DailyDeal, error) {
 	if len(d.Salt) != 32 {
 		return nil, fmt.Errorf("persistence: daily deal: salt of %d bytes, want 32", len(d.Salt))
 	}
@@ -344,8 +312,8 @@ func (s *Store) EnsureDailyDeal(ctx context.Context, d DailyDeal) (*DailyDeal, e
 
 // FindDailyDeal returns the deal of variant on day ("2006-01-02"). Errors:
 // domain.ErrNotFound if nobody has played that day's deal.
-func (s *Store) FindDailyDeal(ctx context.Context, variant, day string) (*DailyDeal, error) {
-	d := DailyDeal{Variant: variant, Day: day}
+func (s *Store) FindDailyDeal(ctx context.Context, variant, day string) (*domain.DailyDeal, error) {
+	d := domain.DailyDeal{Variant: variant, Day: day}
 	var (
 		seed    string
 		created int64

@@ -9,10 +9,6 @@ import (
 	"github.com/openpatience/solitaire/domain"
 )
 
-// ErrBadCursor: List got a cursor it did not make (or made for another
-// database). Callers answer it like any malformed request parameter.
-var ErrBadCursor = errors.New("persistence: bad cursor")
-
 // SQLite extended result codes (sqlite.org/rescode.html).
 const (
 	sqliteConstraintPrimaryKey = 1555

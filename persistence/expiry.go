@@ -44,7 +44,7 @@ func (s *Store) DueForClosing(ctx context.Context, now time.Time, limit int) ([]
 			WHERE g.status = 'in_progress' AND d.ended_at IS NULL AND d.deadline_at <= ?
 		UNION ALL
 		SELECT id FROM games WHERE status = 'in_progress' AND daily_date <> '' AND daily_date < ?
-		LIMIT ?`, millis(now), utcDay(now), limit)
+		LIMIT ?`, millis(now), domain.UTCDay(now), limit)
 	if err != nil {
 		return nil, wrap("due for closing", err)
 	}

@@ -16,10 +16,10 @@ import (
 	"github.com/openpatience/solitaire/domain"
 )
 
-// List limits (domain.GameFilter: Limit 1..500; API.md: default 50).
+// List limits: the domain's (domain.GameFilter.PageSize; API.md: default 50).
 const (
-	DefaultListLimit = 50
-	MaxListLimit     = 500
+	DefaultListLimit = domain.DefaultListLimit
+	MaxListLimit     = domain.MaxListLimit
 )
 
 const gameColumns = `id, variant, rules, options, owner, ranked, seed, has_seed, salt, commitment,
@@ -110,15 +110,9 @@ func (s *Store) Game(ctx context.Context, id string) (*domain.Game, error) {
 // above MaxListLimit means MaxListLimit), and the cursor of the next page,
 // "" when there is none. Zero fields of f do not filter. Pages are keyset
 // pages: a game created between two calls never shifts a later page.
-// Errors: ErrBadCursor for a cursor List did not make.
+// Errors: domain.ErrBadCursor for a cursor List did not make.
 func (s *Store) List(ctx context.Context, f domain.GameFilter) ([]domain.Game, string, error) {
-	limit := f.Limit
-	switch {
-	case limit < 1:
-		limit = DefaultListLimit
-	case limit > MaxListLimit:
-		limit = MaxListLimit
-	}
+	limit := f.PageSize()
 	var where []string
 	var args []any
 	if f.Owner != "" {
@@ -187,7 +181,7 @@ func decodeCursor(s string) (cursor, error) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	// A NUL in the id could not be sent to PostgreSQL as text.
 	if err != nil || json.Unmarshal(b, &c) != nil || c.ID == "" || strings.ContainsRune(c.ID, 0) {
-		return cursor{}, ErrBadCursor
+		return cursor{}, domain.ErrBadCursor
 	}
 	return c, nil
 }

@@ -26,8 +26,8 @@ const (
 // server": SOLITAIRE_SQLITE_PATH, default solitaire.db).
 const DefaultSQLitePath = "solitaire.db"
 
-// DefaultSnapshotEvery is the default snapshot interval, in events (issue
-// "Event store"). Config.SnapshotEvery 0 disables snapshots, so a caller
+// DefaultSnapshotEvery is the default snapshot interval, in events.
+// Config.SnapshotEvery 0 disables snapshots, so a caller
 // that wants the default passes DefaultSnapshotEvery (or any negative
 // value).
 const DefaultSnapshotEvery = 100

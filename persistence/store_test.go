@@ -33,6 +33,6 @@ func openSQLite(t *testing.T) *persistence.Store {
 	return s
 }
 
-func TestPostgres(t *testing.T) { storetest.Run(t, openPostgres) }
+func TestPostgres(t *testing.T) { t.Parallel(); storetest.RunSQL(t, openPostgres) }
 
-func TestSQLite(t *testing.T) { storetest.Run(t, openSQLite) }
+func TestSQLite(t *testing.T) { t.Parallel(); storetest.RunSQL(t, openSQLite) }

@@ -201,7 +201,7 @@ func (l *Log) Sequence(ctx context.Context) (int, error) {
 	now := l.now()
 	var waiting int
 	err := l.s.db.WithContext(ctx).Raw(`SELECT COUNT(*) FROM (SELECT 1 FROM games
-		WHERE `+waitingGames+` LIMIT 1) w`, utcDay(now), millis(now)).Row().Scan(&waiting)
+		WHERE `+waitingGames+` LIMIT 1) w`, domain.UTCDay(now), millis(now)).Row().Scan(&waiting)
 	if err != nil {
 		return 0, wrap("sequence log", err)
 	}
@@ -213,7 +213,7 @@ func (l *Log) Sequence(ctx context.Context) (int, error) {
 		rows, err := tx.Raw(`SELECT `+gameColumns+`,
 				(SELECT e.hash FROM events e WHERE e.game_id = games.id AND e.version = games.version)
 			FROM games WHERE `+waitingGames+`
-			ORDER BY finished_at, id LIMIT ?`, utcDay(now), millis(now), l.batch).Rows()
+			ORDER BY finished_at, id LIMIT ?`, domain.UTCDay(now), millis(now), l.batch).Rows()
 		if err != nil {
 			return err
 		}

@@ -273,12 +273,12 @@ func insertEnded(t *testing.T, s *persistence.Store, n int) {
 			events = append(events, "(?, 1, 'game_dealt', ?, ?, ?, ?)")
 			eargs = append(eargs, id, []byte("{}"), at, make([]byte, 32), bytes.Repeat([]byte{byte(i)}, 32))
 		}
-		if _, err := s.DB().Exec(rebind(s, `INSERT INTO games (id, variant, rules, options, owner, ranked, seed, has_seed,
+		if _, err := s.DB().Exec(s.Rebind(`INSERT INTO games (id, variant, rules, options, owner, ranked, seed, has_seed,
 			salt, commitment, duel_id, daily_date, created_at, status, version, moves, score, elapsed_ms, finished_at, updated_at)
 			VALUES `+strings.Join(games, ", ")), gargs...); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.DB().Exec(rebind(s, `INSERT INTO events (game_id, version, type, payload, occurred_at, prev_hash, hash)
+		if _, err := s.DB().Exec(s.Rebind(`INSERT INTO events (game_id, version, type, payload, occurred_at, prev_hash, hash)
 			VALUES `+strings.Join(events, ", ")), eargs...); err != nil {
 			t.Fatal(err)
 		}
@@ -304,24 +304,6 @@ func insertGame(exec func(q string, args ...any) error, id, duelID, daily string
 		VALUES (?, 1, 'game_dealt', ?, ?, ?, ?)`, id, []byte("{}"), at, make([]byte, 32), bytes.Repeat([]byte{b}, 32))
 }
 
-// rebind turns ? placeholders into $n on PostgreSQL.
-func rebind(s *persistence.Store, q string) string {
-	if s.Dialect() != persistence.DialectPostgres {
-		return q
-	}
-	var out []byte
-	k := 0
-	for _, c := range []byte(q) {
-		if c == '?' {
-			k++
-			out = fmt.Appendf(out, "$%d", k)
-			continue
-		}
-		out = append(out, c)
-	}
-	return string(out)
-}
-
 // RULES R6.6: a game on a shared deal gets its leaf only once its
 // competition has closed: a daily deal's after its UTC day, a duel's at
 // its end or deadline; other ended games at once.
@@ -332,7 +314,7 @@ func TestR6_6_LogWaitsForTheClose(t *testing.T) {
 			s := db.open(t)
 			now := time.Date(2026, 6, 15, 12, 0, 0, 0, time.UTC)
 			exec := func(q string, args ...any) error {
-				_, err := s.DB().Exec(rebind(s, q), args...)
+				_, err := s.DB().Exec(s.Rebind(q), args...)
 				return err
 			}
 			for _, d := range []struct {

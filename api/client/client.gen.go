@@ -564,6 +564,9 @@ type Audit struct {
 	// Example: sha256:0f1e…
 	Commitment string `json:"commitment"`
 
+	// CommitmentCheckedAfter sealed: when the competition closes at the latest and the commitment is checked; null otherwise
+	CommitmentCheckedAfter *time.Time `json:"commitment_checked_after"`
+
 	// CommitmentOk the commitment matches the deal and salt; null while in progress
 	CommitmentOk *bool `json:"commitment_ok"`
 
@@ -576,7 +579,7 @@ type Audit struct {
 	// HeadHash hash of the last event, 64 hex digits ("" for an empty log)
 	HeadHash string `json:"head_hash"`
 
-	// Problem what the replay found wrong, for people; null while in progress or if nothing
+	// Problem what the replay found wrong, for people; null while in progress or sealed, or if nothing
 	Problem *string `json:"problem"`
 
 	// ProjectionOk the stored version, status, moves and score are the replay's
@@ -592,6 +595,9 @@ type Audit struct {
 	//
 	// Example: 5e2b…
 	Salt *string `json:"salt"`
+
+	// Sealed a shared deal whose competition has not closed (R6.6): no commitment check, seed or salt yet
+	Sealed bool `json:"sealed"`
 
 	// Seed the deal's seed (R6.1); null while in progress and for a custom layout
 	Seed *uint64 `json:"seed"`
@@ -632,6 +638,11 @@ type CreateDuelRequest struct {
 	//
 	// Example: 86400
 	DurationS *int `json:"duration_s,omitempty"`
+
+	// MaxPlayers seats; default 2
+	//
+	// Example: 2
+	MaxPlayers *int `json:"max_players,omitempty"`
 
 	// Options options of every game of the duel
 	Options *CreateOptions `json:"options,omitempty"`
@@ -756,6 +767,9 @@ type Duel struct {
 
 	// Id opaque id
 	Id string `json:"id"`
+
+	// MaxPlayers seats: joining closes once all are taken
+	MaxPlayers int `json:"max_players"`
 
 	// Options the rules every game of the duel is played with
 	Options GameOptions `json:"options"`
@@ -1691,7 +1705,7 @@ type ClientInterface interface {
 	// PlayDaily Play today's daily deal
 	//
 	// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day. One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
-	// A daily game is readable by others only after its day is over; games still running then are resigned by the server. The body is empty or {}.
+	// A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 	//
 	// Corresponds with POST /v1/daily/{variant}/games (the `PlayDaily` operationId).
 	PlayDaily(ctx context.Context, variant string, params *PlayDailyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1699,7 +1713,7 @@ type ClientInterface interface {
 	// CreateDuelWithBody Create a duel
 	//
 	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
-	// The duel ends when every joined game has ended (at least one), or at its deadline; games still running then are resigned by the server. Creating a duel does not join it.
+	// max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1709,7 +1723,7 @@ type ClientInterface interface {
 	// CreateDuel Create a duel
 	//
 	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
-	// The duel ends when every joined game has ended (at least one), or at its deadline; games still running then are resigned by the server. Creating a duel does not join it.
+	// max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1719,7 +1733,7 @@ type ClientInterface interface {
 	// GetDuel Get a duel
 	//
 	// The duel and its standings, best first (won first, then higher score, then shorter time, then fewer moves). Needs no auth.
-	// Once the duel has ended (every joined game ended, or the deadline passed) it shows the seed and salt, which match the commitment (R6.4); before, never.
+	// Once the duel has ended (its deadline passed, or every seat holds a game that has ended) it shows the seed and salt, which match the commitment (R6.4, R6.6); before, never.
 	//
 	// Corresponds with GET /v1/duels/{id} (the `GetDuel` operationId).
 	GetDuel(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1727,7 +1741,7 @@ type ClientInterface interface {
 	// JoinDuel Join a duel
 	//
 	// Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
-	// While the duel runs, its games (even ended ones) are readable only by their owners; once it has ended, by anyone. The body is empty or {}.
+	// Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel answers 409 duel_ended. The body is empty or {}.
 	//
 	// Corresponds with POST /v1/duels/{id}/games (the `JoinDuel` operationId).
 	JoinDuel(ctx context.Context, id string, params *JoinDuelParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1771,6 +1785,7 @@ type ClientInterface interface {
 	//
 	// Verifies the game's log from the first event: the hash chain (chain_ok), the rules by replay, every command re-decided from the state before it giving exactly the logged events (replay_ok), and the stored record (version, status, moves, score) against the replayed state (projection_ok). first_broken_version names the first version found broken.
 	// Once the game has ended the audit also reveals seed and salt and checks the commitment published at creation against the deal in the log (commitment_ok); anyone may then audit it. While it is in progress only its owner may, and commitment_ok, seed, salt and problem are null (RULES R6.4).
+	// A game on a shared deal (a duel or a daily deal) is sealed until its competition closes (R6.6): sealed is true, only its owner may audit it, commitment_ok, seed, salt and problem stay null even after it has ended, and commitment_checked_after says when the competition closes at the latest; from then on the commitment is checked too.
 	// The same checks run offline on the NDJSON export: `solitaire audit FILE -salt SALT`.
 	//
 	// Corresponds with GET /v1/games/{id}/audit (the `AuditGame` operationId).
@@ -1781,7 +1796,7 @@ type ClientInterface interface {
 	// The game's log, oldest first: a page of `limit` events after version `after`.
 	// With `Accept: application/x-ndjson` the whole log after `after` is streamed instead, one Event per line (the schema of that media type is one line).
 	// Each event carries its hash chain links; data is the stored payload byte for byte, so the NDJSON export of a game that has ended is exactly what the offline tool verifies (`solitaire audit FILE`).
-	// While the game is in progress its game_dealt event is redacted (RULES R6.4), so the chain verifies only once the game has ended.
+	// While the game is in progress its game_dealt event is redacted (RULES R6.4), so the chain verifies only once the game has ended. A game on a shared deal (a duel or a daily deal) stays redacted after it ends, until its competition closes (R6.6).
 	//
 	// Corresponds with GET /v1/games/{id}/events (the `ListEvents` operationId).
 	ListEvents(ctx context.Context, id string, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1834,7 +1849,7 @@ type ClientInterface interface {
 	//
 	// Server-Sent Events (`text/event-stream`): the events of the game's log after `Last-Event-ID` (absent: from the deal), then each new event as it is appended, by this server or by any other on the same database. Each SSE event has `id:` the event's version and `data:` one Event as JSON (the shape of GET /v1/games/{id}/events, hash chain links included); on reconnecting, an EventSource sends `Last-Event-ID` and gets exactly the events it missed.
 	// A `heartbeat` SSE event with empty data is sent at a fixed interval (15 s by default), which an EventSource does not dispatch. The stream ends after the game's final event (game_won, game_resigned, game_expired). A game that has ended with nothing after `Last-Event-ID` answers 204, which tells an EventSource to stop reconnecting.
-	// Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4). A player may have a bounded number of streams open at once (8 by default), a client address too (64 by default), and the server (4096 by default, at most half its open-file limit); one more gets 429 too_many_streams with Retry-After.
+	// Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4), and after the end too for a game on a shared deal whose competition has not closed (R6.6). A player may have a bounded number of streams open at once (8 by default), a client address too (64 by default), and the server (4096 by default, at most half its open-file limit); one more gets 429 too_many_streams with Retry-After.
 	//
 	// Corresponds with GET /v1/games/{id}/stream (the `StreamGame` operationId).
 	StreamGame(ctx context.Context, id string, params *StreamGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2040,7 +2055,7 @@ func (c *Client) GetDaily(ctx context.Context, variant string, params *GetDailyP
 // PlayDaily Play today's daily deal
 //
 // Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day. One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
-// A daily game is readable by others only after its day is over; games still running then are resigned by the server. The body is empty or {}.
+// A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 //
 // Corresponds with POST /v1/daily/{variant}/games (the `PlayDaily` operationId).
 func (c *Client) PlayDaily(ctx context.Context, variant string, params *PlayDailyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2058,7 +2073,7 @@ func (c *Client) PlayDaily(ctx context.Context, variant string, params *PlayDail
 // CreateDuelWithBody Create a duel
 //
 // Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
-// The duel ends when every joined game has ended (at least one), or at its deadline; games still running then are resigned by the server. Creating a duel does not join it.
+// max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2078,7 +2093,7 @@ func (c *Client) CreateDuelWithBody(ctx context.Context, params *CreateDuelParam
 // CreateDuel Create a duel
 //
 // Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
-// The duel ends when every joined game has ended (at least one), or at its deadline; games still running then are resigned by the server. Creating a duel does not join it.
+// max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2098,7 +2113,7 @@ func (c *Client) CreateDuel(ctx context.Context, params *CreateDuelParams, body 
 // GetDuel Get a duel
 //
 // The duel and its standings, best first (won first, then higher score, then shorter time, then fewer moves). Needs no auth.
-// Once the duel has ended (every joined game ended, or the deadline passed) it shows the seed and salt, which match the commitment (R6.4); before, never.
+// Once the duel has ended (its deadline passed, or every seat holds a game that has ended) it shows the seed and salt, which match the commitment (R6.4, R6.6); before, never.
 //
 // Corresponds with GET /v1/duels/{id} (the `GetDuel` operationId).
 func (c *Client) GetDuel(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2116,7 +2131,7 @@ func (c *Client) GetDuel(ctx context.Context, id string, reqEditors ...RequestEd
 // JoinDuel Join a duel
 //
 // Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
-// While the duel runs, its games (even ended ones) are readable only by their owners; once it has ended, by anyone. The body is empty or {}.
+// Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel answers 409 duel_ended. The body is empty or {}.
 //
 // Corresponds with POST /v1/duels/{id}/games (the `JoinDuel` operationId).
 func (c *Client) JoinDuel(ctx context.Context, id string, params *JoinDuelParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2210,6 +2225,7 @@ func (c *Client) GetGame(ctx context.Context, id string, params *GetGameParams, 
 //
 // Verifies the game's log from the first event: the hash chain (chain_ok), the rules by replay, every command re-decided from the state before it giving exactly the logged events (replay_ok), and the stored record (version, status, moves, score) against the replayed state (projection_ok). first_broken_version names the first version found broken.
 // Once the game has ended the audit also reveals seed and salt and checks the commitment published at creation against the deal in the log (commitment_ok); anyone may then audit it. While it is in progress only its owner may, and commitment_ok, seed, salt and problem are null (RULES R6.4).
+// A game on a shared deal (a duel or a daily deal) is sealed until its competition closes (R6.6): sealed is true, only its owner may audit it, commitment_ok, seed, salt and problem stay null even after it has ended, and commitment_checked_after says when the competition closes at the latest; from then on the commitment is checked too.
 // The same checks run offline on the NDJSON export: `solitaire audit FILE -salt SALT`.
 //
 // Corresponds with GET /v1/games/{id}/audit (the `AuditGame` operationId).
@@ -2230,7 +2246,7 @@ func (c *Client) AuditGame(ctx context.Context, id string, reqEditors ...Request
 // The game's log, oldest first: a page of `limit` events after version `after`.
 // With `Accept: application/x-ndjson` the whole log after `after` is streamed instead, one Event per line (the schema of that media type is one line).
 // Each event carries its hash chain links; data is the stored payload byte for byte, so the NDJSON export of a game that has ended is exactly what the offline tool verifies (`solitaire audit FILE`).
-// While the game is in progress its game_dealt event is redacted (RULES R6.4), so the chain verifies only once the game has ended.
+// While the game is in progress its game_dealt event is redacted (RULES R6.4), so the chain verifies only once the game has ended. A game on a shared deal (a duel or a daily deal) stays redacted after it ends, until its competition closes (R6.6).
 //
 // Corresponds with GET /v1/games/{id}/events (the `ListEvents` operationId).
 func (c *Client) ListEvents(ctx context.Context, id string, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2343,7 +2359,7 @@ func (c *Client) GetState(ctx context.Context, id string, version int, reqEditor
 //
 // Server-Sent Events (`text/event-stream`): the events of the game's log after `Last-Event-ID` (absent: from the deal), then each new event as it is appended, by this server or by any other on the same database. Each SSE event has `id:` the event's version and `data:` one Event as JSON (the shape of GET /v1/games/{id}/events, hash chain links included); on reconnecting, an EventSource sends `Last-Event-ID` and gets exactly the events it missed.
 // A `heartbeat` SSE event with empty data is sent at a fixed interval (15 s by default), which an EventSource does not dispatch. The stream ends after the game's final event (game_won, game_resigned, game_expired). A game that has ended with nothing after `Last-Event-ID` answers 204, which tells an EventSource to stop reconnecting.
-// Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4). A player may have a bounded number of streams open at once (8 by default), a client address too (64 by default), and the server (4096 by default, at most half its open-file limit); one more gets 429 too_many_streams with Retry-After.
+// Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4), and after the end too for a game on a shared deal whose competition has not closed (R6.6). A player may have a bounded number of streams open at once (8 by default), a client address too (64 by default), and the server (4096 by default, at most half its open-file limit); one more gets 429 too_many_streams with Retry-After.
 //
 // Corresponds with GET /v1/games/{id}/stream (the `StreamGame` operationId).
 func (c *Client) StreamGame(ctx context.Context, id string, params *StreamGameParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4199,7 +4215,7 @@ type ClientWithResponsesInterface interface {
 	// PlayDailyWithResponse Play today's daily deal
 	//
 	// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day. One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
-	// A daily game is readable by others only after its day is over; games still running then are resigned by the server. The body is empty or {}.
+	// A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4209,7 +4225,7 @@ type ClientWithResponsesInterface interface {
 	// CreateDuelWithBodyWithResponse Create a duel
 	//
 	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
-	// The duel ends when every joined game has ended (at least one), or at its deadline; games still running then are resigned by the server. Creating a duel does not join it.
+	// max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4219,7 +4235,7 @@ type ClientWithResponsesInterface interface {
 	// CreateDuelWithResponse Create a duel
 	//
 	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
-	// The duel ends when every joined game has ended (at least one), or at its deadline; games still running then are resigned by the server. Creating a duel does not join it.
+	// max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4229,7 +4245,7 @@ type ClientWithResponsesInterface interface {
 	// GetDuelWithResponse Get a duel
 	//
 	// The duel and its standings, best first (won first, then higher score, then shorter time, then fewer moves). Needs no auth.
-	// Once the duel has ended (every joined game ended, or the deadline passed) it shows the seed and salt, which match the commitment (R6.4); before, never.
+	// Once the duel has ended (its deadline passed, or every seat holds a game that has ended) it shows the seed and salt, which match the commitment (R6.4, R6.6); before, never.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4239,7 +4255,7 @@ type ClientWithResponsesInterface interface {
 	// JoinDuelWithResponse Join a duel
 	//
 	// Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
-	// While the duel runs, its games (even ended ones) are readable only by their owners; once it has ended, by anyone. The body is empty or {}.
+	// Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel answers 409 duel_ended. The body is empty or {}.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4289,6 +4305,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Verifies the game's log from the first event: the hash chain (chain_ok), the rules by replay, every command re-decided from the state before it giving exactly the logged events (replay_ok), and the stored record (version, status, moves, score) against the replayed state (projection_ok). first_broken_version names the first version found broken.
 	// Once the game has ended the audit also reveals seed and salt and checks the commitment published at creation against the deal in the log (commitment_ok); anyone may then audit it. While it is in progress only its owner may, and commitment_ok, seed, salt and problem are null (RULES R6.4).
+	// A game on a shared deal (a duel or a daily deal) is sealed until its competition closes (R6.6): sealed is true, only its owner may audit it, commitment_ok, seed, salt and problem stay null even after it has ended, and commitment_checked_after says when the competition closes at the latest; from then on the commitment is checked too.
 	// The same checks run offline on the NDJSON export: `solitaire audit FILE -salt SALT`.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -4301,7 +4318,7 @@ type ClientWithResponsesInterface interface {
 	// The game's log, oldest first: a page of `limit` events after version `after`.
 	// With `Accept: application/x-ndjson` the whole log after `after` is streamed instead, one Event per line (the schema of that media type is one line).
 	// Each event carries its hash chain links; data is the stored payload byte for byte, so the NDJSON export of a game that has ended is exactly what the offline tool verifies (`solitaire audit FILE`).
-	// While the game is in progress its game_dealt event is redacted (RULES R6.4), so the chain verifies only once the game has ended.
+	// While the game is in progress its game_dealt event is redacted (RULES R6.4), so the chain verifies only once the game has ended. A game on a shared deal (a duel or a daily deal) stays redacted after it ends, until its competition closes (R6.6).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4362,7 +4379,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Server-Sent Events (`text/event-stream`): the events of the game's log after `Last-Event-ID` (absent: from the deal), then each new event as it is appended, by this server or by any other on the same database. Each SSE event has `id:` the event's version and `data:` one Event as JSON (the shape of GET /v1/games/{id}/events, hash chain links included); on reconnecting, an EventSource sends `Last-Event-ID` and gets exactly the events it missed.
 	// A `heartbeat` SSE event with empty data is sent at a fixed interval (15 s by default), which an EventSource does not dispatch. The stream ends after the game's final event (game_won, game_resigned, game_expired). A game that has ended with nothing after `Last-Event-ID` answers 204, which tells an EventSource to stop reconnecting.
-	// Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4). A player may have a bounded number of streams open at once (8 by default), a client address too (64 by default), and the server (4096 by default, at most half its open-file limit); one more gets 429 too_many_streams with Retry-After.
+	// Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4), and after the end too for a game on a shared deal whose competition has not closed (R6.6). A player may have a bounded number of streams open at once (8 by default), a client address too (64 by default), and the server (4096 by default, at most half its open-file limit); one more gets 429 too_many_streams with Retry-After.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7331,7 +7348,7 @@ func (c *ClientWithResponses) GetDailyWithResponse(ctx context.Context, variant 
 // PlayDailyWithResponse Play today's daily deal
 //
 // Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day. One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
-// A daily game is readable by others only after its day is over; games still running then are resigned by the server. The body is empty or {}.
+// A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -7347,7 +7364,7 @@ func (c *ClientWithResponses) PlayDailyWithResponse(ctx context.Context, variant
 // CreateDuelWithBodyWithResponse Create a duel
 //
 // Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
-// The duel ends when every joined game has ended (at least one), or at its deadline; games still running then are resigned by the server. Creating a duel does not join it.
+// max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -7363,7 +7380,7 @@ func (c *ClientWithResponses) CreateDuelWithBodyWithResponse(ctx context.Context
 // CreateDuelWithResponse Create a duel
 //
 // Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
-// The duel ends when every joined game has ended (at least one), or at its deadline; games still running then are resigned by the server. Creating a duel does not join it.
+// max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -7379,7 +7396,7 @@ func (c *ClientWithResponses) CreateDuelWithResponse(ctx context.Context, params
 // GetDuelWithResponse Get a duel
 //
 // The duel and its standings, best first (won first, then higher score, then shorter time, then fewer moves). Needs no auth.
-// Once the duel has ended (every joined game ended, or the deadline passed) it shows the seed and salt, which match the commitment (R6.4); before, never.
+// Once the duel has ended (its deadline passed, or every seat holds a game that has ended) it shows the seed and salt, which match the commitment (R6.4, R6.6); before, never.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -7395,7 +7412,7 @@ func (c *ClientWithResponses) GetDuelWithResponse(ctx context.Context, id string
 // JoinDuelWithResponse Join a duel
 //
 // Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
-// While the duel runs, its games (even ended ones) are readable only by their owners; once it has ended, by anyone. The body is empty or {}.
+// Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel answers 409 duel_ended. The body is empty or {}.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -7475,6 +7492,7 @@ func (c *ClientWithResponses) GetGameWithResponse(ctx context.Context, id string
 //
 // Verifies the game's log from the first event: the hash chain (chain_ok), the rules by replay, every command re-decided from the state before it giving exactly the logged events (replay_ok), and the stored record (version, status, moves, score) against the replayed state (projection_ok). first_broken_version names the first version found broken.
 // Once the game has ended the audit also reveals seed and salt and checks the commitment published at creation against the deal in the log (commitment_ok); anyone may then audit it. While it is in progress only its owner may, and commitment_ok, seed, salt and problem are null (RULES R6.4).
+// A game on a shared deal (a duel or a daily deal) is sealed until its competition closes (R6.6): sealed is true, only its owner may audit it, commitment_ok, seed, salt and problem stay null even after it has ended, and commitment_checked_after says when the competition closes at the latest; from then on the commitment is checked too.
 // The same checks run offline on the NDJSON export: `solitaire audit FILE -salt SALT`.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -7493,7 +7511,7 @@ func (c *ClientWithResponses) AuditGameWithResponse(ctx context.Context, id stri
 // The game's log, oldest first: a page of `limit` events after version `after`.
 // With `Accept: application/x-ndjson` the whole log after `after` is streamed instead, one Event per line (the schema of that media type is one line).
 // Each event carries its hash chain links; data is the stored payload byte for byte, so the NDJSON export of a game that has ended is exactly what the offline tool verifies (`solitaire audit FILE`).
-// While the game is in progress its game_dealt event is redacted (RULES R6.4), so the chain verifies only once the game has ended.
+// While the game is in progress its game_dealt event is redacted (RULES R6.4), so the chain verifies only once the game has ended. A game on a shared deal (a duel or a daily deal) stays redacted after it ends, until its competition closes (R6.6).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -7590,7 +7608,7 @@ func (c *ClientWithResponses) GetStateWithResponse(ctx context.Context, id strin
 //
 // Server-Sent Events (`text/event-stream`): the events of the game's log after `Last-Event-ID` (absent: from the deal), then each new event as it is appended, by this server or by any other on the same database. Each SSE event has `id:` the event's version and `data:` one Event as JSON (the shape of GET /v1/games/{id}/events, hash chain links included); on reconnecting, an EventSource sends `Last-Event-ID` and gets exactly the events it missed.
 // A `heartbeat` SSE event with empty data is sent at a fixed interval (15 s by default), which an EventSource does not dispatch. The stream ends after the game's final event (game_won, game_resigned, game_expired). A game that has ended with nothing after `Last-Event-ID` answers 204, which tells an EventSource to stop reconnecting.
-// Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4). A player may have a bounded number of streams open at once (8 by default), a client address too (64 by default), and the server (4096 by default, at most half its open-file limit); one more gets 429 too_many_streams with Retry-After.
+// Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4), and after the end too for a game on a shared deal whose competition has not closed (R6.6). A player may have a bounded number of streams open at once (8 by default), a client address too (64 by default), and the server (4096 by default, at most half its open-file limit); one more gets 429 too_many_streams with Retry-After.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -3,9 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -24,9 +22,11 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+
+	"github.com/openpatience/solitaire/persistence/pgurl"
 )
 
-// Targets of issue 7, checked in the summary.
+// Targets of the benchmark (BENCHMARKS.md), checked in the summary.
 const (
 	targetRatio = 0.6 // moves/s over pgbench's single-insert TPS
 	targetP99   = 20 * time.Millisecond
@@ -111,10 +111,10 @@ func runBench(ctx context.Context, cfg benchConfig, w io.Writer) (*benchResult, 
 	admin.SetMaxOpenConns(2)
 	var pgVersion string
 	if err := admin.QueryRowContext(ctx, "SELECT version()").Scan(&pgVersion); err != nil {
-		return nil, fmt.Errorf("postgres %s: %w", redactURL(cfg.PG), err)
+		return nil, fmt.Errorf("postgres %s: %w", pgurl.Redact(cfg.PG), err)
 	}
 	writeMachine(w, pgVersion)
-	dbName := "solitaire_bench_" + randomHex(6)
+	dbName := pgurl.RandomName("solitaire_bench_", 6)
 	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+dbName); err != nil {
 		return nil, fmt.Errorf("create database %s: %w", dbName, err)
 	}
@@ -125,7 +125,7 @@ func runBench(ctx context.Context, cfg benchConfig, w io.Writer) (*benchResult, 
 			fmt.Fprintf(w, "warning: drop database %s: %v\n", dbName, err)
 		}
 	}()
-	dbURL, err := withDatabase(cfg.PG, dbName)
+	dbURL, err := pgurl.WithDatabase(cfg.PG, dbName)
 	if err != nil {
 		return nil, err
 	}
@@ -715,36 +715,11 @@ func tail(path string) string {
 func loopbackPG(u string) error {
 	p, err := url.Parse(u)
 	if err != nil || (p.Scheme != "postgres" && p.Scheme != "postgresql") {
-		return fmt.Errorf("-pg %q: want a postgres:// URL", redactURL(u))
+		return fmt.Errorf("-pg %q: want a postgres:// URL", pgurl.Redact(u))
 	}
 	h := p.Hostname()
 	if ip := net.ParseIP(h); h != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		return fmt.Errorf("-pg host %q: the benchmark runs only against a database on this machine (127.0.0.1)", h)
 	}
 	return nil
-}
-
-// withDatabase returns URL u with its database replaced by name.
-func withDatabase(u, name string) (string, error) {
-	p, err := url.Parse(u)
-	if err != nil {
-		return "", err
-	}
-	p.Path, p.RawPath = "/"+name, ""
-	return p.String(), nil
-}
-
-// redactURL hides a password in u.
-func redactURL(u string) string {
-	p, err := url.Parse(u)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return p.Redacted()
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }

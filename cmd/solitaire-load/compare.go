@@ -13,9 +13,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/openpatience/solitaire/persistence/pgurl"
 )
 
-// Targets of issue 15 on PostgreSQL, checked in compare's table.
+// Targets on PostgreSQL (BENCHMARKS.md), checked in compare's table.
 const (
 	targetVsBaseline    = 1.0 // product moves/s over the baseline's requests/s, at every client count
 	targetP99VsBaseline = 1.2 // product move p99 over the baseline's p99, at most
@@ -135,10 +137,10 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 	admin.SetMaxOpenConns(2)
 	var pgVersion string
 	if err := admin.QueryRowContext(ctx, "SELECT version()").Scan(&pgVersion); err != nil {
-		return nil, fmt.Errorf("postgres %s: %w", redactURL(cfg.PG), err)
+		return nil, fmt.Errorf("postgres %s: %w", pgurl.Redact(cfg.PG), err)
 	}
 	writeMachine(w, pgVersion)
-	name := "solitaire_compare_" + randomHex(6)
+	name := pgurl.RandomName("solitaire_compare_", 6)
 	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
 		return nil, fmt.Errorf("create database %s: %w", name, err)
 	}
@@ -149,7 +151,7 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 			fmt.Fprintf(w, "warning: drop database %s: %v\n", name, err)
 		}
 	}()
-	dbURL, err := withDatabase(cfg.PG, name)
+	dbURL, err := pgurl.WithDatabase(cfg.PG, name)
 	if err != nil {
 		return nil, err
 	}

@@ -301,9 +301,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	reg.MustRegister(storeMetrics(store)...)
 	games := domain.NewGames(store)
-	games.DuelOver = func(ctx context.Context, duelID string) (bool, error) {
-		return store.DuelOver(ctx, duelID, games.Now())
-	}
+	competitions := domain.NewCompetitions(games, store) // also seals shared deals in games (R6.6)
 	tlog, err := store.OpenLog(ctx, cfg.tlog.open)
 	if err != nil {
 		return err
@@ -315,7 +313,6 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 		Players:     persistence.NewPlayerCache(store, playerCacheSize, playerCacheTTL),
 		Idempotency: apistore.Idempotency(store),
 		Ready:       store.Ping,
-		BadCursor:   persistence.ErrBadCursor,
 		Spec:        solitaire.OpenAPIYAML,
 		Metrics:     reg,
 		Logger:      log,
@@ -334,7 +331,8 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 		MaxStreams:           cfg.maxStreamsAll,
 		Done:                 streamsDone,
 
-		Competitions: apistore.Competitions(store),
+		Competitions: competitions,
+		Stats:        store,
 		Log:          tlog,
 	})
 	if err != nil {
@@ -477,7 +475,7 @@ func sweepLoop(ctx context.Context, g *domain.Games, every time.Duration, log *s
 
 // storeMetrics exports the store's own counters on /metrics: the state
 // cache's lookups (checked loads and unchecked command loads) and the
-// appender's group commits (BENCHMARKS.md, issue 7).
+// appender's group commits (BENCHMARKS.md).
 func storeMetrics(s *persistence.Store) []prometheus.Collector {
 	counter := func(name, help string, f func() int64) prometheus.Collector {
 		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help},

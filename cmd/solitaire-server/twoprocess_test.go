@@ -9,8 +9,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,21 +27,6 @@ type process struct {
 	url  string
 	logs *syncBuffer
 	exit chan error
-}
-
-// buildServer builds this command into a temporary directory.
-func buildServer(t *testing.T) string {
-	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	bin := filepath.Join(t.TempDir(), "solitaire-server")
-	out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // startProcess runs bin with env added to the environment and waits for
@@ -224,7 +207,7 @@ func (s *sse) next(t *testing.T, d time.Duration) (api.Event, bool) {
 // the stream ends after the final event; a server shutting down ends its
 // open streams instead of waiting for them.
 func TestTwoProcesses(t *testing.T) {
-	bin := buildServer(t)
+	bin := buildBinary(t)
 	env := []string{"DATABASE_URL=" + pgtest.DSN(t), "SOLITAIRE_ADDR=127.0.0.1:0",
 		"SOLITAIRE_STREAM_HEARTBEAT=300ms", "SOLITAIRE_LOG_LEVEL=info"}
 	// One at a time: each applies the migrations at start.

@@ -11,7 +11,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,6 +36,7 @@ type server struct {
 	token string
 	log   *persistence.Log // the transparency log, sequenced by the test (verify_test.go)
 	skey  string           // its signer key
+	shift *atomic.Int64    // the server clock runs this many nanoseconds ahead of the real one
 }
 
 // idempotencyAdapter is persistence's idempotency records in api's types.
@@ -66,14 +69,17 @@ func newServer(t *testing.T, backend string) *server {
 	}
 	t.Cleanup(func() { store.Close() })
 	skey, l := openLog(t, store)
-	h, err := api.New(api.Config{Games: domain.NewGames(store), Players: store, Idempotency: idempotencyAdapter{store},
-		Spec: solitaire.OpenAPIYAML, Feed: store, Log: l})
+	shift := new(atomic.Int64)
+	games := domain.NewGames(store)
+	games.Now = func() time.Time { return time.Now().Add(time.Duration(shift.Load())) }
+	h, err := api.New(api.Config{Games: games, Players: store, Idempotency: idempotencyAdapter{store},
+		Spec: solitaire.OpenAPIYAML, Feed: store, Log: l, Competitions: domain.NewCompetitions(games, store)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	s := &server{t: t, url: srv.URL, store: store, log: l, skey: skey}
+	s := &server{t: t, url: srv.URL, store: store, log: l, skey: skey, shift: shift}
 	var p api.PlayerCreated
 	s.call("POST", "/v1/players", api.NewPlayer{Name: "Ada"}, http.StatusCreated, &p)
 	s.token = p.Token
@@ -324,24 +330,6 @@ func almostWon() map[string]any {
 	}, "stock": []string{}}
 }
 
-// rebind turns ? placeholders into $n on PostgreSQL.
-func rebind(s *persistence.Store, q string) string {
-	if s.Dialect() != persistence.DialectPostgres {
-		return q
-	}
-	var b strings.Builder
-	n := 0
-	for _, r := range q {
-		if r == '?' {
-			n++
-			fmt.Fprintf(&b, "$%d", n)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
 // tamperStored changes one stored byte of event version of game id, in a
 // column picked by rng (payload, type, version, occurred_at, hash,
 // prev_hash), and returns what it changed and how to put it back.
@@ -361,13 +349,13 @@ func tamperStored(t *testing.T, s *persistence.Store, id string, version, maxVer
 		restoreColumn   string
 		restoreOriginal any
 	)
-	if err := db.QueryRow(rebind(s, `SELECT position, payload, type, occurred_at, prev_hash, hash FROM events
+	if err := db.QueryRow(s.Rebind(`SELECT position, payload, type, occurred_at, prev_hash, hash FROM events
 		WHERE game_id = ? AND version = ?`), id, version).Scan(&position, &payload, &typ, &occurredAt, &prev, &hash); err != nil {
 		t.Fatal(err)
 	}
 	exec = func(q string, args ...any) {
 		t.Helper()
-		if _, err := db.Exec(rebind(s, q), args...); err != nil {
+		if _, err := db.Exec(s.Rebind(q), args...); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
@@ -460,4 +448,88 @@ func TestTamperedLogDetected(t *testing.T) {
 			}
 		})
 	}
+}
+
+// R6.6: `solitaire export` of a daily game that a second account resigned
+// at once is redacted while the day runs (the deal lists no face-down or
+// stock card, no card shows that its owner did not see face up); after
+// the day it is the whole log, and the offline audit checks its
+// commitment with the salt the server then reveals.
+func TestR6_6_ExportSealed(t *testing.T) {
+	t.Parallel()
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			s := newServer(t, backend)
+			var main, alt api.Game
+			s.call("POST", "/v1/daily/klondike/games", nil, http.StatusCreated, &main)
+			var p api.PlayerCreated
+			s.call("POST", "/v1/players", api.NewPlayer{Name: "Alt"}, http.StatusCreated, &p)
+			s.token = p.Token
+			s.call("POST", "/v1/daily/klondike/games", nil, http.StatusCreated, &alt)
+			s.call("POST", "/v1/games/"+alt.ID+"/moves", api.MoveRequest{Type: "resign"}, http.StatusOK, nil)
+			seen := map[string]bool{}
+			for _, pile := range alt.Tableau {
+				for _, c := range pile.Cards {
+					seen[c.Code] = true
+				}
+			}
+			sealed := s.export(alt.ID)
+			var first struct {
+				Data struct {
+					Deal struct {
+						Tableau []struct {
+							FaceDown []string `json:"face_down"`
+						} `json:"tableau"`
+						Stock []string `json:"stock"`
+					} `json:"deal"`
+					Hidden *struct{ Stock int } `json:"hidden"`
+				} `json:"data"`
+			}
+			line, _, _ := bytes.Cut(sealed, []byte("\n"))
+			if err := json.Unmarshal(line, &first); err != nil {
+				t.Fatal(err)
+			}
+			if d := first.Data; len(d.Deal.Stock) != 0 || d.Hidden == nil || d.Hidden.Stock != 24 || len(d.Deal.Tableau) != 7 ||
+				len(d.Deal.Tableau[6].FaceDown) != 0 {
+				t.Errorf("sealed export's deal: %s", line)
+			}
+			for _, c := range cardCodes(sealed) {
+				if !seen[c] {
+					t.Errorf("the sealed export shows %s, never seen face up", c)
+				}
+			}
+			var a api.Audit
+			s.call("GET", "/v1/games/"+alt.ID+"/audit", nil, http.StatusOK, &a)
+			if !a.Sealed || a.Salt != nil {
+				t.Fatalf("audit during the day: %+v", a)
+			}
+
+			s.shift.Store(int64(25 * time.Hour)) // the day is over
+			s.call("GET", "/v1/games/"+alt.ID+"/audit", nil, http.StatusOK, &a)
+			if a.Sealed || a.Salt == nil || a.CommitmentOK == nil || !*a.CommitmentOK {
+				t.Fatalf("audit after the day: %+v", a)
+			}
+			whole := s.export(alt.ID)
+			if n := len(cardCodes(whole)); n != 52 {
+				t.Errorf("the export after the day shows %d cards, want 52", n)
+			}
+			if code, report := auditFile(t, whole, *a.Salt); code != 0 || report["commitment_ok"] != true {
+				t.Errorf("offline audit after the day: exit %d %v", code, report)
+			}
+		})
+	}
+}
+
+// cardCodes lists the distinct card codes (RULES R1.1) quoted in data.
+func cardCodes(data []byte) []string {
+	set := map[string]bool{}
+	for _, m := range regexp.MustCompile(`"([A2-9TJQK][CDHS])"`).FindAllSubmatch(data, -1) {
+		set[string(m[1])] = true
+	}
+	out := make([]string, 0, len(set))
+	for c := range set {
+		out = append(out, c)
+	}
+	return out
 }

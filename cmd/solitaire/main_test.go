@@ -108,7 +108,7 @@ func TestAuditEveryVariant(t *testing.T) {
 }
 
 // Any single changed byte of an exported log is reported as a break at
-// the version of the line it is in (issue 6: 100 % detected).
+// the version of the line it is in (every one of them detected).
 func TestAuditDetectsEverySingleByteTamper(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(42, 42))

@@ -110,7 +110,7 @@ func (s *server) saveCheckpoint() string {
 // exec runs a statement on the server's database.
 func (s *server) exec(q string, args ...any) {
 	s.t.Helper()
-	if _, err := s.store.DB().Exec(rebind(s.store, q), args...); err != nil {
+	if _, err := s.store.DB().Exec(s.store.Rebind(q), args...); err != nil {
 		s.t.Fatalf("%s: %v", q, err)
 	}
 }
@@ -201,7 +201,7 @@ func TestVerifyGame(t *testing.T) {
 			// 3. The leaf rewritten in the database: its hash is not in the
 			// signed tree.
 			var rec []byte
-			if err := s.store.DB().QueryRow(rebind(s.store, `SELECT record FROM tlog_leaves WHERE game_id = ?`), won).Scan(&rec); err != nil {
+			if err := s.store.DB().QueryRow(s.store.Rebind(`SELECT record FROM tlog_leaves WHERE game_id = ?`), won).Scan(&rec); err != nil {
 				t.Fatal(err)
 			}
 			s.exec(`UPDATE tlog_leaves SET record = ? WHERE game_id = ?`, bytes.Replace(rec, []byte(`"status":"won"`), []byte(`"status":"lost"`), 1), won)
@@ -361,7 +361,7 @@ func truncate(t *testing.T, s *server, n int64) {
 		out := make([]tlog.Hash, len(idx))
 		for i, x := range idx {
 			var h []byte
-			if err := s.store.DB().QueryRow(rebind(s.store, `SELECT hash FROM tlog_hashes WHERE idx = ?`), x).Scan(&h); err != nil {
+			if err := s.store.DB().QueryRow(s.store.Rebind(`SELECT hash FROM tlog_hashes WHERE idx = ?`), x).Scan(&h); err != nil {
 				return nil, err
 			}
 			copy(out[i][:], h)

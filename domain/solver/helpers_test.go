@@ -1,13 +1,11 @@
 package solver
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/domaintest"
 )
 
 var t0 = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
@@ -66,55 +64,26 @@ func play(t testing.TB, s *domain.State, line []domain.Move) *domain.State {
 
 // solvedDeal is one line of testdata/klondike-solved-draw*.jsonl (deals
 // ShootMe's Klondike-Solver won; see testdata/README.md).
-type solvedDeal struct {
-	ID      string     `json:"id"`
-	Draw    int        `json:"draw"`
-	Tableau [][]string `json:"tableau"`
-	FaceUp  []int      `json:"face_up"`
-	Stock   []string   `json:"stock"`
-}
+type solvedDeal struct{ domaintest.SolvedDeal }
 
 func loadSolved(t testing.TB, file string) []solvedDeal {
 	t.Helper()
-	f, err := os.Open("../../testdata/" + file)
+	deals, err := domaintest.LoadSolved("../../testdata/" + file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var out []solvedDeal
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var d solvedDeal
-		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, d)
-	}
-	if len(out) == 0 {
-		t.Fatalf("%s: no deals", file)
+	out := make([]solvedDeal, len(deals))
+	for i, d := range deals {
+		out[i] = solvedDeal{d}
 	}
 	return out
 }
 
 func (d solvedDeal) position(t testing.TB) domain.Position {
 	t.Helper()
-	cards := func(codes []string) []domain.Card {
-		out := make([]domain.Card, len(codes))
-		for i, s := range codes {
-			c, err := domain.ParseCard(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out[i] = c
-		}
-		return out
-	}
-	p := domain.Position{Stock: cards(d.Stock), Foundations: make([][]domain.Card, 4)}
-	for k, pile := range d.Tableau {
-		all := cards(pile)
-		n := len(all) - d.FaceUp[k]
-		p.Tableau = append(p.Tableau, domain.PileLayout{Down: all[:n], Up: all[n:]})
+	p, err := d.Position()
+	if err != nil {
+		t.Fatal(err)
 	}
 	return p
 }

@@ -20,13 +20,10 @@ package pgtest
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,6 +36,8 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+
+	"github.com/openpatience/solitaire/persistence/pgurl"
 )
 
 // DefaultURL is the server tried when TEST_DATABASE_URL is not set.
@@ -71,11 +70,11 @@ func DSN(t testing.TB) string {
 	if srv.err != nil {
 		t.Fatal(srv.err)
 	}
-	name := "solitaire_test_" + randomHex(8)
+	name := pgurl.RandomName("solitaire_test_", 8)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, err := srv.admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatalf("pgtest: create database %s on %s: %v", name, redact(srv.url), err)
+		t.Fatalf("pgtest: create database %s on %s: %v", name, pgurl.Redact(srv.url), err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -84,9 +83,9 @@ func DSN(t testing.TB) string {
 			t.Errorf("pgtest: drop database %s: %v", name, err)
 		}
 	})
-	u, err := withDatabase(srv.url, name)
+	u, err := pgurl.WithDatabase(srv.url, name)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("pgtest: %s: %v", EnvURL, err)
 	}
 	return u
 }
@@ -95,7 +94,7 @@ func findServer() server {
 	if u := os.Getenv(EnvURL); u != "" {
 		db, err := connect(u)
 		if err != nil {
-			return server{err: fmt.Errorf("pgtest: %s=%s does not answer: %v", EnvURL, redact(u), err)}
+			return server{err: fmt.Errorf("pgtest: %s=%s does not answer: %v", EnvURL, pgurl.Redact(u), err)}
 		}
 		return server{url: u, admin: db}
 	}
@@ -131,32 +130,6 @@ func connect(u string) (*sql.DB, error) {
 	}
 	db.SetMaxOpenConns(4)
 	return db, nil
-}
-
-// withDatabase returns URL u with its database (path) replaced by name.
-func withDatabase(u, name string) (string, error) {
-	p, err := url.Parse(u)
-	if err != nil || (p.Scheme != "postgres" && p.Scheme != "postgresql") {
-		return "", fmt.Errorf("pgtest: %s must be a postgres:// URL", EnvURL)
-	}
-	p.Path = "/" + name
-	p.RawPath = ""
-	return p.String(), nil
-}
-
-// redact hides a password in u for messages.
-func redact(u string) string {
-	p, err := url.Parse(u)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return p.Redacted()
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 // clusterPrefix starts the names of throwaway cluster directories in

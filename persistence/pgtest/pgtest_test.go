@@ -77,13 +77,3 @@ func TestCluster(t *testing.T) {
 		t.Fatalf("SELECT 1 = %d, %v", one, err)
 	}
 }
-
-func TestWithDatabase(t *testing.T) {
-	got, err := withDatabase("postgres://u:p@h:5/old?sslmode=disable", "new_db")
-	if err != nil || got != "postgres://u:p@h:5/new_db?sslmode=disable" {
-		t.Errorf("withDatabase = %q, %v", got, err)
-	}
-	if _, err := withDatabase("host=h dbname=x", "y"); err == nil {
-		t.Error("withDatabase accepted a keyword DSN")
-	}
-}

@@ -1,7 +1,9 @@
 // Package storetest is the conformance suite of the event store: one set
-// of tests that every database behind persistence.Store must pass, run
-// against PostgreSQL and the embedded SQLite alike (persistence's
-// store_test.go calls Run once for each).
+// of tests over the domain's store interfaces (Run) that every store must
+// pass, run against PostgreSQL, the embedded SQLite (persistence's
+// store_test.go) and the domain's in-memory store (domaintest.MemStore,
+// this package's own test), and the tests of what only the databases have:
+// snapshots, tampering in SQL, idempotency records (RunSQL).
 package storetest
 
 import (
@@ -9,7 +11,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -27,31 +28,63 @@ import (
 // suite's games cross many snapshots.
 const SnapshotEvery = 7
 
-// Run runs the suite. open must return a new store on an empty database
-// each time it is called, opened with Config.SnapshotEvery =
-// SnapshotEvery, and close it when t ends.
-func Run(t *testing.T, open func(t *testing.T) *persistence.Store) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s *persistence.Store)
-	}{
+// Store is what the suite tests: the domain's event and player stores,
+// and the game record alone (what api reads when a log no longer loads).
+// A store that also has VerifyChain(ctx, id) (int, error) or Ping(ctx)
+// error is checked with them too.
+type Store interface {
+	domain.Store
+	domain.PlayerStore
+	// Game returns a game's record without its log; ErrNotFound if none.
+	Game(ctx context.Context, id string) (*domain.Game, error)
+}
+
+var _ Store = (*persistence.Store)(nil)
+
+// Run runs the suite over the interfaces. open must return a new, empty
+// store each time it is called (a persistence.Store opened with
+// Config.SnapshotEvery = SnapshotEvery), closed when t ends. The subtests
+// run in parallel, each on a store of its own.
+func Run(t *testing.T, open func(t *testing.T) Store) {
+	runEach(t, open, []suiteTest[Store]{
 		{"RoundTrip", testRoundTrip},
 		{"GameRecord", testGameRecord},
 		{"VersionRules", testVersionRules},
 		{"UnknownGame", testUnknownGame},
 		{"BadAppend", testBadAppend},
-		{"Snapshots", testSnapshots},
 		{"RandomGames", testRandomGames},
-		{"Tamper", testTamper},
 		{"Race", testRace},
-		{"Idempotency", testIdempotency},
 		{"Players", testPlayers},
 		{"List", testList},
-	}
+	})
+}
+
+// RunSQL runs Run on the database store open returns, then the tests of
+// what only the databases have: snapshots, a log changed in SQL, the
+// idempotency records.
+func RunSQL(t *testing.T, open func(t *testing.T) *persistence.Store) {
+	Run(t, func(t *testing.T) Store { return open(t) })
+	runEach(t, open, []suiteTest[*persistence.Store]{
+		{"Snapshots", testSnapshots},
+		{"Tamper", testTamper},
+		{"Idempotency", testIdempotency},
+	})
+}
+
+// suiteTest is one test of the suite on a store of type S.
+type suiteTest[S any] struct {
+	name string
+	fn   func(t *testing.T, s S)
+}
+
+// runEach runs each test as a parallel subtest on a store of its own.
+func runEach[S comparable](t *testing.T, open func(t *testing.T) S, tests []suiteTest[S]) {
+	var none S
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s := open(t)
-			if s == nil {
+			if s == none {
 				t.Fatal("open returned nil")
 			}
 			tc.fn(t, s)
@@ -84,20 +117,64 @@ func (c *clock) Advance(d time.Duration) time.Time {
 	return c.t
 }
 
-// fixture is one store under test with a service over it.
+// fixture is one store under test with a service over it; sql is the
+// same store when it is a database's (nil for another).
 type fixture struct {
 	t     *testing.T
 	ctx   context.Context
-	s     *persistence.Store
+	s     Store
+	sql   *persistence.Store
 	games *domain.Games
 	clock *clock
 }
 
-func newFixture(t *testing.T, s *persistence.Store) *fixture {
+func newFixture(t *testing.T, s Store) *fixture {
 	c := newClock()
 	g := domain.NewGames(s)
 	g.Now = c.Now
-	return &fixture{t: t, ctx: t.Context(), s: s, games: g, clock: c}
+	db, _ := s.(*persistence.Store)
+	return &fixture{t: t, ctx: t.Context(), s: s, sql: db, games: g, clock: c}
+}
+
+// chainVerifier is a store that checks a log's chain itself.
+type chainVerifier interface {
+	VerifyChain(ctx context.Context, id string) (int, error)
+}
+
+// verifyChain checks game id's chain: with the store's own VerifyChain
+// if it has one, and always with domain.VerifyChain over Events and the
+// record's version. It returns the first broken version, 0 if none.
+func (f *fixture) verifyChain(id string) (int, error) {
+	if cv, ok := f.s.(chainVerifier); ok {
+		if v, err := cv.VerifyChain(f.ctx, id); err != nil || v != 0 {
+			return v, err
+		}
+	}
+	recs, err := f.s.Events(f.ctx, id, 0, 0)
+	if err != nil {
+		return 0, err
+	}
+	rec, err := f.s.Game(f.ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	if v := domain.VerifyChain(id, recs); v != 0 || len(recs) == rec.Version {
+		return v, nil
+	}
+	return min(len(recs), rec.Version) + 1, nil
+}
+
+// events counts game id's stored events (0 for an unknown game).
+func (f *fixture) events(id string) int {
+	f.t.Helper()
+	recs, err := f.s.Events(f.ctx, id, 0, 0)
+	if errors.Is(err, domain.ErrNotFound) {
+		return 0
+	}
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return len(recs)
 }
 
 // create makes a game through domain.Games.Create, as the API does.
@@ -235,7 +312,7 @@ func (f *fixture) checkLoad(id string, want *domain.State) *domain.Game {
 // translating them for PostgreSQL.
 func (f *fixture) exec(q string, args ...any) int64 {
 	f.t.Helper()
-	res, err := f.s.DB().ExecContext(f.ctx, f.placeholders(q), args...)
+	res, err := f.sql.DB().ExecContext(f.ctx, f.sql.Rebind(q), args...)
 	if err != nil {
 		f.t.Fatalf("%s: %v", q, err)
 	}
@@ -249,30 +326,13 @@ func (f *fixture) exec(q string, args ...any) int64 {
 func (f *fixture) count(q string, args ...any) int {
 	f.t.Helper()
 	var n int
-	if err := f.s.DB().QueryRowContext(f.ctx, f.placeholders(q), args...).Scan(&n); err != nil {
+	if err := f.sql.DB().QueryRowContext(f.ctx, f.sql.Rebind(q), args...).Scan(&n); err != nil {
 		f.t.Fatalf("%s: %v", q, err)
 	}
 	return n
 }
 
-func (f *fixture) placeholders(q string) string {
-	if f.s.Dialect() != persistence.DialectPostgres {
-		return q
-	}
-	var b strings.Builder
-	n := 0
-	for _, r := range q {
-		if r == '?' {
-			n++
-			fmt.Fprintf(&b, "$%d", n)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func testRoundTrip(t *testing.T, s *persistence.Store) {
+func testRoundTrip(t *testing.T, s Store) {
 	f := newFixture(t, s)
 	rng := rand.New(rand.NewPCG(1, 1))
 	g, st := f.create(domain.NewGame{Variant: "relaxed"})
@@ -337,15 +397,17 @@ func testRoundTrip(t *testing.T, s *persistence.Store) {
 	if rec.FinishedAt == nil || !rec.FinishedAt.Equal(won.EndedAt) || rec.Status != domain.StatusLost {
 		t.Fatalf("record after resign: status %s finished %v", rec.Status, rec.FinishedAt)
 	}
-	if v, err := s.VerifyChain(f.ctx, g.ID); err != nil || v != 0 {
+	if v, err := f.verifyChain(g.ID); err != nil || v != 0 {
 		t.Fatalf("VerifyChain = %d, %v; want 0", v, err)
 	}
-	if err := s.Ping(f.ctx); err != nil {
-		t.Fatalf("ping: %v", err)
+	if p, ok := s.(interface{ Ping(context.Context) error }); ok {
+		if err := p.Ping(f.ctx); err != nil {
+			t.Fatalf("ping: %v", err)
+		}
 	}
 }
 
-func testGameRecord(t *testing.T, s *persistence.Store) {
+func testGameRecord(t *testing.T, s Store) {
 	f := newFixture(t, s)
 	high := uint64(1)<<63 + 0xDEADBEEF // does not fit a signed BIGINT
 	draw3 := 3
@@ -430,7 +492,7 @@ func mustVariant(t *testing.T, id string) domain.Variant {
 	return v
 }
 
-func testVersionRules(t *testing.T, s *persistence.Store) {
+func testVersionRules(t *testing.T, s Store) {
 	f := newFixture(t, s)
 	rng := rand.New(rand.NewPCG(2, 2))
 	g, st := f.create(domain.NewGame{})
@@ -439,7 +501,7 @@ func testVersionRules(t *testing.T, s *persistence.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := f.count(`SELECT COUNT(*) FROM events WHERE game_id = ?`, g.ID)
+	n := f.events(g.ID)
 	for _, expected := range []int{0, 1, st.Version - 1, st.Version + 1, st.Version + 10, -1} {
 		// Events numbered from the wrong expected version, and (below)
 		// from the right head but claimed at a wrong expected version.
@@ -453,7 +515,7 @@ func testVersionRules(t *testing.T, s *persistence.Store) {
 			t.Errorf("append at expected %d (head %d): %v, want ErrConflict", expected, st.Version, err)
 		}
 	}
-	if got := f.count(`SELECT COUNT(*) FROM events WHERE game_id = ?`, g.ID); got != n {
+	if got := f.events(g.ID); got != n {
 		t.Fatalf("%d events after refused appends, want %d", got, n)
 	}
 	after, _, err := s.Load(f.ctx, g.ID)
@@ -482,12 +544,12 @@ func testVersionRules(t *testing.T, s *persistence.Store) {
 	if err := s.Create(f.ctx, rec, deal, first); !errors.Is(err, domain.ErrConflict) {
 		t.Errorf("create with an existing id: %v, want ErrConflict", err)
 	}
-	if got := f.count(`SELECT COUNT(*) FROM events WHERE game_id = ?`, g.ID); got != next.Version {
+	if got := f.events(g.ID); got != next.Version {
 		t.Errorf("%d events after the refused create, want %d", got, next.Version)
 	}
 }
 
-func testUnknownGame(t *testing.T, s *persistence.Store) {
+func testUnknownGame(t *testing.T, s Store) {
 	f := newFixture(t, s)
 	g, st := f.create(domain.NewGame{})
 	evs, after := f.draws(st, 1)
@@ -504,10 +566,10 @@ func testUnknownGame(t *testing.T, s *persistence.Store) {
 	if _, err := s.Events(f.ctx, id, 0, 10); !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("Events: %v, want ErrNotFound", err)
 	}
-	if _, err := s.VerifyChain(f.ctx, id); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := f.verifyChain(id); !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("VerifyChain: %v, want ErrNotFound", err)
 	}
-	if n := f.count(`SELECT COUNT(*) FROM events WHERE game_id = ?`, id); n != 0 {
+	if n := f.events(id); n != 0 {
 		t.Errorf("%d events stored for an unknown game", n)
 	}
 	f.checkLoad(g.ID, st)
@@ -515,7 +577,7 @@ func testUnknownGame(t *testing.T, s *persistence.Store) {
 
 // testBadAppend: arguments that cannot be right are refused with an error
 // that is neither ErrConflict nor ErrNotFound, and nothing is written.
-func testBadAppend(t *testing.T, s *persistence.Store) {
+func testBadAppend(t *testing.T, s Store) {
 	f := newFixture(t, s)
 	g, st := f.create(domain.NewGame{})
 	evs, after := f.draws(st, 3)
@@ -570,7 +632,7 @@ func testSnapshots(t *testing.T, s *persistence.Store) {
 	// Load uses the snapshot: a planted, self-consistent but different
 	// state at the newest snapshot shows through.
 	var orig []byte
-	if err := f.s.DB().QueryRowContext(f.ctx, f.placeholders(`SELECT state FROM snapshots WHERE game_id = ? AND version = ?`),
+	if err := f.sql.DB().QueryRowContext(f.ctx, f.sql.Rebind(`SELECT state FROM snapshots WHERE game_id = ? AND version = ?`),
 		g.ID, newest).Scan(&orig); err != nil {
 		t.Fatal(err)
 	}
@@ -622,7 +684,7 @@ func testSnapshots(t *testing.T, s *persistence.Store) {
 // domain.LegalMoves and domain.Decide, appending each command's events,
 // and checks after every few commands that Load (snapshot + tail) equals a
 // full replay and the state the player holds.
-func testRandomGames(t *testing.T, s *persistence.Store) {
+func testRandomGames(t *testing.T, s Store) {
 	f := newFixture(t, s)
 	rng := rand.New(rand.NewPCG(4, 4))
 	variants := domain.Variants()
@@ -633,10 +695,10 @@ func testRandomGames(t *testing.T, s *persistence.Store) {
 			g, st := f.create(domain.NewGame{Variant: v.ID, Seed: &seed})
 			st = f.playRandom(g.ID, st, 150+i*150, i == 1, rng)
 			f.checkLoad(g.ID, st)
-			if got, err := s.VerifyChain(f.ctx, g.ID); err != nil || got != 0 {
+			if got, err := f.verifyChain(g.ID); err != nil || got != 0 {
 				t.Fatalf("%s: VerifyChain = %d, %v", v.ID, got, err)
 			}
-			if st.Version >= SnapshotEvery && f.count(`SELECT COUNT(*) FROM snapshots WHERE game_id = ?`, g.ID) == 0 {
+			if f.sql != nil && st.Version >= SnapshotEvery && f.count(`SELECT COUNT(*) FROM snapshots WHERE game_id = ?`, g.ID) == 0 {
 				t.Fatalf("%s: no snapshot after %d events", v.ID, st.Version)
 			}
 			games++
@@ -656,7 +718,7 @@ func testRandomGames(t *testing.T, s *persistence.Store) {
 			t.Fatalf("%s: runs layout ended %s after %d events (record %s, finished %v), want won",
 				variant, st.Status, st.Version, rec.Status, rec.FinishedAt)
 		}
-		if got, err := s.VerifyChain(f.ctx, g.ID); err != nil || got != 0 {
+		if got, err := f.verifyChain(g.ID); err != nil || got != 0 {
 			t.Fatalf("%s: VerifyChain = %d, %v", variant, got, err)
 		}
 	}
@@ -671,7 +733,7 @@ func runsLayout() *domain.Position {
 		{domain.Spades, domain.Hearts}, {domain.Hearts, domain.Spades},
 		{domain.Clubs, domain.Diamonds}, {domain.Diamonds, domain.Clubs},
 	} {
-		for rank := 13; rank >= 1; rank-- {
+		for rank := domain.King; rank >= domain.Ace; rank-- {
 			p.Tableau[i].Up = append(p.Tableau[i].Up, domain.NewCard(rank, suits[(13-rank)%2]))
 		}
 	}
@@ -751,7 +813,7 @@ func testTamper(t *testing.T, s *persistence.Store) {
 	}
 	read := func(version int) row {
 		var r row
-		err := s.DB().QueryRowContext(f.ctx, f.placeholders(`SELECT type, payload, occurred_at, prev_hash, hash
+		err := s.DB().QueryRowContext(f.ctx, f.sql.Rebind(`SELECT type, payload, occurred_at, prev_hash, hash
 			FROM events WHERE game_id = ? AND version = ?`), g.ID, version).Scan(&r.typ, &r.payload, &r.at, &r.prev, &r.hash)
 		if err != nil {
 			t.Fatal(err)
@@ -801,7 +863,7 @@ func testTamper(t *testing.T, s *persistence.Store) {
 	}
 }
 
-func testRace(t *testing.T, s *persistence.Store) {
+func testRace(t *testing.T, s Store) {
 	f := newFixture(t, s)
 	g, st := f.create(domain.NewGame{})
 	const writers = 32
@@ -858,7 +920,7 @@ func testRace(t *testing.T, s *persistence.Store) {
 				t.Fatalf("round %d: event %d is not the winner's", round, r.Version)
 			}
 		}
-		if v, err := s.VerifyChain(f.ctx, g.ID); err != nil || v != 0 {
+		if v, err := f.verifyChain(g.ID); err != nil || v != 0 {
 			t.Fatalf("round %d: VerifyChain = %d, %v", round, v, err)
 		}
 		st = afters[winner]
@@ -957,7 +1019,7 @@ func testIdempotency(t *testing.T, s *persistence.Store) {
 	}
 }
 
-func testPlayers(t *testing.T, s *persistence.Store) {
+func testPlayers(t *testing.T, s Store) {
 	ctx := t.Context()
 	h := func(b byte) []byte { return bytes.Repeat([]byte{b}, 32) }
 	p := &domain.Player{ID: "pl-1", Name: "Ada", TokenHash: h(1), CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 6_000_000, time.UTC)}
@@ -991,7 +1053,7 @@ func testPlayers(t *testing.T, s *persistence.Store) {
 	}
 }
 
-func testList(t *testing.T, s *persistence.Store) {
+func testList(t *testing.T, s Store) {
 	f := newFixture(t, s)
 	var all []domain.Game
 	owners := []string{"p1", "p2", "p1", "p1", "p3", "p1", "p2", "p1", "p1", "p1", "p2", "p1", "p1", "p3"}
@@ -1076,7 +1138,7 @@ func testList(t *testing.T, s *persistence.Store) {
 		t.Errorf("limit 100000: %d games, %v", len(page), err)
 	}
 	for _, bad := range []string{"x", "!!!", "e30", "bm90IGpzb24"} {
-		if _, _, err := s.List(f.ctx, domain.GameFilter{Cursor: bad}); !errors.Is(err, persistence.ErrBadCursor) {
+		if _, _, err := s.List(f.ctx, domain.GameFilter{Cursor: bad}); !errors.Is(err, domain.ErrBadCursor) {
 			t.Errorf("cursor %q: %v, want ErrBadCursor", bad, err)
 		}
 	}
