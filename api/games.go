@@ -346,11 +346,16 @@ func (s *server) postMove(c *gin.Context, body []byte) reply {
 // state st: the same bytes whether rendered at once or again from the log
 // for a retry (replayFromLog), as long as the game's seal (R6.6) has not
 // been lifted in between. Hidden cards show only once the game may be
-// revealed (Games.Reveal).
+// revealed (Games.Reveal) and st, the state shown, has ended: a retry
+// answered after the game ended later still shows the state of its move
+// as it was then.
 func (s *server) moveReply(c *gin.Context, g *domain.Game, st *domain.State, recs []domain.RecordedEvent) reply {
-	reveal, _, err := s.cfg.Games.Reveal(c.Request.Context(), g)
-	if err != nil {
-		return s.fail(c, err)
+	reveal := false
+	if st.Status.Ended() {
+		var err error
+		if reveal, _, err = s.cfg.Games.Reveal(c.Request.Context(), g); err != nil {
+			return s.fail(c, err)
+		}
 	}
 	out := MoveResult{Game: newGame(g, st, st.LastAt, reveal), Events: moveEvents(recs, !reveal)}
 	return s.jsonReply(http.StatusOK, out).with("ETag", etag(st.Version))
