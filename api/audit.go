@@ -37,21 +37,21 @@ import (
 // deal's UTC day); from then on the audit checks the commitment too.
 // commitment_checked_after is null for a game that is not sealed.
 type Audit struct {
-	ChainOK                bool    `json:"chain_ok"`                                                            // the hash chain holds and the log is as long as the record says
-	ReplayOK               bool    `json:"replay_ok"`                                                           // the rules re-decide every command to exactly the logged events
-	HeadHash               string  `json:"head_hash"`                                                           // hash of the last event, 64 hex digits ("" for an empty log)
-	Events                 int     `json:"events" minimum:"0"`                                                  // events in the log
-	Commitment             string  `json:"commitment" example:"sha256:0f1e…"`                                   // the commitment in the first event (RULES R6.4)
-	CommitmentOK           *bool   `json:"commitment_ok" extensions:"x-nullable"`                               // the commitment matches the deal and salt; null while in progress
-	Seed                   *uint64 `json:"seed" minimum:"0" format:"uint64" extensions:"x-nullable"`            // the deal's seed (R6.1); null while in progress and for a custom layout
-	FirstBrokenVersion     *int    `json:"first_broken_version" minimum:"1" extensions:"x-nullable"`            // the lowest version any check found broken; null if all hold
-	ProjectionOK           bool    `json:"projection_ok"`                                                       // the stored version, status, moves and score are the replay's
-	Salt                   *string `json:"salt" example:"5e2b…" extensions:"x-nullable"`                        // the commitment's secret salt, hex; null while in progress
-	ChainBrokenAt          *int    `json:"chain_broken_at" minimum:"1" extensions:"x-nullable"`                 // first version where the chain breaks; null if it holds
-	ReplayBrokenAt         *int    `json:"replay_broken_at" minimum:"1" extensions:"x-nullable"`                // first version the rules do not give; null if all do
-	Problem                *string `json:"problem" extensions:"x-nullable"`                                     // what the replay found wrong, for people; null while in progress or sealed, or if nothing
-	Sealed                 bool    `json:"sealed"`                                                              // a shared deal whose competition has not closed (R6.6): no commitment check, seed or salt yet
-	CommitmentCheckedAfter *string `json:"commitment_checked_after" format:"date-time" extensions:"x-nullable"` // sealed: when the competition closes at the latest and the commitment is checked; null otherwise
+	ChainOK                bool    `json:"chain_ok"`                                                                               // the hash chain holds and the log is as long as the record says
+	ReplayOK               bool    `json:"replay_ok"`                                                                              // the rules re-decide every command to exactly the logged events
+	HeadHash               string  `json:"head_hash"`                                                                              // hash of the last event, 64 hex digits ("" for an empty log)
+	Events                 int     `json:"events" minimum:"0"`                                                                     // events in the log
+	Commitment             string  `json:"commitment" example:"sha256:0f1e…"`                                                      // the commitment in the first event (RULES R6.4)
+	CommitmentOK           *bool   `json:"commitment_ok" extensions:"x-nullable"`                                                  // the commitment matches the deal and salt; null while in progress
+	Seed                   *Seed   `json:"seed" swaggertype:"string" example:"9925980916699881289" extensions:"x-nullable,x-seed"` // the deal's seed (R6.1), a decimal string; null while in progress and for a custom layout
+	FirstBrokenVersion     *int    `json:"first_broken_version" minimum:"1" extensions:"x-nullable"`                               // the lowest version any check found broken; null if all hold
+	ProjectionOK           bool    `json:"projection_ok"`                                                                          // the stored version, status, moves and score are the replay's
+	Salt                   *string `json:"salt" example:"5e2b…" extensions:"x-nullable"`                                           // the commitment's secret salt, hex; null while in progress
+	ChainBrokenAt          *int    `json:"chain_broken_at" minimum:"1" extensions:"x-nullable"`                                    // first version where the chain breaks; null if it holds
+	ReplayBrokenAt         *int    `json:"replay_broken_at" minimum:"1" extensions:"x-nullable"`                                   // first version the rules do not give; null if all do
+	Problem                *string `json:"problem" extensions:"x-nullable"`                                                        // what the replay found wrong, for people; null while in progress or sealed, or if nothing
+	Sealed                 bool    `json:"sealed"`                                                                                 // a shared deal whose competition has not closed (R6.6): no commitment check, seed or salt yet
+	CommitmentCheckedAfter *string `json:"commitment_checked_after" format:"date-time" extensions:"x-nullable"`                    // sealed: when the competition closes at the latest and the commitment is checked; null otherwise
 } // @name Audit
 
 // audit checks a game's log.
@@ -130,8 +130,7 @@ func (s *server) audit(c *gin.Context) reply {
 		ok := a.CommitmentOK != nil && *a.CommitmentOK && a.Commitment == game.Commitment
 		out.CommitmentOK = &ok
 		if game.HasSeed {
-			seed := game.Seed
-			out.Seed = &seed
+			out.Seed = seedPtr(game.Seed)
 		}
 		h := hex.EncodeToString(game.Salt)
 		out.Salt = &h

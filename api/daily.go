@@ -16,14 +16,14 @@ import (
 // salt are null until it has ended (RULES R6.6); commitment is null until
 // someone has played the deal.
 type Daily struct {
-	Variant    string      `json:"variant" example:"klondike"`                               // variant id (GET /v1/variants)
-	Date       string      `json:"date" format:"date" example:"2026-11-29"`                  // the UTC date
-	Options    GameOptions `json:"options"`                                                  // the rules of the daily games: the variant's defaults
-	Status     string      `json:"status" enums:"open,ended"`                                // open during the day
-	Commitment *string     `json:"commitment" extensions:"x-nullable"`                       // every daily game of the day shows it (R6.4); null before the first
-	Seed       *uint64     `json:"seed" format:"uint64" minimum:"0" extensions:"x-nullable"` // the day's seed (R6.1); null until the day has ended
-	Salt       *string     `json:"salt" extensions:"x-nullable"`                             // the commitment's salt, 64 hex digits; null until the day has ended
-	Standings  []Standing  `json:"standings"`                                                // one line per daily game, best first
+	Variant    string      `json:"variant" example:"klondike"`                                                             // variant id (GET /v1/variants)
+	Date       string      `json:"date" format:"date" example:"2026-11-29"`                                                // the UTC date
+	Options    GameOptions `json:"options"`                                                                                // the rules of the daily games: the variant's defaults
+	Status     string      `json:"status" enums:"open,ended"`                                                              // open during the day
+	Commitment *string     `json:"commitment" extensions:"x-nullable"`                                                     // every daily game of the day shows it (R6.4); null before the first
+	Seed       *Seed       `json:"seed" swaggertype:"string" example:"9925980916699881289" extensions:"x-nullable,x-seed"` // the day's seed (R6.1), a decimal string; null until the day has ended
+	Salt       *string     `json:"salt" extensions:"x-nullable"`                                                           // the commitment's salt, 64 hex digits; null until the day has ended
+	Standings  []Standing  `json:"standings"`                                                                              // one line per daily game, best first
 } // @name Daily
 
 // playDaily deals the caller's daily game.
@@ -101,8 +101,8 @@ func (s *server) getDaily(c *gin.Context) reply {
 	if r.Deal != nil {
 		out.Commitment = &r.Deal.Commitment
 		if r.Ended {
-			seed, salt := r.Deal.Seed, hex.EncodeToString(r.Deal.Salt)
-			out.Seed, out.Salt = &seed, &salt
+			salt := hex.EncodeToString(r.Deal.Salt)
+			out.Seed, out.Salt = seedPtr(r.Deal.Seed), &salt
 		}
 	}
 	return s.jsonReply(http.StatusOK, out)

@@ -60,7 +60,7 @@ type Duel struct {
 	MaxPlayers int         `json:"max_players" minimum:"2" maximum:"100"`                    // seats: joining closes once all are taken
 	EndedAt    *string     `json:"ended_at" format:"date-time" extensions:"x-nullable"`      // when the duel ended; null before
 	Commitment string      `json:"commitment" example:"sha256:0f1e…"`                        // every game of the duel shows this commitment (R6.4)
-	Seed       *uint64     `json:"seed" format:"uint64" minimum:"0" extensions:"x-nullable"` // the deal's seed (R6.1); null until the duel has ended
+	Seed       *Seed       `json:"seed" swaggertype:"string" example:"9925980916699881289" extensions:"x-nullable,x-seed"` // the deal's seed (R6.1), a decimal string; null until the duel has ended
 	Salt       *string     `json:"salt" extensions:"x-nullable"`                             // the commitment's salt, 64 hex digits; null until the duel has ended
 	Standings  []Standing  `json:"standings"`                                                // one line per joined game, best first
 } // @name Duel
@@ -192,8 +192,8 @@ func newDuel(d *domain.Duel, res domain.Results) Duel {
 	if d.EndedAt != nil {
 		out.Status = "ended"
 		out.EndedAt = timePtr(d.EndedAt)
-		seed, salt := d.Seed, hex.EncodeToString(d.Salt)
-		out.Seed, out.Salt = &seed, &salt
+		salt := hex.EncodeToString(d.Salt)
+		out.Seed, out.Salt = seedPtr(d.Seed), &salt
 	}
 	return out
 }

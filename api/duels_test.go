@@ -227,7 +227,7 @@ func (e *cenv) getDuel(id string) api.Duel {
 // checkReveal checks that a revealed seed and salt match the commitment
 // (R6.4) and that no response before the reveal (the first n bodies)
 // contained the salt.
-func (e *cenv) checkReveal(rules domain.Rules, commitment string, seed *uint64, salt *string, n int) {
+func (e *cenv) checkReveal(rules domain.Rules, commitment string, seed *api.Seed, salt *string, n int) {
 	e.t.Helper()
 	if seed == nil || salt == nil {
 		e.t.Fatalf("seed %v, salt %v: not revealed", seed, salt)
@@ -236,7 +236,7 @@ func (e *cenv) checkReveal(rules domain.Rules, commitment string, seed *uint64, 
 	if err != nil || len(raw) != 32 {
 		e.t.Fatalf("salt %q is not 32 bytes in hex", *salt)
 	}
-	if got := domain.Commitment(domain.Deal(rules, *seed), raw); got != commitment {
+	if got := domain.Commitment(domain.Deal(rules, uint64(*seed)), raw); got != commitment {
 		e.t.Errorf("commitment of the revealed seed and salt %s, published %s", got, commitment)
 	}
 	e.tr.mu.Lock()

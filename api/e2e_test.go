@@ -32,7 +32,10 @@ func clientLayout() *client.Layout {
 }
 
 func lines() []line {
-	seed := uint64(99)
+	var seed client.CreateGameRequest_Seed
+	if err := seed.FromSeed("99"); err != nil {
+		panic(err)
+	}
 	automatic := client.CreateOptionsAutocompleteAutomatic
 	return []line{
 		{name: "klondike won card by card", create: client.CreateGameRequest{Variant: "klondike", Layout: clientLayout()},

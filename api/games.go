@@ -76,7 +76,11 @@ func (s *server) createGame(c *gin.Context, body []byte) reply {
 		return s.fail(c, err)
 	}
 	defer unlock()
-	ng := domain.NewGame{Owner: playerOf(c).ID, Variant: req.Variant, Options: req.Options.options(), Seed: req.Seed}
+	ng := domain.NewGame{Owner: playerOf(c).ID, Variant: req.Variant, Options: req.Options.options()}
+	if req.Seed != nil {
+		seed := uint64(*req.Seed)
+		ng.Seed = &seed
+	}
 	if req.Deal != nil {
 		if *req.Deal == "" {
 			return s.fail(c, badField("deal", `deal must be "pysolfc:<number>", e.g. "pysolfc:12345"`))

@@ -106,7 +106,7 @@ func TestCreateGameOptionsAndSeed(t *testing.T) {
 		// R6.1: a seed fixes the deal; it makes the game unranked.
 		a := e.createGame(map[string]any{"variant": "klondike", "seed": 42})
 		b := e.createGame(map[string]any{"variant": "klondike", "seed": 42})
-		c := e.createGame(map[string]any{"variant": "klondike", "seed": uint64(18446744073709551615)})
+		c := e.createGame(map[string]any{"variant": "klondike", "seed": "18446744073709551615"})
 		if a.Ranked || !reflect.DeepEqual(a.Tableau, b.Tableau) || a.Commitment == b.Commitment {
 			t.Errorf("seed 42 twice: ranked %v, same tableau %v, commitments %s %s", a.Ranked,
 				reflect.DeepEqual(a.Tableau, b.Tableau), a.Commitment, b.Commitment)
@@ -142,12 +142,12 @@ func TestCreateGameLayout(t *testing.T) {
 		}
 
 		before := e.countGames()
-		seed := uint64(7)
+		seed := api.Seed(7)
 		for _, tc := range []struct {
 			name   string
 			mutate func(l *api.Layout)
 			reason string
-			seed   *uint64
+			seed   *api.Seed
 		}{
 			{"six piles", func(l *api.Layout) { l.Tableau = l.Tableau[:6] }, "pile_count", nil},
 			{"no tableau", func(l *api.Layout) { l.Tableau = []api.LayoutPile{} }, "pile_count", nil},

@@ -49,7 +49,7 @@ func TestNoLeaks(t *testing.T) {
 	forEachStore(t, func(t *testing.T, e *env) {
 		rnd := rand.New(rand.NewPCG(7, 7))
 		_, mallory := e.newPlayer("Mallory")
-		clientSeed := uint64(12345678901234567891)
+		clientSeed := api.Seed(12345678901234567891)
 		layout := func() *api.Layout { // a known deal: face-down cards under every pile
 			l := &api.Layout{Stock: []string{}}
 			pack := domain.ShuffledPack(99, 1)

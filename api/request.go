@@ -14,7 +14,7 @@ import (
 type CreateGameRequest struct {
 	Variant string         `json:"variant" example:"klondike" minLength:"1" maxLength:"64"` // variant id (GET /v1/variants)
 	Options *CreateOptions `json:"options,omitempty"`                                       // options; absent ones keep the variant's defaults
-	Seed    *uint64        `json:"seed,omitempty" minimum:"0" format:"uint64" example:"42"` // deal from this seed (R6.1); unranked
+	Seed    *Seed          `json:"seed,omitempty" swaggertype:"string" example:"9925980916699881289" extensions:"x-seed=input"` // deal from this seed (R6.1), a decimal string (or a JSON integer up to 2^53-1); unranked
 	Layout  *Layout        `json:"layout,omitempty"`                                        // deal this layout (R6.5); unranked
 	DuelID  *string        `json:"duel_id,omitempty"`                                       // join this same-deal duel (R6.3); as POST /v1/duels/{id}/games
 

@@ -111,7 +111,7 @@ func TestPlayerStats(t *testing.T) {
 
 		// Uncounted: a game without a move, a client's seed, a layout.
 		e.createGame(api.CreateGameRequest{Variant: "klondike"})
-		seed := uint64(klondikeSeed)
+		seed := api.Seed(klondikeSeed)
 		sg := e.createGame(api.CreateGameRequest{Variant: "klondike", Seed: &seed})
 		if sg.Ranked {
 			t.Fatal("a seeded game is ranked")

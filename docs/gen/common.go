@@ -1,6 +1,7 @@
 package main
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -65,4 +66,18 @@ func commonResponses(doc *openapi3.T) {
 			}
 		}
 	}
+}
+
+// componentNames are the schema components' names, sorted.
+func componentNames(doc *openapi3.T) []string { return sortedKeys(doc.Components.Schemas) }
+
+// sortedKeys are a map's keys in order, for output that does not depend on
+// map iteration.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

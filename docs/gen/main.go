@@ -4,7 +4,7 @@
 //	go run ./docs/gen -in docs/swagger.json -out openapi.yaml
 //
 // It is run by `go generate ./docs`. The conversion is kin-openapi's
-// openapi2conv.ToV3, followed by four fixes for what Swagger 2.0 or swag
+// openapi2conv.ToV3, followed by fixes for what Swagger 2.0 or swag
 // cannot say (each deterministic, none hand-edited):
 //
 //  1. The BearerAuth scheme becomes an HTTP bearer scheme (Swagger 2.0 only
@@ -18,6 +18,8 @@
 //     referenced by each operation they apply to (common.go): 429
 //     RateLimited on every operation not tagged operations, 503
 //     DatabaseUnavailable on every operation that lists a 500.
+//  5. Seeds (seed.go): the pattern of a decimal seed, and a request's seed
+//     a oneOf of that string and a JSON integer up to 2^53 − 1.
 //
 // The result is validated and written as YAML with sorted keys (the top
 // level in the usual order), so the same input always gives the same
@@ -97,6 +99,7 @@ func Convert(swagger []byte) ([]byte, error) {
 		}
 	}
 	commonResponses(doc)
+	seeds(doc)
 	if err := doc.Validate(context.Background()); err != nil {
 		return nil, fmt.Errorf("the converted spec is invalid: %w", err)
 	}
