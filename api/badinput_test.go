@@ -99,7 +99,7 @@ func TestBadInput(t *testing.T) {
 			{name: "flip mode", q: req{method: "POST", path: "/v1/games", body: `{"variant":"klondike","options":{"flip":"never"}}`}, status: 422, code: api.CodeInvalidOption},
 			{name: "negative seed", q: req{method: "POST", path: "/v1/games", body: `{"variant":"klondike","seed":-1}`}, status: 400, code: api.CodeInvalidBody},
 			{name: "seed too large", q: req{method: "POST", path: "/v1/games", body: `{"variant":"klondike","seed":18446744073709551616}`}, status: 400, code: api.CodeInvalidBody},
-			{name: "seed a string", q: req{method: "POST", path: "/v1/games", body: `{"variant":"klondike","seed":"42"}`}, status: 400, code: api.CodeInvalidBody},
+			{name: "seed a string of no digits", q: req{method: "POST", path: "/v1/games", body: `{"variant":"klondike","seed":"forty-two"}`}, status: 400, code: api.CodeInvalidBody},
 			{name: "layout not an object", q: req{method: "POST", path: "/v1/games", body: `{"variant":"klondike","layout":"AS"}`}, status: 400, code: api.CodeInvalidBody},
 			{name: "layout with waste", q: req{method: "POST", path: "/v1/games", body: `{"variant":"klondike","layout":{"tableau":[],"stock":[],"waste":[]}}`}, status: 400, code: api.CodeInvalidBody},
 			{name: "duel", q: req{method: "POST", path: "/v1/games", body: `{"variant":"klondike","duel_id":"d1"}`}, status: 422, code: api.CodeInvalidField, valid: true},
@@ -166,10 +166,16 @@ func TestOperations(t *testing.T) {
 		if !strings.Contains(string(j.body), `"openapi":"3.0.3"`) || !strings.Contains(string(j.body), `"/v1/games/{id}/moves"`) {
 			t.Errorf("/openapi.json: %s", truncate(j.body))
 		}
-		d := e.must(http.StatusOK, req{method: "GET", path: "/docs", token: "-"})
-		if !strings.Contains(string(d.body), `fetch("/openapi.json")`) || strings.Contains(string(d.body), "https://") {
-			t.Errorf("/docs is not the self-contained page")
+		for _, page := range []string{"/docs", "/docs/index.html"} {
+			d := e.must(http.StatusOK, req{method: "GET", path: page, token: "-"})
+			if !strings.Contains(string(d.body), "swagger-ui-bundle.js") || d.header.Get("Content-Security-Policy") == "" {
+				t.Errorf("%s is not Swagger UI's page:\n%s", page, truncate(d.body))
+			}
 		}
+		if js := e.must(http.StatusOK, req{method: "GET", path: "/docs/swagger-initializer.js", token: "-"}); !strings.Contains(string(js.body), `"/openapi.json"`) {
+			t.Errorf("Swagger UI does not render /openapi.json:\n%s", truncate(js.body))
+		}
+		e.must(http.StatusNotFound, req{method: "GET", path: "/docs/doc.json", token: "-", invalid: true})
 		// The request id comes back, given or generated.
 		r := e.must(http.StatusOK, req{method: "GET", path: "/healthz", token: "-", header: map[string]string{"X-Request-Id": "abc-123"}})
 		if r.header.Get("X-Request-Id") != "abc-123" {

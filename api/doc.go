@@ -49,7 +49,23 @@
 // @description                Play, replay and read Klondike-family solitaire games over HTTP.
 // @description                Errors are application/problem+json (RFC 9457) with a stable `code` and, for a rejected move, a stable `reason`.
 // @description                Hidden information (face-down cards, stock order, seed) never leaves the server while a game is in progress.
+// @license.name               UNLICENSED (the repository has no licence file yet)
+// @license.url                https://github.com/openpatience/solitaire
 // @BasePath                   /
+// @tag.name                   games
+// @tag.description            Deal a game, play it move by move, read its state, its log (paged, as NDJSON, or live) and its audit.
+// @tag.name                   players
+// @tag.description            Register a player (and get a bearer token), read your own statistics and the leaderboards.
+// @tag.name                   variants
+// @tag.description            The rules table: every variant and the options a game of it may set.
+// @tag.name                   duels
+// @tag.description            Same-deal duels (RULES R6.3): every participant gets the same cards; the seed is revealed when the duel ends.
+// @tag.name                   daily
+// @tag.description            The daily deal of each variant and its standings.
+// @tag.name                   operations
+// @tag.description            Probes, metrics, the OpenAPI description and the way to its documentation page; never rate limited.
+// @tag.name                   documentation
+// @tag.description            The documentation page: Swagger UI and its files, served by this server alone.
 // @securityDefinitions.apikey BearerAuth
 // @in                         header
 // @name                       Authorization

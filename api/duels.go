@@ -49,20 +49,20 @@ type Standing struct {
 // commitment = domain.Commitment(Deal(rules, seed), salt) (R6.4), and
 // create the same deal as a practice game with POST /v1/games {seed}.
 type Duel struct {
-	ID         string      `json:"id"`                                                       // opaque id
-	Variant    string      `json:"variant" example:"klassik"`                                // variant id (GET /v1/variants)
-	Options    GameOptions `json:"options"`                                                  // the rules every game of the duel is played with
-	Ranked     bool        `json:"ranked"`                                                   // its games count for statistics (default options, R3)
-	Status     string      `json:"status" enums:"open,ended"`                                // open until the duel ends
-	CreatedBy  string      `json:"created_by"`                                               // player id of the creator
-	CreatedAt  string      `json:"created_at" format:"date-time"`                            // when the duel was created
-	Deadline   string      `json:"deadline" format:"date-time"`                              // joining closes; running games are resigned
-	MaxPlayers int         `json:"max_players" minimum:"2" maximum:"100"`                    // seats: joining closes once all are taken
-	EndedAt    *string     `json:"ended_at" format:"date-time" extensions:"x-nullable"`      // when the duel ended; null before
-	Commitment string      `json:"commitment" example:"sha256:0f1e…"`                        // every game of the duel shows this commitment (R6.4)
+	ID         string      `json:"id"`                                                                                     // opaque id
+	Variant    string      `json:"variant" example:"klassik"`                                                              // variant id (GET /v1/variants)
+	Options    GameOptions `json:"options"`                                                                                // the rules every game of the duel is played with
+	Ranked     bool        `json:"ranked"`                                                                                 // its games count for statistics (default options, R3)
+	Status     string      `json:"status" enums:"open,ended"`                                                              // open until the duel ends
+	CreatedBy  string      `json:"created_by"`                                                                             // player id of the creator
+	CreatedAt  string      `json:"created_at" format:"date-time"`                                                          // when the duel was created
+	Deadline   string      `json:"deadline" format:"date-time"`                                                            // joining closes; running games are resigned
+	MaxPlayers int         `json:"max_players" minimum:"2" maximum:"100"`                                                  // seats: joining closes once all are taken
+	EndedAt    *string     `json:"ended_at" format:"date-time" extensions:"x-nullable"`                                    // when the duel ended; null before
+	Commitment string      `json:"commitment" example:"sha256:0f1e…"`                                                      // every game of the duel shows this commitment (R6.4)
 	Seed       *Seed       `json:"seed" swaggertype:"string" example:"9925980916699881289" extensions:"x-nullable,x-seed"` // the deal's seed (R6.1), a decimal string; null until the duel has ended
-	Salt       *string     `json:"salt" extensions:"x-nullable"`                             // the commitment's salt, 64 hex digits; null until the duel has ended
-	Standings  []Standing  `json:"standings"`                                                // one line per joined game, best first
+	Salt       *string     `json:"salt" extensions:"x-nullable"`                                                           // the commitment's salt, 64 hex digits; null until the duel has ended
+	Standings  []Standing  `json:"standings"`                                                                              // one line per joined game, best first
 } // @name Duel
 
 // competitionRoutes adds the routes of duels, daily deals, statistics and

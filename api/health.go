@@ -19,6 +19,7 @@ type Health struct {
 // healthz says the process serves.
 //
 //	@Summary	Liveness
+//	@Description	200 while the process serves requests; it does not ask the database (that is /readyz). Never rate limited.
 //	@Tags		operations
 //	@Produce	json
 //	@Success	200	{object}	Health
@@ -31,6 +32,7 @@ func (s *server) healthz(*gin.Context) reply {
 // readyz says whether the database answers.
 //
 //	@Summary	Readiness
+//	@Description	200 when the database answers, 503 not_ready when it does not (a load balancer stops sending traffic). Never rate limited.
 //	@Tags		operations
 //	@Produce	json
 //	@Success	200	{object}	Health

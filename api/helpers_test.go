@@ -35,7 +35,9 @@ import (
 
 func TestMain(m *testing.M) {
 	gin.SetMode(gin.ReleaseMode)
-	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)
+	for _, mt := range []string{"text/html", "text/css", "application/javascript", "image/png"} {
+		openapi3filter.RegisterBodyDecoder(mt, openapi3filter.PlainBodyDecoder) // /docs and its files
+	}
 	os.Exit(m.Run())
 }
 

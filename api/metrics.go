@@ -62,6 +62,7 @@ func (s *server) observe(c *gin.Context) {
 // serveMetrics is GET /metrics in the Prometheus text format.
 //
 //	@Summary	Prometheus metrics
+//	@Description	The HTTP metrics (requests by method, route and status; latencies) and the process and Go runtime metrics, in the Prometheus text format. Never rate limited.
 //	@Tags		operations
 //	@Produce	plain
 //	@Success	200	{string}	string	"metrics in the Prometheus text exposition format"

@@ -12,11 +12,11 @@ import (
 // duel_id joins that same-deal duel, as POST /v1/duels/{id}/games does:
 // variant must be the duel's, with no options, seed or layout.
 type CreateGameRequest struct {
-	Variant string         `json:"variant" example:"klondike" minLength:"1" maxLength:"64"` // variant id (GET /v1/variants)
-	Options *CreateOptions `json:"options,omitempty"`                                       // options; absent ones keep the variant's defaults
+	Variant string         `json:"variant" example:"klondike" minLength:"1" maxLength:"64"`                                     // variant id (GET /v1/variants)
+	Options *CreateOptions `json:"options,omitempty"`                                                                           // options; absent ones keep the variant's defaults
 	Seed    *Seed          `json:"seed,omitempty" swaggertype:"string" example:"9925980916699881289" extensions:"x-seed=input"` // deal from this seed (R6.1), a decimal string (or a JSON integer up to 2^53-1); unranked
-	Layout  *Layout        `json:"layout,omitempty"`                                        // deal this layout (R6.5); unranked
-	DuelID  *string        `json:"duel_id,omitempty"`                                       // join this same-deal duel (R6.3); as POST /v1/duels/{id}/games
+	Layout  *Layout        `json:"layout,omitempty"`                                                                            // deal this layout (R6.5); unranked
+	DuelID  *string        `json:"duel_id,omitempty"`                                                                           // join this same-deal duel (R6.3); as POST /v1/duels/{id}/games
 
 	Deal *string `json:"deal,omitempty" example:"pysolfc:12345" minLength:"1" maxLength:"220"` // deal PySolFC's game of this number (R6.7): "pysolfc:" then e.g. 12345, 12,345 or ms5; unranked
 } // @name CreateGameRequest

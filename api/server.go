@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -128,6 +129,9 @@ type server struct {
 	corsHandler gin.HandlerFunc // nil: no CORS
 
 	metricsHandler http.Handler
+
+	docsUI    gin.HandlerFunc // gin-swagger, serving /docs/{file}
+	docsIndex []byte          // the page of /docs
 }
 
 // New returns the HTTP handler of the API (a gin engine) with every route
@@ -175,10 +179,39 @@ func New(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &server{cfg: cfg, log: log, metrics: m, specJSON: specJSON,
+	docsUI, docsIndex, err := newDocsUI()
+	if err != nil {
+		return nil, err
+	}
+	s := &server{cfg: cfg, log: log, metrics: m, specJSON: specJSON, docsUI: docsUI, docsIndex: docsIndex,
 		limits: newRateLimits(cfg.RateLimit, cfg.RateBurst, cfg.PlayersPerHour), corsHandler: corsHandler,
 		metricsHandler: promhttp.HandlerFor(cfg.Metrics, promhttp.HandlerOpts{})}
-	return s.routes(), nil
+	return headAsGet(s.routes()), nil
+}
+
+// headKey marks, in a request's context, a HEAD request routed as GET.
+type headKey struct{}
+
+// headAsGet answers HEAD on every GET route (RFC 9110 §9.3.2): the request
+// is routed as a GET, and restoreHead, the first middleware, makes it a
+// HEAD again, so handlers, logs and metrics see the method sent. net/http
+// sends no body for a HEAD, whatever the handler writes; the status and
+// headers are those of the GET.
+func headAsGet(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodHead {
+			r = r.WithContext(context.WithValue(r.Context(), headKey{}, true))
+			r.Method = http.MethodGet
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// restoreHead undoes headAsGet's rewrite once the route is chosen.
+func (s *server) restoreHead(c *gin.Context) {
+	if c.Request.Context().Value(headKey{}) != nil {
+		c.Request.Method = http.MethodHead
+	}
 }
 
 func (s *server) routes() *gin.Engine {
@@ -187,7 +220,7 @@ func (s *server) routes() *gin.Engine {
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
 	_ = r.SetTrustedProxies(nil) // ClientIP is the peer's address; nil never fails
-	r.Use(s.requestID, s.accessLog, s.observe, s.recover, s.cors, s.limitRate, s.cleanPath, s.limitBody)
+	r.Use(s.restoreHead, s.requestID, s.accessLog, s.observe, s.recover, s.cors, s.limitRate, s.cleanPath, s.limitBody)
 	r.NoRoute(s.handle(func(c *gin.Context) reply {
 		return s.fail(c, &requestError{status: http.StatusNotFound, code: CodeNotFound, detail: "no such route"})
 	}))
@@ -202,6 +235,7 @@ func (s *server) routes() *gin.Engine {
 	r.GET("/openapi.yaml", s.handle(s.specYAML))
 	r.GET("/openapi.json", s.handle(s.specJSONHandler))
 	r.GET("/docs", s.handle(s.docsPage))
+	r.GET("/docs/:file", s.docsFileHandler)
 
 	v1 := r.Group("/v1")
 	v1.POST("/players", s.handle(s.createPlayer))
@@ -321,6 +355,12 @@ func (s *server) write(c *gin.Context, r reply) {
 	if r.code != "" {
 		c.Set(ctxProblemCode, r.code)
 	}
+	if bodyAllowed(r.status) {
+		// Set, not left to net/http, so that a HEAD gets the GET's length
+		// (net/http counts only what fits its buffer, and a HEAD writes
+		// nothing).
+		h.Set("Content-Length", strconv.Itoa(len(r.body)))
+	}
 	c.Writer.WriteHeader(r.status)
 	if c.Request.Method == http.MethodHead {
 		// gin sends the status only with the first byte of a body; without
@@ -329,6 +369,12 @@ func (s *server) write(c *gin.Context, r reply) {
 		return
 	}
 	_, _ = c.Writer.Write(r.body)
+}
+
+// bodyAllowed reports whether a response of status may have a body (RFC
+// 9110 §6.4.1: not 1xx, 204 or 304).
+func bodyAllowed(status int) bool {
+	return status >= 200 && status != http.StatusNoContent && status != http.StatusNotModified
 }
 
 // handle adapts a handler that returns a reply.

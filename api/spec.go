@@ -1,16 +1,17 @@
 package api
 
 import (
-	_ "embed"
+	"bytes"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/gin-gonic/gin"
+	swaggerFiles "github.com/swaggo/files"
+	ginSwagger "github.com/swaggo/gin-swagger"
+	"golang.org/x/net/webdav"
 )
-
-//go:embed docs.html
-var docsHTML []byte
 
 // specToJSON converts the YAML spec to JSON once, at start.
 func specToJSON(spec []byte) ([]byte, error) {
@@ -28,6 +29,7 @@ func specToJSON(spec []byte) ([]byte, error) {
 // specYAML serves openapi.yaml byte for byte.
 //
 //	@Summary	The OpenAPI 3 description (YAML)
+//	@Description	openapi.yaml byte for byte: the contract of this API, generated from the handlers (go generate ./docs). Never rate limited.
 //	@Tags		operations
 //	@Produce	application/yaml
 //	@Success	200	{object}	object	"openapi.yaml"
@@ -40,6 +42,7 @@ func (s *server) specYAML(*gin.Context) reply {
 // specJSONHandler serves the spec as JSON.
 //
 //	@Summary	The OpenAPI 3 description (JSON)
+//	@Description	The same description as /openapi.yaml, as JSON; the documentation page (/docs) renders it. Never rate limited.
 //	@Tags		operations
 //	@Produce	json
 //	@Success	200	{object}	object	"the spec as JSON"
@@ -49,15 +52,78 @@ func (s *server) specJSONHandler(*gin.Context) reply {
 	return reply{status: http.StatusOK, contentType: mimeJSON, body: s.specJSON}
 }
 
-// docsPage serves a self-contained page that renders /openapi.json.
+// docsFiles are the files of the documentation page that /docs/{file}
+// serves: Swagger UI's, embedded in the binary by swaggo/files, and the
+// page and start-up script gin-swagger renders. Anything else is 404.
+var docsFiles = map[string]bool{
+	"index.html": true, "index.css": true, "swagger-initializer.js": true,
+	"swagger-ui.css": true, "swagger-ui-bundle.js": true, "swagger-ui-standalone-preset.js": true,
+	"favicon-32x32.png": true, "favicon-16x16.png": true,
+}
+
+// docsCSP keeps the page to this server: scripts, styles, images and the
+// requests of "Try it out" may come from it alone (Swagger UI styles some
+// elements inline and shows data: images).
+const docsCSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
+	"img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'"
+
+// docsPage serves Swagger UI's page, rendered once by gin-swagger, with a
+// base of /docs/ so that its relative links find the files beside it.
 //
-//	@Summary	Interactive API documentation
-//	@Tags		operations
-//	@Produce	html
-//	@Success	200	{string}	string	"an HTML page"
-//	@ID		getDocs
-//	@Router		/docs [get]
+//	@Summary		Interactive API documentation
+//	@Description	Swagger UI, served with its assets from this server (/docs/{file}; no other host is asked for anything), rendering /openapi.json; "Try it out" sends requests to this server. Never rate limited.
+//	@Tags			operations
+//	@Produce		html
+//	@Success		200	{string}	string	"an HTML page"
+//	@ID				getDocs
+//	@Router			/docs [get]
 func (s *server) docsPage(*gin.Context) reply {
-	return reply{status: http.StatusOK, contentType: mimeHTML, body: docsHTML}.
-		with("Content-Security-Policy", "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'")
+	return reply{status: http.StatusOK, contentType: mimeHTML, body: s.docsIndex}.with("Content-Security-Policy", docsCSP)
+}
+
+// newDocsUI returns the handler of /docs/{file} and the page of /docs.
+func newDocsUI() (gin.HandlerFunc, []byte, error) {
+	files := &webdav.Handler{FileSystem: swaggerFiles.FS, LockSystem: webdav.NewMemLS()}
+	ui := ginSwagger.WrapHandler(files, ginSwagger.URL("/openapi.json"), func(c *ginSwagger.Config) {
+		c.Title = "Solitaire server API"
+	})
+	rec := httptest.NewRecorder()
+	c, _ := gin.CreateTestContext(rec)
+	c.Request = httptest.NewRequest(http.MethodGet, "/docs/index.html", nil)
+	ui(c)
+	page := rec.Body.Bytes()
+	if rec.Code != http.StatusOK || !bytes.Contains(page, []byte("<head>")) {
+		return nil, nil, fmt.Errorf("api: Swagger UI's page: %d", rec.Code)
+	}
+	page = bytes.Replace(page, []byte("<head>"), []byte("<head>\n  <base href=\"/docs/\">"), 1)
+	return ui, page, nil
+}
+
+// docsFileHandler serves the files of the documentation page with
+// gin-swagger, from a file handler of this server's own (gin-swagger sets
+// the handler's prefix on first use, so a shared one would be written by
+// every server).
+//
+//	@Summary		A file of the documentation page
+//	@Description	index.html is Swagger UI rendering /openapi.json; the others are its scripts, styles and icons (swaggo/files, embedded in the server). Rate limited like the API.
+//	@Tags			documentation
+//	@Produce		text/html,text/css,application/javascript,image/png
+//	@Param			file	path		string	true	"a file of the page"	Enums(index.html, index.css, swagger-initializer.js, swagger-ui.css, swagger-ui-bundle.js, swagger-ui-standalone-preset.js, favicon-32x32.png, favicon-16x16.png)
+//	@Success		200		{string}	string	"the file (text/html, text/css, application/javascript or image/png)"
+//	@Failure		404		{object}	Problem	"not a file of the page"
+//	@ID				getDocsFile
+//	@Router			/docs/{file} [get]
+func (s *server) docsFileHandler(c *gin.Context) {
+	if !docsFiles[c.Param("file")] {
+		s.write(c, s.fail(c, &requestError{status: http.StatusNotFound, code: CodeNotFound,
+			detail: "not a file of the documentation page; start at /docs"}))
+		return
+	}
+	c.Header("Content-Security-Policy", docsCSP)
+	// gin-swagger answers GET alone; a HEAD (routed as GET, see
+	// headAsGet) gets the same answer, and net/http drops the body.
+	method := c.Request.Method
+	c.Request.Method = http.MethodGet
+	s.docsUI(c)
+	c.Request.Method = method
 }

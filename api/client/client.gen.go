@@ -473,6 +473,42 @@ func (e VariantStatsDraw) Valid() bool {
 	}
 }
 
+// Defines values for GetDocsFileParamsFile.
+const (
+	Favicon16x16Png             GetDocsFileParamsFile = "favicon-16x16.png"
+	Favicon32x32Png             GetDocsFileParamsFile = "favicon-32x32.png"
+	IndexCss                    GetDocsFileParamsFile = "index.css"
+	IndexHtml                   GetDocsFileParamsFile = "index.html"
+	SwaggerInitializerJs        GetDocsFileParamsFile = "swagger-initializer.js"
+	SwaggerUiBundleJs           GetDocsFileParamsFile = "swagger-ui-bundle.js"
+	SwaggerUiCss                GetDocsFileParamsFile = "swagger-ui.css"
+	SwaggerUiStandalonePresetJs GetDocsFileParamsFile = "swagger-ui-standalone-preset.js"
+)
+
+// Valid indicates whether the value is a known member of the GetDocsFileParamsFile enum.
+func (e GetDocsFileParamsFile) Valid() bool {
+	switch e {
+	case Favicon16x16Png:
+		return true
+	case Favicon32x32Png:
+		return true
+	case IndexCss:
+		return true
+	case IndexHtml:
+		return true
+	case SwaggerInitializerJs:
+		return true
+	case SwaggerUiBundleJs:
+		return true
+	case SwaggerUiCss:
+		return true
+	case SwaggerUiStandalonePresetJs:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListGamesParamsStatus.
 const (
 	ListGamesParamsStatusExpired    ListGamesParamsStatus = "expired"
@@ -1455,6 +1491,9 @@ type DatabaseUnavailable = Problem
 // RateLimited defines model for RateLimited.
 type RateLimited = Problem
 
+// GetDocsFileParamsFile defines parameters for GetDocsFile.
+type GetDocsFileParamsFile string
+
 // GetDailyParams defines parameters for GetDaily.
 type GetDailyParams struct {
 	// Date a UTC date, YYYY-MM-DD, not after today; default today
@@ -1666,30 +1705,49 @@ type ClientInterface interface {
 
 	// GetDocs Interactive API documentation
 	//
+	// Swagger UI, served with its assets from this server (/docs/{file}; no other host is asked for anything), rendering /openapi.json; "Try it out" sends requests to this server. Never rate limited.
+	//
 	// Corresponds with GET /docs (the `GetDocs` operationId).
 	GetDocs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetDocsFile A file of the documentation page
+	//
+	// index.html is Swagger UI rendering /openapi.json; the others are its scripts, styles and icons (swaggo/files, embedded in the server). Rate limited like the API.
+	//
+	// Corresponds with GET /docs/{file} (the `GetDocsFile` operationId).
+	GetDocsFile(ctx context.Context, file GetDocsFileParamsFile, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// Healthz Liveness
+	//
+	// 200 while the process serves requests; it does not ask the database (that is /readyz). Never rate limited.
 	//
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// Metrics Prometheus metrics
 	//
+	// The HTTP metrics (requests by method, route and status; latencies) and the process and Go runtime metrics, in the Prometheus text format. Never rate limited.
+	//
 	// Corresponds with GET /metrics (the `Metrics` operationId).
 	Metrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetSpecJSON The OpenAPI 3 description (JSON)
+	//
+	// The same description as /openapi.yaml, as JSON; the documentation page (/docs) renders it. Never rate limited.
 	//
 	// Corresponds with GET /openapi.json (the `GetSpecJSON` operationId).
 	GetSpecJSON(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetSpecYAML The OpenAPI 3 description (YAML)
 	//
+	// openapi.yaml byte for byte: the contract of this API, generated from the handlers (go generate ./docs). Never rate limited.
+	//
 	// Corresponds with GET /openapi.yaml (the `GetSpecYAML` operationId).
 	GetSpecYAML(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// Readyz Readiness
+	//
+	// 200 when the database answers, 503 not_ready when it does not (a load balancer stops sending traffic). Never rate limited.
 	//
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1946,6 +2004,8 @@ type ClientInterface interface {
 
 // GetDocs Interactive API documentation
 //
+// Swagger UI, served with its assets from this server (/docs/{file}; no other host is asked for anything), rendering /openapi.json; "Try it out" sends requests to this server. Never rate limited.
+//
 // Corresponds with GET /docs (the `GetDocs` operationId).
 func (c *Client) GetDocs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetDocsRequest(c.Server)
@@ -1959,7 +2019,26 @@ func (c *Client) GetDocs(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 	return c.Client.Do(req)
 }
 
+// GetDocsFile A file of the documentation page
+//
+// index.html is Swagger UI rendering /openapi.json; the others are its scripts, styles and icons (swaggo/files, embedded in the server). Rate limited like the API.
+//
+// Corresponds with GET /docs/{file} (the `GetDocsFile` operationId).
+func (c *Client) GetDocsFile(ctx context.Context, file GetDocsFileParamsFile, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetDocsFileRequest(c.Server, file)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // Healthz Liveness
+//
+// 200 while the process serves requests; it does not ask the database (that is /readyz). Never rate limited.
 //
 // Corresponds with GET /healthz (the `Healthz` operationId).
 func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1976,6 +2055,8 @@ func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 
 // Metrics Prometheus metrics
 //
+// The HTTP metrics (requests by method, route and status; latencies) and the process and Go runtime metrics, in the Prometheus text format. Never rate limited.
+//
 // Corresponds with GET /metrics (the `Metrics` operationId).
 func (c *Client) Metrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewMetricsRequest(c.Server)
@@ -1990,6 +2071,8 @@ func (c *Client) Metrics(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 }
 
 // GetSpecJSON The OpenAPI 3 description (JSON)
+//
+// The same description as /openapi.yaml, as JSON; the documentation page (/docs) renders it. Never rate limited.
 //
 // Corresponds with GET /openapi.json (the `GetSpecJSON` operationId).
 func (c *Client) GetSpecJSON(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2006,6 +2089,8 @@ func (c *Client) GetSpecJSON(ctx context.Context, reqEditors ...RequestEditorFn)
 
 // GetSpecYAML The OpenAPI 3 description (YAML)
 //
+// openapi.yaml byte for byte: the contract of this API, generated from the handlers (go generate ./docs). Never rate limited.
+//
 // Corresponds with GET /openapi.yaml (the `GetSpecYAML` operationId).
 func (c *Client) GetSpecYAML(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetSpecYAMLRequest(c.Server)
@@ -2020,6 +2105,8 @@ func (c *Client) GetSpecYAML(ctx context.Context, reqEditors ...RequestEditorFn)
 }
 
 // Readyz Readiness
+//
+// 200 when the database answers, 503 not_ready when it does not (a load balancer stops sending traffic). Never rate limited.
 //
 // Corresponds with GET /readyz (the `Readyz` operationId).
 func (c *Client) Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2593,6 +2680,40 @@ func NewGetDocsRequest(server string) (*http.Request, error) {
 	}
 
 	operationPath := fmt.Sprintf("/docs")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetDocsFileRequest constructs an http.Request for the GetDocsFile method
+func NewGetDocsFileRequest(server string, file GetDocsFileParamsFile) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "file", file, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/docs/%s", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -4162,12 +4283,25 @@ type ClientWithResponsesInterface interface {
 
 	// GetDocsWithResponse Interactive API documentation
 	//
+	// Swagger UI, served with its assets from this server (/docs/{file}; no other host is asked for anything), rendering /openapi.json; "Try it out" sends requests to this server. Never rate limited.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /docs (the `GetDocs` operationId).
 	GetDocsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetDocsResponse, error)
 
+	// GetDocsFileWithResponse A file of the documentation page
+	//
+	// index.html is Swagger UI rendering /openapi.json; the others are its scripts, styles and icons (swaggo/files, embedded in the server). Rate limited like the API.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /docs/{file} (the `GetDocsFile` operationId).
+	GetDocsFileWithResponse(ctx context.Context, file GetDocsFileParamsFile, reqEditors ...RequestEditorFn) (*GetDocsFileResponse, error)
+
 	// HealthzWithResponse Liveness
+	//
+	// 200 while the process serves requests; it does not ask the database (that is /readyz). Never rate limited.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4176,12 +4310,16 @@ type ClientWithResponsesInterface interface {
 
 	// MetricsWithResponse Prometheus metrics
 	//
+	// The HTTP metrics (requests by method, route and status; latencies) and the process and Go runtime metrics, in the Prometheus text format. Never rate limited.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /metrics (the `Metrics` operationId).
 	MetricsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*MetricsResponse, error)
 
 	// GetSpecJSONWithResponse The OpenAPI 3 description (JSON)
+	//
+	// The same description as /openapi.yaml, as JSON; the documentation page (/docs) renders it. Never rate limited.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4190,12 +4328,16 @@ type ClientWithResponsesInterface interface {
 
 	// GetSpecYAMLWithResponse The OpenAPI 3 description (YAML)
 	//
+	// openapi.yaml byte for byte: the contract of this API, generated from the handlers (go generate ./docs). Never rate limited.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /openapi.yaml (the `GetSpecYAML` operationId).
 	GetSpecYAMLWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetSpecYAMLResponse, error)
 
 	// ReadyzWithResponse Readiness
+	//
+	// 200 when the database answers, 503 not_ready when it does not (a load balancer stops sending traffic). Never rate limited.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4524,6 +4666,61 @@ func (r GetDocsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetDocsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetDocsFileResponse429Headers the declared response headers of an HTTP 429 response for GetDocsFile
+type GetDocsFileResponse429Headers struct {
+	RetryAfter *int
+}
+
+type GetDocsFileResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetDocsFileResponse429Headers
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetDocsFileResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetDocsFileResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r GetDocsFileResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetDocsFileResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetDocsFileResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetDocsFileResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -7253,6 +7450,8 @@ func (r ListVariantsResponse) ContentType() string {
 
 // GetDocsWithResponse Interactive API documentation
 //
+// Swagger UI, served with its assets from this server (/docs/{file}; no other host is asked for anything), rendering /openapi.json; "Try it out" sends requests to this server. Never rate limited.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /docs (the `GetDocs` operationId).
@@ -7264,7 +7463,24 @@ func (c *ClientWithResponses) GetDocsWithResponse(ctx context.Context, reqEditor
 	return ParseGetDocsResponse(rsp)
 }
 
+// GetDocsFileWithResponse A file of the documentation page
+//
+// index.html is Swagger UI rendering /openapi.json; the others are its scripts, styles and icons (swaggo/files, embedded in the server). Rate limited like the API.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /docs/{file} (the `GetDocsFile` operationId).
+func (c *ClientWithResponses) GetDocsFileWithResponse(ctx context.Context, file GetDocsFileParamsFile, reqEditors ...RequestEditorFn) (*GetDocsFileResponse, error) {
+	rsp, err := c.GetDocsFile(ctx, file, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetDocsFileResponse(rsp)
+}
+
 // HealthzWithResponse Liveness
+//
+// 200 while the process serves requests; it does not ask the database (that is /readyz). Never rate limited.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -7279,6 +7495,8 @@ func (c *ClientWithResponses) HealthzWithResponse(ctx context.Context, reqEditor
 
 // MetricsWithResponse Prometheus metrics
 //
+// The HTTP metrics (requests by method, route and status; latencies) and the process and Go runtime metrics, in the Prometheus text format. Never rate limited.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /metrics (the `Metrics` operationId).
@@ -7291,6 +7509,8 @@ func (c *ClientWithResponses) MetricsWithResponse(ctx context.Context, reqEditor
 }
 
 // GetSpecJSONWithResponse The OpenAPI 3 description (JSON)
+//
+// The same description as /openapi.yaml, as JSON; the documentation page (/docs) renders it. Never rate limited.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -7305,6 +7525,8 @@ func (c *ClientWithResponses) GetSpecJSONWithResponse(ctx context.Context, reqEd
 
 // GetSpecYAMLWithResponse The OpenAPI 3 description (YAML)
 //
+// openapi.yaml byte for byte: the contract of this API, generated from the handlers (go generate ./docs). Never rate limited.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /openapi.yaml (the `GetSpecYAML` operationId).
@@ -7317,6 +7539,8 @@ func (c *ClientWithResponses) GetSpecYAMLWithResponse(ctx context.Context, reqEd
 }
 
 // ReadyzWithResponse Readiness
+//
+// 200 when the database answers, 503 not_ready when it does not (a load balancer stops sending traffic). Never rate limited.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -7813,6 +8037,52 @@ func ParseGetDocsResponse(rsp *http.Response) (*GetDocsResponse, error) {
 	response := &GetDocsResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseGetDocsFileResponse parses an HTTP response from a GetDocsFileWithResponse call
+func ParseGetDocsFileResponse(rsp *http.Response) (*GetDocsFileResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetDocsFileResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetDocsFileResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil

@@ -20,6 +20,8 @@
 //     DatabaseUnavailable on every operation that lists a 500.
 //  5. Seeds (seed.go): the pattern of a decimal seed, and a request's seed
 //     a oneOf of that string and a JSON integer up to 2^53 − 1.
+//  6. `security: []` on every operation that takes no credentials
+//     (security.go).
 //
 // The result is validated and written as YAML with sorted keys (the top
 // level in the usual order), so the same input always gives the same
@@ -100,6 +102,7 @@ func Convert(swagger []byte) ([]byte, error) {
 	}
 	commonResponses(doc)
 	seeds(doc)
+	publicSecurity(doc)
 	if err := doc.Validate(context.Background()); err != nil {
 		return nil, fmt.Errorf("the converted spec is invalid: %w", err)
 	}
