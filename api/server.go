@@ -10,7 +10,9 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -225,6 +227,11 @@ func (s *server) routes() *gin.Engine {
 		return s.fail(c, &requestError{status: http.StatusNotFound, code: CodeNotFound, detail: "no such route"})
 	}))
 	r.NoMethod(s.handle(func(c *gin.Context) reply {
+		// gin lists the methods of its routes; a GET route takes HEAD too
+		// (headAsGet).
+		if allow := c.Writer.Header().Get("Allow"); slices.Contains(strings.Split(allow, ", "), http.MethodGet) {
+			c.Writer.Header().Set("Allow", allow+", "+http.MethodHead)
+		}
 		return s.fail(c, &requestError{status: http.StatusMethodNotAllowed, code: CodeMethodNotAllowed,
 			detail: "the route does not take this method; Allow lists the ones it takes"})
 	}))

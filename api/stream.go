@@ -249,8 +249,8 @@ func (s *server) stream(c *gin.Context, slots *streamSlots, heartbeat time.Durat
 	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
 	w.WriteHeader(http.StatusOK)
 	_ = rc.SetWriteDeadline(time.Now().Add(heartbeat + streamWriteGrace))
-	if rc.Flush() != nil {
-		return
+	if rc.Flush() != nil || c.Request.Method == http.MethodHead {
+		return // a HEAD gets the stream's headers, and no stream
 	}
 
 	ticker := time.NewTicker(heartbeat)

@@ -1,0 +1,143 @@
+package api_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	solitaire "github.com/openpatience/solitaire"
+	"github.com/openpatience/solitaire/api"
+)
+
+// volatileHeaders differ between any two responses, whatever the method.
+var volatileHeaders = []string{"Date", "X-Request-Id", "Ratelimit"}
+
+// TestHeadOnEveryGetRoute (RFC 9110 §9.3.2): every GET operation of
+// openapi.yaml answers HEAD with the status and headers of the GET (the
+// same Content-Length and ETag) and no body, on a game, a duel, a variant,
+// a file of the page, and on a game that is not there.
+func TestHeadOnEveryGetRoute(t *testing.T) {
+	forEachStore(t, func(t *testing.T, e *env) {
+		game := e.createGame(api.CreateGameRequest{Variant: "klondike"})
+		e.play(game.ID, draw())
+		var duel api.Duel
+		e.must(http.StatusCreated, req{method: "POST", path: "/v1/duels", body: map[string]any{}}).decode(t, &duel)
+		doc, err := openapi3.NewLoader().LoadFromData(solitaire.OpenAPIYAML)
+		if err != nil {
+			t.Fatal(err)
+		}
+		values := map[string]string{"version": "1", "variant": "klondike"}
+		tested := 0
+		for _, path := range doc.Paths.InMatchingOrder() {
+			op := doc.Paths.Value(path).Get
+			if op == nil {
+				continue
+			}
+			concrete := path
+			for _, p := range op.Parameters {
+				if p.Value == nil || p.Value.In != "path" {
+					continue
+				}
+				v, ok := values[p.Value.Name]
+				switch {
+				case p.Value.Name == "id" && strings.HasPrefix(path, "/v1/duels/"):
+					v, ok = duel.ID, true
+				case p.Value.Name == "id":
+					v, ok = game.ID, true
+				case p.Value.Schema != nil && len(p.Value.Schema.Value.Enum) > 0:
+					v, ok = p.Value.Schema.Value.Enum[0].(string)
+				}
+				if !ok {
+					t.Fatalf("GET %s: no value for path parameter %s; add one to this test", path, p.Value.Name)
+				}
+				concrete = strings.ReplaceAll(concrete, "{"+p.Value.Name+"}", v)
+			}
+			compareHead(t, e, concrete)
+			tested++
+		}
+		if tested == 0 {
+			t.Errorf("no GET route in openapi.yaml")
+		}
+		// A GET route lists HEAD among the methods it takes.
+		if r := e.do(req{method: "POST", path: "/v1/variants", body: "{}", invalid: true}); r.header.Get("Allow") != "GET, HEAD" {
+			t.Errorf("POST /v1/variants: %d, Allow %q, want GET, HEAD", r.status, r.header.Get("Allow"))
+		}
+		compareHead(t, e, "/v1/games/nope")    // 404
+		compareHead(t, e, "/docs/nothing.js")  // 404
+		compareHead(t, e, "/v1/players")       // 405: POST only
+		compareHead(t, e, "/v1/no-such-route") // 404
+	})
+}
+
+// compareHead sends GET and HEAD for path (with the env's token) and fails
+// unless they answer the same status and headers, HEAD with no body.
+func compareHead(t *testing.T, e *env, path string) {
+	t.Helper()
+	send := func(method string) (*http.Response, []byte) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		r, err := http.NewRequestWithContext(ctx, method, e.srv.URL+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Header.Set("Authorization", "Bearer "+e.token)
+		r.Header.Set("Accept-Encoding", "identity")
+		res, err := http.DefaultTransport.RoundTrip(r)
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+		defer res.Body.Close()
+		var body []byte
+		if !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+			b, err := io.ReadAll(res.Body)
+			if err != nil {
+				t.Fatalf("%s %s: %v", method, path, err)
+			}
+			body = b
+		}
+		return res, body
+	}
+	get, getBody := send(http.MethodGet)
+	head, headBody := send(http.MethodHead)
+	if head.StatusCode != get.StatusCode {
+		t.Errorf("%s: HEAD %d, GET %d", path, head.StatusCode, get.StatusCode)
+	}
+	if len(headBody) != 0 {
+		t.Errorf("%s: HEAD sent a body of %d bytes", path, len(headBody))
+	}
+	if n := get.Header.Get("Content-Length"); n != "" && path != "/metrics" && n != strconv.Itoa(len(getBody)) {
+		t.Errorf("%s: GET Content-Length %s, body %d bytes", path, n, len(getBody))
+	}
+	for _, h := range []http.Header{get.Header, head.Header} {
+		for _, k := range volatileHeaders {
+			h.Del(k)
+		}
+	}
+	if path == "/metrics" { // the counters move between the two requests
+		get.Header.Del("Content-Length")
+		head.Header.Del("Content-Length")
+	}
+	keys := func(h http.Header) []string {
+		var ks []string
+		for k := range h {
+			ks = append(ks, k)
+		}
+		slices.Sort(ks)
+		return ks
+	}
+	if !slices.Equal(keys(get.Header), keys(head.Header)) {
+		t.Errorf("%s: HEAD headers %v, GET %v", path, keys(head.Header), keys(get.Header))
+	}
+	for k, v := range get.Header {
+		if !slices.Equal(head.Header[k], v) {
+			t.Errorf("%s: HEAD %s %q, GET %q", path, k, head.Header[k], v)
+		}
+	}
+}
