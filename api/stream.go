@@ -171,18 +171,20 @@ func (s *server) streamHandler() gin.HandlerFunc {
 	return func(c *gin.Context) { s.stream(c, slots, heartbeat) }
 }
 
-// stream serves a game's events live as Server-Sent Events.
+// stream serves a game's events live, as Server-Sent Events or, on
+// request, as NDJSON (streamWriter).
 //
 //	@Summary		Stream a game's events live
 //	@Description	Server-Sent Events (`text/event-stream`): the events of the game's log after `Last-Event-ID` (absent: from the deal), then each new event as it is appended, by this server or by any other on the same database. Each SSE event has `id:` the event's version and `data:` one Event as JSON (the shape of GET /v1/games/{id}/events, hash chain links included); on reconnecting, an EventSource sends `Last-Event-ID` and gets exactly the events it missed.
-//	@Description	A `heartbeat` SSE event with empty data is sent at a fixed interval (15 s by default), which an EventSource does not dispatch. The stream ends after the game's final event (game_won, game_resigned, game_expired). A game that has ended with nothing after `Last-Event-ID` answers 204, which tells an EventSource to stop reconnecting.
+//	@Description	With `Accept: application/x-ndjson` the same events come as newline-delimited JSON instead (for bots and other non-browser clients, as Lichess streams games): one Event per line, exactly as GET /v1/games/{id}/events streams them, and an empty line at each heartbeat; resume with Last-Event-ID set to the version of the last line read.
+//	@Description	A `heartbeat` SSE event with empty data (NDJSON: an empty line) is sent at a fixed interval (15 s by default), which an EventSource does not dispatch. The stream ends after the game's final event (game_won, game_resigned, game_expired). A game that has ended with nothing after `Last-Event-ID` answers 204, which tells an EventSource to stop reconnecting.
 //	@Description	Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4), and after the end too for a game on a shared deal whose competition has not closed (R6.6). A player may have a bounded number of streams open at once (8 by default), a client address too (64 by default), and the server (4096 by default, at most half its open-file limit); one more gets 429 too_many_streams with Retry-After.
 //	@Tags			games
-//	@Produce		event-stream
+//	@Produce		event-stream,application/x-ndjson
 //	@Security		BearerAuth
 //	@Param			id				path		string	true	"game id"
 //	@Param			Last-Event-ID	header		int		false	"the version of the last event received; the stream starts after it"	minimum(0)
-//	@Success		200				{string}	string	"the event stream"
+//	@Success		200				{object}	EventPage	"the event stream: SSE text, or one Event per line"
 //	@Header			200				{string}	Cache-Control	"no-cache"
 //	@Success		204				"the game has ended and no event follows Last-Event-ID"
 //	@Failure		400				{object}	Problem	"bad Last-Event-ID"
@@ -243,8 +245,9 @@ func (s *server) stream(c *gin.Context, slots *streamSlots, heartbeat time.Durat
 	// A stream outlives the server's read and write timeouts; instead each
 	// write gets its own deadline.
 	_ = rc.SetReadDeadline(time.Time{})
+	out := newStreamWriter(c)
 	h := w.Header()
-	h.Set("Content-Type", sse.ContentType)
+	h.Set("Content-Type", out.contentType())
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
 	w.WriteHeader(http.StatusOK)
@@ -274,7 +277,7 @@ func (s *server) stream(c *gin.Context, slots *streamSlots, heartbeat time.Durat
 	var done <-chan struct{} = s.cfg.Done
 
 	c.Stream(func(io.Writer) bool {
-		ended, err := s.sendNew(c, rc, id, &last, redact, heartbeat)
+		ended, err := s.sendNew(c, out, rc, id, &last, redact, heartbeat)
 		if err != nil {
 			if ctx.Err() == nil {
 				s.log.WarnContext(ctx, "event stream ended", "request_id", requestIDOf(c), "game", id, "err", err)
@@ -298,8 +301,7 @@ func (s *server) stream(c *gin.Context, slots *streamSlots, heartbeat time.Durat
 			}
 		case <-ticker.C:
 			_ = rc.SetWriteDeadline(time.Now().Add(heartbeat + streamWriteGrace))
-			c.Render(-1, sse.Event{Event: heartbeatEvent, Data: ""})
-			if rc.Flush() != nil {
+			if out.heartbeat() != nil || rc.Flush() != nil {
 				return false // the client went away or stopped reading
 			}
 		}
@@ -307,9 +309,9 @@ func (s *server) stream(c *gin.Context, slots *streamSlots, heartbeat time.Durat
 	})
 }
 
-// sendNew writes every event after *last as an SSE event and advances
-// *last. It reports whether one of them was the game's final event.
-func (s *server) sendNew(c *gin.Context, rc *http.ResponseController, id string, last *int, redact bool,
+// sendNew writes every event after *last to out and advances *last. It
+// reports whether one of them was the game's final event.
+func (s *server) sendNew(c *gin.Context, out streamWriter, rc *http.ResponseController, id string, last *int, redact bool,
 	heartbeat time.Duration) (bool, error) {
 	ctx := c.Request.Context()
 	for {
@@ -323,7 +325,9 @@ func (s *server) sendNew(c *gin.Context, rc *http.ResponseController, id string,
 				return false, err
 			}
 			_ = rc.SetWriteDeadline(time.Now().Add(heartbeat + streamWriteGrace))
-			c.Render(-1, sse.Event{Id: strconv.Itoa(r.Version), Data: data})
+			if err := out.event(r.Version, data); err != nil {
+				return false, err
+			}
 			if err := rc.Flush(); err != nil { // the client went away or stopped reading
 				return false, err
 			}
@@ -359,4 +363,59 @@ func lastEventID(c *gin.Context) (int, error) {
 		return 0, badParam(LastEventIDHeader, "Last-Event-ID must be the version of an event, a whole number from 0")
 	}
 	return n, nil
+}
+
+// streamWriter writes a live stream in one wire format: the events, one
+// at a time, and the keep-alive sent at each heartbeat. The caller
+// flushes.
+type streamWriter interface {
+	// contentType is the stream's media type.
+	contentType() string
+	// event writes the event of that version, data its JSON (one line).
+	event(version int, data []byte) error
+	// heartbeat writes the keep-alive, which a client skips.
+	heartbeat() error
+}
+
+// newStreamWriter picks the format the request accepts: NDJSON if Accept
+// prefers application/x-ndjson, else Server-Sent Events (the default, and
+// what an EventSource sends: text/event-stream).
+func newStreamWriter(c *gin.Context) streamWriter {
+	if c.NegotiateFormat(sse.ContentType, mimeNDJSON) == mimeNDJSON {
+		return ndjsonStream{c.Writer}
+	}
+	return sseStream{c}
+}
+
+// sseStream is the Server-Sent Events format (WHATWG HTML §9.2): each
+// event with id: its version and data: its JSON; the keep-alive is a
+// heartbeat event with empty data, which an EventSource does not dispatch.
+type sseStream struct{ c *gin.Context }
+
+func (sseStream) contentType() string { return sse.ContentType }
+
+func (s sseStream) event(version int, data []byte) error {
+	return sse.Encode(s.c.Writer, sse.Event{Id: strconv.Itoa(version), Data: data})
+}
+
+func (s sseStream) heartbeat() error {
+	return sse.Encode(s.c.Writer, sse.Event{Event: heartbeatEvent, Data: ""})
+}
+
+// ndjsonStream is newline-delimited JSON, the form bots and other
+// non-browser clients read (as Lichess streams games): one Event per line,
+// the shape of GET /v1/games/{id}/events with Accept: application/x-ndjson,
+// and an empty line as the keep-alive, which a reader skips.
+type ndjsonStream struct{ w io.Writer }
+
+func (ndjsonStream) contentType() string { return mimeNDJSON }
+
+func (s ndjsonStream) event(_ int, data []byte) error {
+	_, err := s.w.Write(append(data, '\n'))
+	return err
+}
+
+func (s ndjsonStream) heartbeat() error {
+	_, err := s.w.Write([]byte{'\n'})
+	return err
 }

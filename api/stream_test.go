@@ -217,6 +217,17 @@ var (
 // against its version.
 func eventOf(t testing.TB, ev sseEvent) api.Event {
 	t.Helper()
+	loadEventSchema(t)
+	out := checkEventJSON(t, []byte(ev.data))
+	if ev.id != strconv.Itoa(out.Version) || ev.event != "" {
+		t.Errorf("SSE id %q event %q for version %d", ev.id, ev.event, out.Version)
+	}
+	return out
+}
+
+// loadEventSchema loads, once, the strict Event schema checkEventJSON uses.
+func loadEventSchema(t testing.TB) {
+	t.Helper()
 	eventSchemaOnce.Do(func() {
 		doc, err := openapi3.NewLoader().LoadFromData(solitaire.OpenAPIYAML)
 		if err != nil {
@@ -230,19 +241,23 @@ func eventOf(t testing.TB, ev sseEvent) api.Event {
 		}
 		eventSchema = doc.Components.Schemas["Event"].Value
 	})
+}
+
+// checkEventJSON decodes one Event's JSON, checking it against the Event
+// schema of openapi.yaml made strict.
+func checkEventJSON(t testing.TB, data []byte) api.Event {
+	t.Helper()
+	loadEventSchema(t)
 	var v any
-	if err := json.Unmarshal([]byte(ev.data), &v); err != nil {
-		t.Fatalf("event data is not JSON: %v: %q", err, ev.data)
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatalf("event data is not JSON: %v: %q", err, data)
 	}
 	if err := eventSchema.VisitJSON(v); err != nil {
-		t.Errorf("event data breaks the Event schema: %v\n%s", err, ev.data)
+		t.Errorf("event data breaks the Event schema: %v\n%s", err, data)
 	}
 	var out api.Event
-	if err := json.Unmarshal([]byte(ev.data), &out); err != nil {
+	if err := json.Unmarshal(data, &out); err != nil {
 		t.Fatal(err)
-	}
-	if ev.id != strconv.Itoa(out.Version) || ev.event != "" {
-		t.Errorf("SSE id %q event %q for version %d", ev.id, ev.event, out.Version)
 	}
 	return out
 }

@@ -635,8 +635,10 @@ type Audit struct {
 	// Sealed a shared deal whose competition has not closed (R6.6): no commitment check, seed or salt yet
 	Sealed bool `json:"sealed"`
 
-	// Seed the deal's seed (R6.1); null while in progress and for a custom layout
-	Seed *uint64 `json:"seed"`
+	// Seed the deal's seed (R6.1), a decimal string; null while in progress and for a custom layout
+	//
+	// Example: 9925980916699881289
+	Seed *string `json:"seed"`
 }
 
 // Card defines model for Card.
@@ -705,15 +707,18 @@ type CreateGameRequest struct {
 	// Options options; absent ones keep the variant's defaults
 	Options *CreateOptions `json:"options,omitempty"`
 
-	// Seed deal from this seed (R6.1); unranked
-	//
-	// Example: 42
-	Seed *uint64 `json:"seed,omitempty"`
+	// Seed deal from this seed (R6.1), a decimal string (or a JSON integer up to 2^53-1); unranked
+	Seed *CreateGameRequest_Seed `json:"seed,omitempty"`
 
 	// Variant variant id (GET /v1/variants)
 	//
 	// Example: klondike
 	Variant string `json:"variant"`
+}
+
+// CreateGameRequest_Seed deal from this seed (R6.1), a decimal string (or a JSON integer up to 2^53-1); unranked
+type CreateGameRequest_Seed struct {
+	union json.RawMessage
 }
 
 // CreateOptions defines model for CreateOptions.
@@ -755,8 +760,10 @@ type Daily struct {
 	// Salt the commitment's salt, 64 hex digits; null until the day has ended
 	Salt *string `json:"salt"`
 
-	// Seed the day's seed (R6.1); null until the day has ended
-	Seed *uint64 `json:"seed"`
+	// Seed the day's seed (R6.1), a decimal string; null until the day has ended
+	//
+	// Example: 9925980916699881289
+	Seed *string `json:"seed"`
 
 	// Standings one line per daily game, best first
 	Standings []Standing `json:"standings"`
@@ -816,8 +823,10 @@ type Duel struct {
 	// Salt the commitment's salt, 64 hex digits; null until the duel has ended
 	Salt *string `json:"salt"`
 
-	// Seed the deal's seed (R6.1); null until the duel has ended
-	Seed *uint64 `json:"seed"`
+	// Seed the deal's seed (R6.1), a decimal string; null until the duel has ended
+	//
+	// Example: 9925980916699881289
+	Seed *string `json:"seed"`
 
 	// Standings one line per joined game, best first
 	Standings []Standing `json:"standings"`
@@ -1355,6 +1364,16 @@ type Problem struct {
 	Type string `json:"type"`
 }
 
+// Seed a deal seed (R6.1), 0 to 2^64-1, as a decimal string: what every response sends, and what a request may send for any seed
+//
+// Example: 9925980916699881289
+type Seed = string
+
+// SeedNumber a deal seed as a JSON integer, which a request may send up to 2^53-1 (the largest integer every JSON reader holds exactly); a larger one is refused with 400: send it as a decimal string (Seed)
+//
+// Example: 42
+type SeedNumber = int64
+
 // Standing defines model for Standing.
 type Standing struct {
 	// ElapsedMs playing time at the game's latest event, ms (R5.2)
@@ -1628,6 +1647,68 @@ type PlayMoveJSONRequestBody = MoveRequest
 
 // CreatePlayerJSONRequestBody defines body for CreatePlayer for application/json ContentType.
 type CreatePlayerJSONRequestBody = NewPlayer
+
+// AsSeed returns the union data inside the CreateGameRequest_Seed as a Seed
+func (t CreateGameRequest_Seed) AsSeed() (Seed, error) {
+	var body Seed
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSeed overwrites any union data inside the CreateGameRequest_Seed as the provided Seed
+func (t *CreateGameRequest_Seed) FromSeed(v Seed) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSeed performs a merge with any union data inside the CreateGameRequest_Seed, using the provided Seed
+func (t *CreateGameRequest_Seed) MergeSeed(v Seed) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSeedNumber returns the union data inside the CreateGameRequest_Seed as a SeedNumber
+func (t CreateGameRequest_Seed) AsSeedNumber() (SeedNumber, error) {
+	var body SeedNumber
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSeedNumber overwrites any union data inside the CreateGameRequest_Seed as the provided SeedNumber
+func (t *CreateGameRequest_Seed) FromSeedNumber(v SeedNumber) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSeedNumber performs a merge with any union data inside the CreateGameRequest_Seed, using the provided SeedNumber
+func (t *CreateGameRequest_Seed) MergeSeedNumber(v SeedNumber) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t CreateGameRequest_Seed) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *CreateGameRequest_Seed) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -1906,7 +1987,8 @@ type ClientInterface interface {
 	// StreamGame Stream a game's events live
 	//
 	// Server-Sent Events (`text/event-stream`): the events of the game's log after `Last-Event-ID` (absent: from the deal), then each new event as it is appended, by this server or by any other on the same database. Each SSE event has `id:` the event's version and `data:` one Event as JSON (the shape of GET /v1/games/{id}/events, hash chain links included); on reconnecting, an EventSource sends `Last-Event-ID` and gets exactly the events it missed.
-	// A `heartbeat` SSE event with empty data is sent at a fixed interval (15 s by default), which an EventSource does not dispatch. The stream ends after the game's final event (game_won, game_resigned, game_expired). A game that has ended with nothing after `Last-Event-ID` answers 204, which tells an EventSource to stop reconnecting.
+	// With `Accept: application/x-ndjson` the same events come as newline-delimited JSON instead (for bots and other non-browser clients, as Lichess streams games): one Event per line, exactly as GET /v1/games/{id}/events streams them, and an empty line at each heartbeat; resume with Last-Event-ID set to the version of the last line read.
+	// A `heartbeat` SSE event with empty data (NDJSON: an empty line) is sent at a fixed interval (15 s by default), which an EventSource does not dispatch. The stream ends after the game's final event (game_won, game_resigned, game_expired). A game that has ended with nothing after `Last-Event-ID` answers 204, which tells an EventSource to stop reconnecting.
 	// Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4), and after the end too for a game on a shared deal whose competition has not closed (R6.6). A player may have a bounded number of streams open at once (8 by default), a client address too (64 by default), and the server (4096 by default, at most half its open-file limit); one more gets 429 too_many_streams with Retry-After.
 	//
 	// Corresponds with GET /v1/games/{id}/stream (the `StreamGame` operationId).
@@ -2445,7 +2527,8 @@ func (c *Client) GetState(ctx context.Context, id string, version int, reqEditor
 // StreamGame Stream a game's events live
 //
 // Server-Sent Events (`text/event-stream`): the events of the game's log after `Last-Event-ID` (absent: from the deal), then each new event as it is appended, by this server or by any other on the same database. Each SSE event has `id:` the event's version and `data:` one Event as JSON (the shape of GET /v1/games/{id}/events, hash chain links included); on reconnecting, an EventSource sends `Last-Event-ID` and gets exactly the events it missed.
-// A `heartbeat` SSE event with empty data is sent at a fixed interval (15 s by default), which an EventSource does not dispatch. The stream ends after the game's final event (game_won, game_resigned, game_expired). A game that has ended with nothing after `Last-Event-ID` answers 204, which tells an EventSource to stop reconnecting.
+// With `Accept: application/x-ndjson` the same events come as newline-delimited JSON instead (for bots and other non-browser clients, as Lichess streams games): one Event per line, exactly as GET /v1/games/{id}/events streams them, and an empty line at each heartbeat; resume with Last-Event-ID set to the version of the last line read.
+// A `heartbeat` SSE event with empty data (NDJSON: an empty line) is sent at a fixed interval (15 s by default), which an EventSource does not dispatch. The stream ends after the game's final event (game_won, game_resigned, game_expired). A game that has ended with nothing after `Last-Event-ID` answers 204, which tells an EventSource to stop reconnecting.
 // Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4), and after the end too for a game on a shared deal whose competition has not closed (R6.6). A player may have a bounded number of streams open at once (8 by default), a client address too (64 by default), and the server (4096 by default, at most half its open-file limit); one more gets 429 too_many_streams with Retry-After.
 //
 // Corresponds with GET /v1/games/{id}/stream (the `StreamGame` operationId).
@@ -4520,7 +4603,8 @@ type ClientWithResponsesInterface interface {
 	// StreamGameWithResponse Stream a game's events live
 	//
 	// Server-Sent Events (`text/event-stream`): the events of the game's log after `Last-Event-ID` (absent: from the deal), then each new event as it is appended, by this server or by any other on the same database. Each SSE event has `id:` the event's version and `data:` one Event as JSON (the shape of GET /v1/games/{id}/events, hash chain links included); on reconnecting, an EventSource sends `Last-Event-ID` and gets exactly the events it missed.
-	// A `heartbeat` SSE event with empty data is sent at a fixed interval (15 s by default), which an EventSource does not dispatch. The stream ends after the game's final event (game_won, game_resigned, game_expired). A game that has ended with nothing after `Last-Event-ID` answers 204, which tells an EventSource to stop reconnecting.
+	// With `Accept: application/x-ndjson` the same events come as newline-delimited JSON instead (for bots and other non-browser clients, as Lichess streams games): one Event per line, exactly as GET /v1/games/{id}/events streams them, and an empty line at each heartbeat; resume with Last-Event-ID set to the version of the last line read.
+	// A `heartbeat` SSE event with empty data (NDJSON: an empty line) is sent at a fixed interval (15 s by default), which an EventSource does not dispatch. The stream ends after the game's final event (game_won, game_resigned, game_expired). A game that has ended with nothing after `Last-Event-ID` answers 204, which tells an EventSource to stop reconnecting.
 	// Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4), and after the end too for a game on a shared deal whose competition has not closed (R6.6). A player may have a bounded number of streams open at once (8 by default), a client address too (64 by default), and the server (4096 by default, at most half its open-file limit); one more gets 429 too_many_streams with Retry-After.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -7831,7 +7915,8 @@ func (c *ClientWithResponses) GetStateWithResponse(ctx context.Context, id strin
 // StreamGameWithResponse Stream a game's events live
 //
 // Server-Sent Events (`text/event-stream`): the events of the game's log after `Last-Event-ID` (absent: from the deal), then each new event as it is appended, by this server or by any other on the same database. Each SSE event has `id:` the event's version and `data:` one Event as JSON (the shape of GET /v1/games/{id}/events, hash chain links included); on reconnecting, an EventSource sends `Last-Event-ID` and gets exactly the events it missed.
-// A `heartbeat` SSE event with empty data is sent at a fixed interval (15 s by default), which an EventSource does not dispatch. The stream ends after the game's final event (game_won, game_resigned, game_expired). A game that has ended with nothing after `Last-Event-ID` answers 204, which tells an EventSource to stop reconnecting.
+// With `Accept: application/x-ndjson` the same events come as newline-delimited JSON instead (for bots and other non-browser clients, as Lichess streams games): one Event per line, exactly as GET /v1/games/{id}/events streams them, and an empty line at each heartbeat; resume with Last-Event-ID set to the version of the last line read.
+// A `heartbeat` SSE event with empty data (NDJSON: an empty line) is sent at a fixed interval (15 s by default), which an EventSource does not dispatch. The stream ends after the game's final event (game_won, game_resigned, game_expired). A game that has ended with nothing after `Last-Event-ID` answers 204, which tells an EventSource to stop reconnecting.
 // Like every read, only the owner may stream a game in progress, and its game_dealt event is redacted then (RULES R6.4), and after the end too for a game on a shared deal whose competition has not closed (R6.6). A player may have a bounded number of streams open at once (8 by default), a client address too (64 by default), and the server (4096 by default, at most half its open-file limit); one more gets 429 too_many_streams with Retry-After.
 //
 // Returns a wrapper object for the known response body format(s).

@@ -13,7 +13,8 @@
 //     application/problem+json (RFC 9457) only, and no other response lists
 //     that media type (Swagger 2.0 has one produces list per operation).
 //  3. An application/x-ndjson response carries one item per line: its
-//     schema becomes the item schema of the page's one array property.
+//     schema becomes the item schema of the page's one array property. A
+//     text/event-stream response is a string.
 //  4. The responses of middleware, declared once as components and
 //     referenced by each operation they apply to (common.go): 429
 //     RateLimited on every operation not tagged operations, 503
@@ -49,6 +50,7 @@ const (
 	mimeJSON    = "application/json"
 	mimeProblem = "application/problem+json"
 	mimeNDJSON  = "application/x-ndjson"
+	mimeSSE     = "text/event-stream"
 )
 
 func main() {
@@ -94,6 +96,7 @@ func Convert(swagger []byte) ([]byte, error) {
 					continue
 				}
 				problems(r.Value)
+				eventStream(r.Value)
 				if err := ndjson(doc, r.Value); err != nil {
 					return nil, fmt.Errorf("%s: %w", path, err)
 				}
@@ -175,6 +178,17 @@ func problems(r *openapi3.Response) {
 		return
 	}
 	delete(r.Content, mimeProblem)
+}
+
+// eventStream is part of fix 3: a text/event-stream response is text
+// (its events are described by the operation, their data by the NDJSON
+// item schema beside it), whatever schema swag gave the operation's 200.
+func eventStream(r *openapi3.Response) {
+	if mt := r.Content[mimeSSE]; mt != nil {
+		s := openapi3.NewStringSchema()
+		s.Description = "Server-Sent Events (WHATWG HTML §9.2): each event's data is one Event as JSON"
+		r.Content[mimeSSE] = openapi3.NewMediaType().WithSchema(s)
+	}
 }
 
 // ndjson is fix 3.
