@@ -16,6 +16,10 @@ import (
 // NDJSON export of a game that has ended is exactly what `solitaire audit`
 // verifies offline.
 //
+// The spec describes Event as a oneOf of one schema per type with a
+// discriminator on type, each with its own payload (eventtypes.go); the
+// JSON is the same either way. Go code reads any payload into EventData.
+//
 // While the game is in progress a game_dealt event is redacted (RULES
 // R6.4): its deal lists no face-down or stock card and data.hidden gives
 // their counts. Its hash is still that of the stored payload, so the chain
@@ -52,8 +56,9 @@ func (e Event) MarshalJSON() ([]byte, error) {
 }
 
 // EventData is an event's payload, the JSON of domain.EventData: each event
-// type uses the fields named in its description and omits the rest. Cards
-// are R1.1 codes, piles are API pile names.
+// type uses the fields named in its description and omits the rest (the
+// payload of each type alone is in eventtypes.go, which the spec
+// describes). Cards are R1.1 codes, piles are API pile names.
 type EventData struct {
 	V          int         `json:"v" minimum:"1"`                                                            // payload version
 	Move       int         `json:"move" minimum:"0"`                                                         // number of the command that caused it; 0 for the deal

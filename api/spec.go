@@ -120,6 +120,12 @@ func (s *server) docsFileHandler(c *gin.Context) {
 		return
 	}
 	c.Header("Content-Security-Policy", docsCSP)
+	// The files are sent whole: the file server would answer conditions
+	// and ranges with 304, 206, 412 or 416, which are not worth describing
+	// for a page's assets.
+	for _, h := range []string{"If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range", "Range"} {
+		c.Request.Header.Del(h)
+	}
 	// gin-swagger answers GET alone; a HEAD (routed as GET, see
 	// headAsGet) gets the same answer, and net/http drops the body.
 	method := c.Request.Method

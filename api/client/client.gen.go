@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -38,6 +39,36 @@ func (e CardSuit) Valid() bool {
 	case Hearts:
 		return true
 	case Spades:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardFlippedEventType.
+const (
+	CardFlipped CardFlippedEventType = "card_flipped"
+)
+
+// Valid indicates whether the value is a known member of the CardFlippedEventType enum.
+func (e CardFlippedEventType) Valid() bool {
+	switch e {
+	case CardFlipped:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardsMovedEventType.
+const (
+	CardsMoved CardsMovedEventType = "cards_moved"
+)
+
+// Valid indicates whether the value is a known member of the CardsMovedEventType enum.
+func (e CardsMovedEventType) Valid() bool {
+	switch e {
+	case CardsMoved:
 		return true
 	default:
 		return false
@@ -158,48 +189,6 @@ func (e DuelStatus) Valid() bool {
 	}
 }
 
-// Defines values for EventType.
-const (
-	CardFlipped   EventType = "card_flipped"
-	CardsMoved    EventType = "cards_moved"
-	GameDealt     EventType = "game_dealt"
-	GameExpired   EventType = "game_expired"
-	GameResigned  EventType = "game_resigned"
-	GameWon       EventType = "game_won"
-	MoveRedone    EventType = "move_redone"
-	MoveUndone    EventType = "move_undone"
-	StockDrawn    EventType = "stock_drawn"
-	StockRecycled EventType = "stock_recycled"
-)
-
-// Valid indicates whether the value is a known member of the EventType enum.
-func (e EventType) Valid() bool {
-	switch e {
-	case CardFlipped:
-		return true
-	case CardsMoved:
-		return true
-	case GameDealt:
-		return true
-	case GameExpired:
-		return true
-	case GameResigned:
-		return true
-	case GameWon:
-		return true
-	case MoveRedone:
-		return true
-	case MoveUndone:
-		return true
-	case StockDrawn:
-		return true
-	case StockRecycled:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for GameStatus.
 const (
 	GameStatusExpired    GameStatus = "expired"
@@ -218,6 +207,36 @@ func (e GameStatus) Valid() bool {
 	case GameStatusLost:
 		return true
 	case GameStatusWon:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GameDealtEventType.
+const (
+	GameDealt GameDealtEventType = "game_dealt"
+)
+
+// Valid indicates whether the value is a known member of the GameDealtEventType enum.
+func (e GameDealtEventType) Valid() bool {
+	switch e {
+	case GameDealt:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GameExpiredEventType.
+const (
+	GameExpired GameExpiredEventType = "game_expired"
+)
+
+// Valid indicates whether the value is a known member of the GameExpiredEventType enum.
+func (e GameExpiredEventType) Valid() bool {
+	switch e {
+	case GameExpired:
 		return true
 	default:
 		return false
@@ -302,6 +321,21 @@ func (e GameOptionsScoring) Valid() bool {
 	}
 }
 
+// Defines values for GameResignedEventType.
+const (
+	GameResigned GameResignedEventType = "game_resigned"
+)
+
+// Valid indicates whether the value is a known member of the GameResignedEventType enum.
+func (e GameResignedEventType) Valid() bool {
+	switch e {
+	case GameResigned:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GameSummaryStatus.
 const (
 	GameSummaryStatusExpired    GameSummaryStatus = "expired"
@@ -320,6 +354,21 @@ func (e GameSummaryStatus) Valid() bool {
 	case GameSummaryStatusLost:
 		return true
 	case GameSummaryStatusWon:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GameWonEventType.
+const (
+	GameWon GameWonEventType = "game_won"
+)
+
+// Valid indicates whether the value is a known member of the GameWonEventType enum.
+func (e GameWonEventType) Valid() bool {
+	switch e {
+	case GameWon:
 		return true
 	default:
 		return false
@@ -416,6 +465,21 @@ func (e MoveRequestType) Valid() bool {
 	}
 }
 
+// Defines values for MoveUndoneEventType.
+const (
+	MoveUndone MoveUndoneEventType = "move_undone"
+)
+
+// Valid indicates whether the value is a known member of the MoveUndoneEventType enum.
+func (e MoveUndoneEventType) Valid() bool {
+	switch e {
+	case MoveUndone:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for StandingStatus.
 const (
 	StandingStatusExpired    StandingStatus = "expired"
@@ -434,6 +498,36 @@ func (e StandingStatus) Valid() bool {
 	case StandingStatusLost:
 		return true
 	case StandingStatusWon:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StockDrawnEventType.
+const (
+	StockDrawn StockDrawnEventType = "stock_drawn"
+)
+
+// Valid indicates whether the value is a known member of the StockDrawnEventType enum.
+func (e StockDrawnEventType) Valid() bool {
+	switch e {
+	case StockDrawn:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StockRecycledEventType.
+const (
+	StockRecycled StockRecycledEventType = "stock_recycled"
+)
+
+// Valid indicates whether the value is a known member of the StockRecycledEventType enum.
+func (e StockRecycledEventType) Valid() bool {
+	switch e {
+	case StockRecycled:
 		return true
 	default:
 		return false
@@ -660,10 +754,110 @@ type Card struct {
 // CardSuit Example: diamonds
 type CardSuit string
 
+// CardFlippedData defines model for CardFlippedData.
+type CardFlippedData struct {
+	// Auto done by the server (auto flip, autocomplete, win)
+	Auto *bool `json:"auto,omitempty"`
+
+	// Card R1.1 code
+	//
+	// Example: KH
+	Card string `json:"card"`
+
+	// Move number of the command that caused it; 0 for the deal
+	Move int `json:"move"`
+
+	// Pile API pile name
+	//
+	// Example: tableau/2
+	Pile string `json:"pile"`
+
+	// V payload version
+	V int `json:"v"`
+}
+
+// CardFlippedEvent An event of type card_flipped: its data is CardFlippedData.
+type CardFlippedEvent struct {
+	Data CardFlippedData `json:"data"`
+
+	// GameId the game, bound into every hash
+	GameId string `json:"game_id"`
+
+	// Hash this event's chain link, 64 hex digits
+	//
+	// Example: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+	Hash       string    `json:"hash"`
+	OccurredAt time.Time `json:"occurred_at"`
+
+	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
+	//
+	// Example: 0000000000000000000000000000000000000000000000000000000000000000
+	PrevHash string               `json:"prev_hash"`
+	Type     CardFlippedEventType `json:"type"`
+	Version  int                  `json:"version"`
+}
+
+// CardFlippedEventType defines model for CardFlippedEvent.Type.
+type CardFlippedEventType string
+
 // CardList defines model for CardList.
 type CardList struct {
 	Cards []Card `json:"cards"`
 }
+
+// CardsMovedData defines model for CardsMovedData.
+type CardsMovedData struct {
+	// Auto done by the server (auto flip, autocomplete, win)
+	Auto *bool `json:"auto,omitempty"`
+
+	// Cards R1.1 codes, bottom first
+	//
+	// Example: ["QH"]
+	Cards []string `json:"cards"`
+
+	// Count cards moved
+	Count int `json:"count"`
+
+	// From API pile name
+	//
+	// Example: tableau/3
+	From string `json:"from"`
+
+	// Move number of the command that caused it; 0 for the deal
+	Move int `json:"move"`
+
+	// To API pile name
+	//
+	// Example: foundation/0
+	To string `json:"to"`
+
+	// V payload version
+	V int `json:"v"`
+}
+
+// CardsMovedEvent An event of type cards_moved: its data is CardsMovedData.
+type CardsMovedEvent struct {
+	Data CardsMovedData `json:"data"`
+
+	// GameId the game, bound into every hash
+	GameId string `json:"game_id"`
+
+	// Hash this event's chain link, 64 hex digits
+	//
+	// Example: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+	Hash       string    `json:"hash"`
+	OccurredAt time.Time `json:"occurred_at"`
+
+	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
+	//
+	// Example: 0000000000000000000000000000000000000000000000000000000000000000
+	PrevHash string              `json:"prev_hash"`
+	Type     CardsMovedEventType `json:"type"`
+	Version  int                 `json:"version"`
+}
+
+// CardsMovedEventType defines model for CardsMovedEvent.Type.
+type CardsMovedEventType string
 
 // CreateDuelRequest defines model for CreateDuelRequest.
 type CreateDuelRequest struct {
@@ -843,89 +1037,9 @@ type Duel struct {
 // DuelStatus open until the duel ends
 type DuelStatus string
 
-// Event defines model for Event.
+// Event An entry of a game's log, one schema per event type: type says which, and data is that type's payload.
 type Event struct {
-	Data EventData `json:"data"`
-
-	// GameId the game, bound into every hash
-	GameId string `json:"game_id"`
-
-	// Hash this event's chain link, 64 hex digits
-	//
-	// Example: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
-	Hash       string    `json:"hash"`
-	OccurredAt time.Time `json:"occurred_at"`
-
-	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
-	//
-	// Example: 0000000000000000000000000000000000000000000000000000000000000000
-	PrevHash string    `json:"prev_hash"`
-	Type     EventType `json:"type"`
-	Version  int       `json:"version"`
-}
-
-// EventType defines model for Event.Type.
-type EventType string
-
-// EventData defines model for EventData.
-type EventData struct {
-	// Auto done by the server (auto flip, autocomplete, win)
-	Auto *bool `json:"auto,omitempty"`
-
-	// Card card_flipped
-	//
-	// Example: KH
-	Card *string `json:"card,omitempty"`
-
-	// Cards stock_drawn (draw order), cards_moved (bottom first)
-	Cards *[]string `json:"cards,omitempty"`
-
-	// Commitment game_dealt
-	Commitment *string `json:"commitment,omitempty"`
-
-	// Count stock_drawn, stock_recycled, cards_moved
-	Count *int `json:"count,omitempty"`
-
-	// Deadline game_expired
-	//
-	// Example: 2026-11-29T20:32:08.123Z
-	Deadline *time.Time `json:"deadline,omitempty"`
-
-	// Deal game_dealt
-	Deal *Deal `json:"deal,omitempty"`
-
-	// From cards_moved
-	//
-	// Example: tableau/3
-	From *string `json:"from,omitempty"`
-
-	// Hidden game_dealt while redacted
-	Hidden *Hidden `json:"hidden,omitempty"`
-
-	// Move number of the command that caused it; 0 for the deal
-	Move int `json:"move"`
-
-	// Pile card_flipped
-	//
-	// Example: tableau/2
-	Pile *string `json:"pile,omitempty"`
-
-	// Redone move_redone: version of the move_undone it takes back (R2.9)
-	Redone *int `json:"redone,omitempty"`
-
-	// Rules game_dealt
-	Rules *EventRules `json:"rules,omitempty"`
-
-	// To cards_moved
-	//
-	// Example: foundation/0
-	To *string `json:"to,omitempty"`
-
-	// Undone move_undone: first version of the undone turn
-	Undone *int `json:"undone,omitempty"`
-
-	// V payload version
-	V int `json:"v"`
+	union json.RawMessage
 }
 
 // EventPage defines model for EventPage.
@@ -1020,6 +1134,93 @@ type Game struct {
 // GameStatus in_progress until the game ends once (R2.8)
 type GameStatus string
 
+// GameDealtData defines model for GameDealtData.
+type GameDealtData struct {
+	// Auto done by the server (auto flip, autocomplete, win)
+	Auto *bool `json:"auto,omitempty"`
+
+	// Commitment R6.4
+	//
+	// Example: sha256:0f1e…
+	Commitment string `json:"commitment"`
+	Deal       Deal   `json:"deal"`
+
+	// Hidden only while the deal is redacted
+	Hidden *Hidden `json:"hidden,omitempty"`
+
+	// Move number of the command that caused it; 0 for the deal
+	Move  int        `json:"move"`
+	Rules EventRules `json:"rules"`
+
+	// V payload version
+	V int `json:"v"`
+}
+
+// GameDealtEvent An event of type game_dealt: its data is GameDealtData.
+type GameDealtEvent struct {
+	Data GameDealtData `json:"data"`
+
+	// GameId the game, bound into every hash
+	GameId string `json:"game_id"`
+
+	// Hash this event's chain link, 64 hex digits
+	//
+	// Example: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+	Hash       string    `json:"hash"`
+	OccurredAt time.Time `json:"occurred_at"`
+
+	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
+	//
+	// Example: 0000000000000000000000000000000000000000000000000000000000000000
+	PrevHash string             `json:"prev_hash"`
+	Type     GameDealtEventType `json:"type"`
+	Version  int                `json:"version"`
+}
+
+// GameDealtEventType defines model for GameDealtEvent.Type.
+type GameDealtEventType string
+
+// GameExpiredData defines model for GameExpiredData.
+type GameExpiredData struct {
+	// Auto done by the server (auto flip, autocomplete, win)
+	Auto *bool `json:"auto,omitempty"`
+
+	// Deadline when the time limit ran out
+	//
+	// Example: 2026-11-29T20:32:08.123Z
+	Deadline time.Time `json:"deadline"`
+
+	// Move number of the command that caused it; 0 for the deal
+	Move int `json:"move"`
+
+	// V payload version
+	V int `json:"v"`
+}
+
+// GameExpiredEvent An event of type game_expired: its data is GameExpiredData.
+type GameExpiredEvent struct {
+	Data GameExpiredData `json:"data"`
+
+	// GameId the game, bound into every hash
+	GameId string `json:"game_id"`
+
+	// Hash this event's chain link, 64 hex digits
+	//
+	// Example: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+	Hash       string    `json:"hash"`
+	OccurredAt time.Time `json:"occurred_at"`
+
+	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
+	//
+	// Example: 0000000000000000000000000000000000000000000000000000000000000000
+	PrevHash string               `json:"prev_hash"`
+	Type     GameExpiredEventType `json:"type"`
+	Version  int                  `json:"version"`
+}
+
+// GameExpiredEventType defines model for GameExpiredEvent.Type.
+type GameExpiredEventType string
+
 // GameList defines model for GameList.
 type GameList struct {
 	Games []GameSummary `json:"games"`
@@ -1067,6 +1268,42 @@ type GameOptionsFlip string
 // GameOptionsScoring R4
 type GameOptionsScoring string
 
+// GameResignedData defines model for GameResignedData.
+type GameResignedData struct {
+	// Auto done by the server (auto flip, autocomplete, win)
+	Auto *bool `json:"auto,omitempty"`
+
+	// Move number of the command that caused it; 0 for the deal
+	Move int `json:"move"`
+
+	// V payload version
+	V int `json:"v"`
+}
+
+// GameResignedEvent An event of type game_resigned: its data is GameResignedData.
+type GameResignedEvent struct {
+	Data GameResignedData `json:"data"`
+
+	// GameId the game, bound into every hash
+	GameId string `json:"game_id"`
+
+	// Hash this event's chain link, 64 hex digits
+	//
+	// Example: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+	Hash       string    `json:"hash"`
+	OccurredAt time.Time `json:"occurred_at"`
+
+	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
+	//
+	// Example: 0000000000000000000000000000000000000000000000000000000000000000
+	PrevHash string                `json:"prev_hash"`
+	Type     GameResignedEventType `json:"type"`
+	Version  int                   `json:"version"`
+}
+
+// GameResignedEventType defines model for GameResignedEvent.Type.
+type GameResignedEventType string
+
 // GameSummary defines model for GameSummary.
 type GameSummary struct {
 	// CreatedAt when the game was dealt
@@ -1111,6 +1348,42 @@ type GameSummary struct {
 
 // GameSummaryStatus in_progress until the game ends once (R2.8)
 type GameSummaryStatus string
+
+// GameWonData defines model for GameWonData.
+type GameWonData struct {
+	// Auto done by the server (auto flip, autocomplete, win)
+	Auto *bool `json:"auto,omitempty"`
+
+	// Move number of the command that caused it; 0 for the deal
+	Move int `json:"move"`
+
+	// V payload version
+	V int `json:"v"`
+}
+
+// GameWonEvent An event of type game_won: its data is GameWonData.
+type GameWonEvent struct {
+	Data GameWonData `json:"data"`
+
+	// GameId the game, bound into every hash
+	GameId string `json:"game_id"`
+
+	// Hash this event's chain link, 64 hex digits
+	//
+	// Example: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+	Hash       string    `json:"hash"`
+	OccurredAt time.Time `json:"occurred_at"`
+
+	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
+	//
+	// Example: 0000000000000000000000000000000000000000000000000000000000000000
+	PrevHash string           `json:"prev_hash"`
+	Type     GameWonEventType `json:"type"`
+	Version  int              `json:"version"`
+}
+
+// GameWonEventType defines model for GameWonEvent.Type.
+type GameWonEventType string
 
 // Health defines model for Health.
 type Health struct {
@@ -1281,6 +1554,45 @@ type MoveResult struct {
 	Game   Game    `json:"game"`
 }
 
+// MoveUndoneData defines model for MoveUndoneData.
+type MoveUndoneData struct {
+	// Auto done by the server (auto flip, autocomplete, win)
+	Auto *bool `json:"auto,omitempty"`
+
+	// Move number of the command that caused it; 0 for the deal
+	Move int `json:"move"`
+
+	// Undone first version of the undone turn
+	Undone int `json:"undone"`
+
+	// V payload version
+	V int `json:"v"`
+}
+
+// MoveUndoneEvent An event of type move_undone: its data is MoveUndoneData.
+type MoveUndoneEvent struct {
+	Data MoveUndoneData `json:"data"`
+
+	// GameId the game, bound into every hash
+	GameId string `json:"game_id"`
+
+	// Hash this event's chain link, 64 hex digits
+	//
+	// Example: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+	Hash       string    `json:"hash"`
+	OccurredAt time.Time `json:"occurred_at"`
+
+	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
+	//
+	// Example: 0000000000000000000000000000000000000000000000000000000000000000
+	PrevHash string              `json:"prev_hash"`
+	Type     MoveUndoneEventType `json:"type"`
+	Version  int                 `json:"version"`
+}
+
+// MoveUndoneEventType defines model for MoveUndoneEvent.Type.
+type MoveUndoneEventType string
+
 // NewPlayer defines model for NewPlayer.
 type NewPlayer struct {
 	// Name Example: Ada
@@ -1412,6 +1724,87 @@ type Stock struct {
 	// Count cards in the stock
 	Count int `json:"count"`
 }
+
+// StockDrawnData defines model for StockDrawnData.
+type StockDrawnData struct {
+	// Auto done by the server (auto flip, autocomplete, win)
+	Auto *bool `json:"auto,omitempty"`
+
+	// Cards R1.1 codes, in draw order
+	//
+	// Example: ["7D"]
+	Cards []string `json:"cards"`
+	Count int      `json:"count"`
+
+	// Move number of the command that caused it; 0 for the deal
+	Move int `json:"move"`
+
+	// V payload version
+	V int `json:"v"`
+}
+
+// StockDrawnEvent An event of type stock_drawn: its data is StockDrawnData.
+type StockDrawnEvent struct {
+	Data StockDrawnData `json:"data"`
+
+	// GameId the game, bound into every hash
+	GameId string `json:"game_id"`
+
+	// Hash this event's chain link, 64 hex digits
+	//
+	// Example: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+	Hash       string    `json:"hash"`
+	OccurredAt time.Time `json:"occurred_at"`
+
+	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
+	//
+	// Example: 0000000000000000000000000000000000000000000000000000000000000000
+	PrevHash string              `json:"prev_hash"`
+	Type     StockDrawnEventType `json:"type"`
+	Version  int                 `json:"version"`
+}
+
+// StockDrawnEventType defines model for StockDrawnEvent.Type.
+type StockDrawnEventType string
+
+// StockRecycledData defines model for StockRecycledData.
+type StockRecycledData struct {
+	// Auto done by the server (auto flip, autocomplete, win)
+	Auto *bool `json:"auto,omitempty"`
+
+	// Count cards turned over
+	Count *int `json:"count,omitempty"`
+
+	// Move number of the command that caused it; 0 for the deal
+	Move int `json:"move"`
+
+	// V payload version
+	V int `json:"v"`
+}
+
+// StockRecycledEvent An event of type stock_recycled: its data is StockRecycledData.
+type StockRecycledEvent struct {
+	Data StockRecycledData `json:"data"`
+
+	// GameId the game, bound into every hash
+	GameId string `json:"game_id"`
+
+	// Hash this event's chain link, 64 hex digits
+	//
+	// Example: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+	Hash       string    `json:"hash"`
+	OccurredAt time.Time `json:"occurred_at"`
+
+	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
+	//
+	// Example: 0000000000000000000000000000000000000000000000000000000000000000
+	PrevHash string                 `json:"prev_hash"`
+	Type     StockRecycledEventType `json:"type"`
+	Version  int                    `json:"version"`
+}
+
+// StockRecycledEventType defines model for StockRecycledEvent.Type.
+type StockRecycledEventType string
 
 // TableauPile defines model for TableauPile.
 type TableauPile struct {
@@ -1706,6 +2099,359 @@ func (t CreateGameRequest_Seed) MarshalJSON() ([]byte, error) {
 }
 
 func (t *CreateGameRequest_Seed) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsCardFlippedEvent returns the union data inside the Event as a CardFlippedEvent
+func (t Event) AsCardFlippedEvent() (CardFlippedEvent, error) {
+	var body CardFlippedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCardFlippedEvent overwrites any union data inside the Event as the provided CardFlippedEvent
+func (t *Event) FromCardFlippedEvent(v CardFlippedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"card_flipped"}`))
+	t.union = b
+	return err
+}
+
+// MergeCardFlippedEvent performs a merge with any union data inside the Event, using the provided CardFlippedEvent
+func (t *Event) MergeCardFlippedEvent(v CardFlippedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"card_flipped"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsCardsMovedEvent returns the union data inside the Event as a CardsMovedEvent
+func (t Event) AsCardsMovedEvent() (CardsMovedEvent, error) {
+	var body CardsMovedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCardsMovedEvent overwrites any union data inside the Event as the provided CardsMovedEvent
+func (t *Event) FromCardsMovedEvent(v CardsMovedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"cards_moved"}`))
+	t.union = b
+	return err
+}
+
+// MergeCardsMovedEvent performs a merge with any union data inside the Event, using the provided CardsMovedEvent
+func (t *Event) MergeCardsMovedEvent(v CardsMovedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"cards_moved"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsGameDealtEvent returns the union data inside the Event as a GameDealtEvent
+func (t Event) AsGameDealtEvent() (GameDealtEvent, error) {
+	var body GameDealtEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromGameDealtEvent overwrites any union data inside the Event as the provided GameDealtEvent
+func (t *Event) FromGameDealtEvent(v GameDealtEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"game_dealt"}`))
+	t.union = b
+	return err
+}
+
+// MergeGameDealtEvent performs a merge with any union data inside the Event, using the provided GameDealtEvent
+func (t *Event) MergeGameDealtEvent(v GameDealtEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"game_dealt"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsGameExpiredEvent returns the union data inside the Event as a GameExpiredEvent
+func (t Event) AsGameExpiredEvent() (GameExpiredEvent, error) {
+	var body GameExpiredEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromGameExpiredEvent overwrites any union data inside the Event as the provided GameExpiredEvent
+func (t *Event) FromGameExpiredEvent(v GameExpiredEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"game_expired"}`))
+	t.union = b
+	return err
+}
+
+// MergeGameExpiredEvent performs a merge with any union data inside the Event, using the provided GameExpiredEvent
+func (t *Event) MergeGameExpiredEvent(v GameExpiredEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"game_expired"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsGameResignedEvent returns the union data inside the Event as a GameResignedEvent
+func (t Event) AsGameResignedEvent() (GameResignedEvent, error) {
+	var body GameResignedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromGameResignedEvent overwrites any union data inside the Event as the provided GameResignedEvent
+func (t *Event) FromGameResignedEvent(v GameResignedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"game_resigned"}`))
+	t.union = b
+	return err
+}
+
+// MergeGameResignedEvent performs a merge with any union data inside the Event, using the provided GameResignedEvent
+func (t *Event) MergeGameResignedEvent(v GameResignedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"game_resigned"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsGameWonEvent returns the union data inside the Event as a GameWonEvent
+func (t Event) AsGameWonEvent() (GameWonEvent, error) {
+	var body GameWonEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromGameWonEvent overwrites any union data inside the Event as the provided GameWonEvent
+func (t *Event) FromGameWonEvent(v GameWonEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"game_won"}`))
+	t.union = b
+	return err
+}
+
+// MergeGameWonEvent performs a merge with any union data inside the Event, using the provided GameWonEvent
+func (t *Event) MergeGameWonEvent(v GameWonEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"game_won"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsMoveUndoneEvent returns the union data inside the Event as a MoveUndoneEvent
+func (t Event) AsMoveUndoneEvent() (MoveUndoneEvent, error) {
+	var body MoveUndoneEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMoveUndoneEvent overwrites any union data inside the Event as the provided MoveUndoneEvent
+func (t *Event) FromMoveUndoneEvent(v MoveUndoneEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"move_undone"}`))
+	t.union = b
+	return err
+}
+
+// MergeMoveUndoneEvent performs a merge with any union data inside the Event, using the provided MoveUndoneEvent
+func (t *Event) MergeMoveUndoneEvent(v MoveUndoneEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"move_undone"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsStockDrawnEvent returns the union data inside the Event as a StockDrawnEvent
+func (t Event) AsStockDrawnEvent() (StockDrawnEvent, error) {
+	var body StockDrawnEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromStockDrawnEvent overwrites any union data inside the Event as the provided StockDrawnEvent
+func (t *Event) FromStockDrawnEvent(v StockDrawnEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"stock_drawn"}`))
+	t.union = b
+	return err
+}
+
+// MergeStockDrawnEvent performs a merge with any union data inside the Event, using the provided StockDrawnEvent
+func (t *Event) MergeStockDrawnEvent(v StockDrawnEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"stock_drawn"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsStockRecycledEvent returns the union data inside the Event as a StockRecycledEvent
+func (t Event) AsStockRecycledEvent() (StockRecycledEvent, error) {
+	var body StockRecycledEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromStockRecycledEvent overwrites any union data inside the Event as the provided StockRecycledEvent
+func (t *Event) FromStockRecycledEvent(v StockRecycledEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"stock_recycled"}`))
+	t.union = b
+	return err
+}
+
+// MergeStockRecycledEvent performs a merge with any union data inside the Event, using the provided StockRecycledEvent
+func (t *Event) MergeStockRecycledEvent(v StockRecycledEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"stock_recycled"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Event) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"type"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t Event) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "card_flipped":
+		return t.AsCardFlippedEvent()
+	case "cards_moved":
+		return t.AsCardsMovedEvent()
+	case "game_dealt":
+		return t.AsGameDealtEvent()
+	case "game_expired":
+		return t.AsGameExpiredEvent()
+	case "game_resigned":
+		return t.AsGameResignedEvent()
+	case "game_won":
+		return t.AsGameWonEvent()
+	case "move_undone":
+		return t.AsMoveUndoneEvent()
+	case "stock_drawn":
+		return t.AsStockDrawnEvent()
+	case "stock_recycled":
+		return t.AsStockRecycledEvent()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t Event) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *Event) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }

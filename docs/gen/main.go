@@ -23,6 +23,8 @@
 //     a oneOf of that string and a JSON integer up to 2^53 − 1.
 //  6. `security: []` on every operation that takes no credentials
 //     (security.go).
+//  7. Event is a oneOf of one schema per event type with a discriminator
+//     on type, built from the table api.EventTypes (events.go).
 //
 // The result is validated and written as YAML with sorted keys (the top
 // level in the usual order), so the same input always gives the same
@@ -87,6 +89,9 @@ func Convert(swagger []byte) ([]byte, error) {
 		return nil, fmt.Errorf("convert: %w", err)
 	}
 	if err := bearer(doc); err != nil {
+		return nil, err
+	}
+	if err := typedEvents(doc); err != nil {
 		return nil, err
 	}
 	for _, path := range doc.Paths.InMatchingOrder() {

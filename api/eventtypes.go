@@ -1,0 +1,117 @@
+package api
+
+// The payload of each event type, as the spec describes it: Event.data is
+// the JSON of domain.EventData with only the fields of the event's type
+// (the rest are omitted). docs/gen builds the spec's Event as a oneOf of
+// one schema per type, with a discriminator on type, from EventTypes.
+//
+// To add an event type: add its payload type here (embedding EventMeta,
+// named <Name>Data, a field per key its payload carries; omitempty on a key
+// it may leave out) and a field to EventTypes named as the type is on the
+// wire; then `go generate ./...`.
+
+// EventMeta are the keys every payload has: the payload version, the
+// 1-based number of the command that caused the event (0 for the deal),
+// and auto, present and true when the server did it unasked (an auto flip,
+// autocomplete, the win).
+type EventMeta struct {
+	V    int  `json:"v" minimum:"1"`    // payload version
+	Move int  `json:"move" minimum:"0"` // number of the command that caused it; 0 for the deal
+	Auto bool `json:"auto,omitempty"`   // done by the server (auto flip, autocomplete, win)
+}
+
+// GameDealtData is game_dealt, the first event (RULES R6.2): the rules,
+// the deal and the commitment to it (R6.4). While the game is in progress
+// the deal lists no face-down or stock card and hidden gives their counts.
+type GameDealtData struct {
+	EventMeta
+	Rules      EventRules `json:"rules"`
+	Deal       Deal       `json:"deal"`
+	Commitment string     `json:"commitment" example:"sha256:0f1e…"` // R6.4
+	Hidden     *Hidden    `json:"hidden,omitempty"`                  // only while the deal is redacted
+} // @name GameDealtData
+
+// StockDrawnData is stock_drawn (R2.1): count cards from the stock to the
+// waste, in draw order.
+type StockDrawnData struct {
+	EventMeta
+	Count int      `json:"count" minimum:"1"`
+	Cards []string `json:"cards" example:"7D"` // R1.1 codes, in draw order
+} // @name StockDrawnData
+
+// StockRecycledData is stock_recycled (R2.1): the waste of count cards
+// turned over as the new stock.
+type StockRecycledData struct {
+	EventMeta
+	Count int `json:"count,omitempty" minimum:"1"` // cards turned over
+} // @name StockRecycledData
+
+// CardsMovedData is cards_moved (R2.2, R2.3, R2.6): count cards from one
+// pile to another, bottom first.
+type CardsMovedData struct {
+	EventMeta
+	From  string   `json:"from" example:"tableau/3"`  // API pile name
+	To    string   `json:"to" example:"foundation/0"` // API pile name
+	Count int      `json:"count" minimum:"1"`         // cards moved
+	Cards []string `json:"cards" example:"QH"`        // R1.1 codes, bottom first
+} // @name CardsMovedData
+
+// CardFlippedData is card_flipped (R2.4): the top card of a tableau pile
+// turned face up.
+type CardFlippedData struct {
+	EventMeta
+	Pile string `json:"pile" example:"tableau/2"` // API pile name
+	Card string `json:"card" example:"KH"`        // R1.1 code
+} // @name CardFlippedData
+
+// MoveUndoneData is move_undone (R2.5): the turn that started at version
+// undone reverted.
+type MoveUndoneData struct {
+	EventMeta
+	Undone int `json:"undone" minimum:"1"` // first version of the undone turn
+} // @name MoveUndoneData
+
+// GameWonData is game_won (R2.8): every card on the foundations.
+type GameWonData struct {
+	EventMeta
+} // @name GameWonData
+
+// GameResignedData is game_resigned (R2.7): the player gave up; the game
+// is lost.
+type GameResignedData struct {
+	EventMeta
+} // @name GameResignedData
+
+// GameExpiredData is game_expired (R5.3): the clock ran out at deadline.
+type GameExpiredData struct {
+	EventMeta
+	Deadline string `json:"deadline" format:"date-time" example:"2026-11-29T20:32:08.123Z"` // when the time limit ran out
+} // @name GameExpiredData
+
+// EventTypes is the table of event types: one field per type, named as
+// Event.type names it, of the type of its payload. docs/gen reads it (from
+// the doc-only operation eventTypesDoc) to build Event's oneOf.
+type EventTypes struct {
+	GameDealt     GameDealtData     `json:"game_dealt"`
+	StockDrawn    StockDrawnData    `json:"stock_drawn"`
+	StockRecycled StockRecycledData `json:"stock_recycled"`
+	CardsMoved    CardsMovedData    `json:"cards_moved"`
+	CardFlipped   CardFlippedData   `json:"card_flipped"`
+	MoveUndone    MoveUndoneData    `json:"move_undone"`
+	GameWon       GameWonData       `json:"game_won"`
+	GameResigned  GameResignedData  `json:"game_resigned"`
+	GameExpired   GameExpiredData   `json:"game_expired"`
+} // @name EventTypes
+
+// eventTypesDoc is no route: swag describes only the types an operation
+// uses, so this operation hands it EventTypes; docs/gen takes the table
+// and removes the operation (x-schemas) from the spec.
+//
+//	@Summary	Event types (spec generator only; not served)
+//	@Tags		x-schemas
+//	@Success	200	{object}	EventTypes
+//	@ID			xEventTypes
+//	@Router		/x-schemas/event-types [get]
+func eventTypesDoc() {}
+
+var _ = eventTypesDoc
