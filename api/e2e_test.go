@@ -99,6 +99,28 @@ func playLine(t *testing.T, c *client.ClientWithResponses, l line) client.Game {
 	if err != nil || evs.JSON200 == nil || len(evs.JSON200.Events) != g.Version {
 		t.Errorf("%s: events: %v", l.name, err)
 	}
+	// The generated client narrows an event on its type (Event's
+	// discriminator): each comes back as its own type's struct.
+	for i, ev := range evs.JSON200.Events {
+		v, err := ev.ValueByDiscriminator()
+		if err != nil {
+			t.Fatalf("%s: event %d: %v", l.name, i+1, err)
+		}
+		switch v := v.(type) {
+		case client.GameDealtEvent:
+			if i != 0 || string(v.Data.Rules.Variant) != string(l.create.Variant) {
+				t.Errorf("%s: event %d is the deal of %s", l.name, i+1, v.Data.Rules.Variant)
+			}
+		case client.CardsMovedEvent:
+			if v.Data.Count != len(v.Data.Cards) || v.Data.From == "" || v.Data.To == "" {
+				t.Errorf("%s: event %d moves %+v", l.name, i+1, v.Data)
+			}
+		case client.GameWonEvent, client.GameResignedEvent:
+			if i != len(evs.JSON200.Events)-1 {
+				t.Errorf("%s: event %d ends the game but is not the last", l.name, i+1)
+			}
+		}
+	}
 	st, err := c.GetStateWithResponse(ctx, g.Id, g.Version)
 	if err != nil || st.JSON200 == nil || !reflect.DeepEqual(*st.JSON200, g) {
 		t.Errorf("%s: states/%d differs from the game", l.name, g.Version)
