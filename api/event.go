@@ -27,7 +27,7 @@ import (
 type Event struct {
 	GameID     string    `json:"game_id"` // the game, bound into every hash
 	Version    int       `json:"version" minimum:"1"`
-	Type       string    `json:"type" enums:"game_dealt,stock_drawn,stock_recycled,cards_moved,card_flipped,move_undone,move_redone,game_won,game_resigned,game_expired"`
+	Type       string    `json:"type"` // the event type, which says what data holds
 	OccurredAt string    `json:"occurred_at" format:"date-time"`
 	Data       EventData `json:"data"`
 	PrevHash   string    `json:"prev_hash" example:"0000000000000000000000000000000000000000000000000000000000000000"` // hash of the previous event, 64 hex digits; all zeros for version 1

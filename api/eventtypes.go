@@ -71,6 +71,13 @@ type MoveUndoneData struct {
 	Undone int `json:"undone" minimum:"1"` // first version of the undone turn
 } // @name MoveUndoneData
 
+// MoveRedoneData is move_redone (R2.9): the turn that the undo at version
+// redone reverted, re-applied.
+type MoveRedoneData struct {
+	EventMeta
+	Redone int `json:"redone" minimum:"1"` // version of the move_undone it takes back
+} // @name MoveRedoneData
+
 // GameWonData is game_won (R2.8): every card on the foundations.
 type GameWonData struct {
 	EventMeta
@@ -98,6 +105,7 @@ type EventTypes struct {
 	CardsMoved    CardsMovedData    `json:"cards_moved"`
 	CardFlipped   CardFlippedData   `json:"card_flipped"`
 	MoveUndone    MoveUndoneData    `json:"move_undone"`
+	MoveRedone    MoveRedoneData    `json:"move_redone"`
 	GameWon       GameWonData       `json:"game_won"`
 	GameResigned  GameResignedData  `json:"game_resigned"`
 	GameExpired   GameExpiredData   `json:"game_expired"`

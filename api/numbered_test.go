@@ -138,7 +138,7 @@ func TestR6_7NumberedDeals(t *testing.T) {
 func TestR6_7NumberedDealRefused(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
-		seed := uint64(7)
+		seed := api.Seed(7)
 		cases := []struct {
 			name    string
 			body    any

@@ -44,6 +44,9 @@ func (s *Seed) UnmarshalJSON(b []byte) error {
 		*s = Seed(n)
 		return nil
 	}
+	if len(b) == 0 || (b[0] != '-' && (b[0] < '0' || b[0] > '9')) {
+		return &json.UnmarshalTypeError{Value: "value that is neither a decimal string nor a number", Type: seedType}
+	}
 	n, err := strconv.ParseUint(string(b), 10, 64)
 	if err != nil || n > MaxJSONSafeSeed {
 		return &json.UnmarshalTypeError{Value: "number other than a whole number from 0 to 2^53-1 " +

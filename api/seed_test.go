@@ -70,8 +70,8 @@ func TestSeedRefused(t *testing.T) {
 			{`" 42"`, "decimal seed"},
 			{`"000000000000000000042"`, "decimal seed"},
 			{`"0x2a"`, "decimal seed"},
-			{`true`, "decimal string"},
-			{`{}`, "decimal string"},
+			{`true`, "neither a decimal string nor a number"},
+			{`{}`, "neither a decimal string nor a number"},
 		} {
 			r := e.do(req{method: "POST", path: "/v1/games", invalid: true,
 				body: `{"variant": "klondike", "seed": ` + tc.seed + `}`})

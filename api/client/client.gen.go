@@ -429,6 +429,21 @@ func (e LeaderboardPeriod) Valid() bool {
 	}
 }
 
+// Defines values for MoveRedoneEventType.
+const (
+	MoveRedone MoveRedoneEventType = "move_redone"
+)
+
+// Valid indicates whether the value is a known member of the MoveRedoneEventType enum.
+func (e MoveRedoneEventType) Valid() bool {
+	switch e {
+	case MoveRedone:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MoveRequestType.
 const (
 	Autocomplete MoveRequestType = "autocomplete"
@@ -792,12 +807,14 @@ type CardFlippedEvent struct {
 	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
 	//
 	// Example: 0000000000000000000000000000000000000000000000000000000000000000
-	PrevHash string               `json:"prev_hash"`
-	Type     CardFlippedEventType `json:"type"`
-	Version  int                  `json:"version"`
+	PrevHash string `json:"prev_hash"`
+
+	// Type the event type, which says what data holds
+	Type    CardFlippedEventType `json:"type"`
+	Version int                  `json:"version"`
 }
 
-// CardFlippedEventType defines model for CardFlippedEvent.Type.
+// CardFlippedEventType the event type, which says what data holds
 type CardFlippedEventType string
 
 // CardList defines model for CardList.
@@ -851,12 +868,14 @@ type CardsMovedEvent struct {
 	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
 	//
 	// Example: 0000000000000000000000000000000000000000000000000000000000000000
-	PrevHash string              `json:"prev_hash"`
-	Type     CardsMovedEventType `json:"type"`
-	Version  int                 `json:"version"`
+	PrevHash string `json:"prev_hash"`
+
+	// Type the event type, which says what data holds
+	Type    CardsMovedEventType `json:"type"`
+	Version int                 `json:"version"`
 }
 
-// CardsMovedEventType defines model for CardsMovedEvent.Type.
+// CardsMovedEventType the event type, which says what data holds
 type CardsMovedEventType string
 
 // CreateDuelRequest defines model for CreateDuelRequest.
@@ -1172,12 +1191,14 @@ type GameDealtEvent struct {
 	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
 	//
 	// Example: 0000000000000000000000000000000000000000000000000000000000000000
-	PrevHash string             `json:"prev_hash"`
-	Type     GameDealtEventType `json:"type"`
-	Version  int                `json:"version"`
+	PrevHash string `json:"prev_hash"`
+
+	// Type the event type, which says what data holds
+	Type    GameDealtEventType `json:"type"`
+	Version int                `json:"version"`
 }
 
-// GameDealtEventType defines model for GameDealtEvent.Type.
+// GameDealtEventType the event type, which says what data holds
 type GameDealtEventType string
 
 // GameExpiredData defines model for GameExpiredData.
@@ -1213,12 +1234,14 @@ type GameExpiredEvent struct {
 	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
 	//
 	// Example: 0000000000000000000000000000000000000000000000000000000000000000
-	PrevHash string               `json:"prev_hash"`
-	Type     GameExpiredEventType `json:"type"`
-	Version  int                  `json:"version"`
+	PrevHash string `json:"prev_hash"`
+
+	// Type the event type, which says what data holds
+	Type    GameExpiredEventType `json:"type"`
+	Version int                  `json:"version"`
 }
 
-// GameExpiredEventType defines model for GameExpiredEvent.Type.
+// GameExpiredEventType the event type, which says what data holds
 type GameExpiredEventType string
 
 // GameList defines model for GameList.
@@ -1296,12 +1319,14 @@ type GameResignedEvent struct {
 	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
 	//
 	// Example: 0000000000000000000000000000000000000000000000000000000000000000
-	PrevHash string                `json:"prev_hash"`
-	Type     GameResignedEventType `json:"type"`
-	Version  int                   `json:"version"`
+	PrevHash string `json:"prev_hash"`
+
+	// Type the event type, which says what data holds
+	Type    GameResignedEventType `json:"type"`
+	Version int                   `json:"version"`
 }
 
-// GameResignedEventType defines model for GameResignedEvent.Type.
+// GameResignedEventType the event type, which says what data holds
 type GameResignedEventType string
 
 // GameSummary defines model for GameSummary.
@@ -1377,12 +1402,14 @@ type GameWonEvent struct {
 	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
 	//
 	// Example: 0000000000000000000000000000000000000000000000000000000000000000
-	PrevHash string           `json:"prev_hash"`
-	Type     GameWonEventType `json:"type"`
-	Version  int              `json:"version"`
+	PrevHash string `json:"prev_hash"`
+
+	// Type the event type, which says what data holds
+	Type    GameWonEventType `json:"type"`
+	Version int              `json:"version"`
 }
 
-// GameWonEventType defines model for GameWonEvent.Type.
+// GameWonEventType the event type, which says what data holds
 type GameWonEventType string
 
 // Health defines model for Health.
@@ -1520,6 +1547,47 @@ type LogProof struct {
 	TreeSize int `json:"tree_size"`
 }
 
+// MoveRedoneData defines model for MoveRedoneData.
+type MoveRedoneData struct {
+	// Auto done by the server (auto flip, autocomplete, win)
+	Auto *bool `json:"auto,omitempty"`
+
+	// Move number of the command that caused it; 0 for the deal
+	Move int `json:"move"`
+
+	// Redone version of the move_undone it takes back
+	Redone int `json:"redone"`
+
+	// V payload version
+	V int `json:"v"`
+}
+
+// MoveRedoneEvent An event of type move_redone: its data is MoveRedoneData.
+type MoveRedoneEvent struct {
+	Data MoveRedoneData `json:"data"`
+
+	// GameId the game, bound into every hash
+	GameId string `json:"game_id"`
+
+	// Hash this event's chain link, 64 hex digits
+	//
+	// Example: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+	Hash       string    `json:"hash"`
+	OccurredAt time.Time `json:"occurred_at"`
+
+	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
+	//
+	// Example: 0000000000000000000000000000000000000000000000000000000000000000
+	PrevHash string `json:"prev_hash"`
+
+	// Type the event type, which says what data holds
+	Type    MoveRedoneEventType `json:"type"`
+	Version int                 `json:"version"`
+}
+
+// MoveRedoneEventType the event type, which says what data holds
+type MoveRedoneEventType string
+
 // MoveRequest defines model for MoveRequest.
 type MoveRequest struct {
 	// Count move: cards to move as a run (R1.6); default 1
@@ -1585,12 +1653,14 @@ type MoveUndoneEvent struct {
 	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
 	//
 	// Example: 0000000000000000000000000000000000000000000000000000000000000000
-	PrevHash string              `json:"prev_hash"`
-	Type     MoveUndoneEventType `json:"type"`
-	Version  int                 `json:"version"`
+	PrevHash string `json:"prev_hash"`
+
+	// Type the event type, which says what data holds
+	Type    MoveUndoneEventType `json:"type"`
+	Version int                 `json:"version"`
 }
 
-// MoveUndoneEventType defines model for MoveUndoneEvent.Type.
+// MoveUndoneEventType the event type, which says what data holds
 type MoveUndoneEventType string
 
 // NewPlayer defines model for NewPlayer.
@@ -1759,12 +1829,14 @@ type StockDrawnEvent struct {
 	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
 	//
 	// Example: 0000000000000000000000000000000000000000000000000000000000000000
-	PrevHash string              `json:"prev_hash"`
-	Type     StockDrawnEventType `json:"type"`
-	Version  int                 `json:"version"`
+	PrevHash string `json:"prev_hash"`
+
+	// Type the event type, which says what data holds
+	Type    StockDrawnEventType `json:"type"`
+	Version int                 `json:"version"`
 }
 
-// StockDrawnEventType defines model for StockDrawnEvent.Type.
+// StockDrawnEventType the event type, which says what data holds
 type StockDrawnEventType string
 
 // StockRecycledData defines model for StockRecycledData.
@@ -1798,12 +1870,14 @@ type StockRecycledEvent struct {
 	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
 	//
 	// Example: 0000000000000000000000000000000000000000000000000000000000000000
-	PrevHash string                 `json:"prev_hash"`
-	Type     StockRecycledEventType `json:"type"`
-	Version  int                    `json:"version"`
+	PrevHash string `json:"prev_hash"`
+
+	// Type the event type, which says what data holds
+	Type    StockRecycledEventType `json:"type"`
+	Version int                    `json:"version"`
 }
 
-// StockRecycledEventType defines model for StockRecycledEvent.Type.
+// StockRecycledEventType the event type, which says what data holds
 type StockRecycledEventType string
 
 // TableauPile defines model for TableauPile.
@@ -2307,6 +2381,40 @@ func (t *Event) MergeGameWonEvent(v GameWonEvent) error {
 	return err
 }
 
+// AsMoveRedoneEvent returns the union data inside the Event as a MoveRedoneEvent
+func (t Event) AsMoveRedoneEvent() (MoveRedoneEvent, error) {
+	var body MoveRedoneEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMoveRedoneEvent overwrites any union data inside the Event as the provided MoveRedoneEvent
+func (t *Event) FromMoveRedoneEvent(v MoveRedoneEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"move_redone"}`))
+	t.union = b
+	return err
+}
+
+// MergeMoveRedoneEvent performs a merge with any union data inside the Event, using the provided MoveRedoneEvent
+func (t *Event) MergeMoveRedoneEvent(v MoveRedoneEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"move_redone"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 // AsMoveUndoneEvent returns the union data inside the Event as a MoveUndoneEvent
 func (t Event) AsMoveUndoneEvent() (MoveUndoneEvent, error) {
 	var body MoveUndoneEvent
@@ -2435,6 +2543,8 @@ func (t Event) ValueByDiscriminator() (interface{}, error) {
 		return t.AsGameResignedEvent()
 	case "game_won":
 		return t.AsGameWonEvent()
+	case "move_redone":
+		return t.AsMoveRedoneEvent()
 	case "move_undone":
 		return t.AsMoveUndoneEvent()
 	case "stock_drawn":
