@@ -62,6 +62,8 @@
 // @tag.description            Same-deal duels (RULES R6.3): every participant gets the same cards; the seed is revealed when the duel ends.
 // @tag.name                   daily
 // @tag.description            The daily deal of each variant and its standings.
+// @tag.name                   log
+// @tag.description            The transparency log of finished games: signed checkpoints, tiles, inclusion and consistency proofs.
 // @tag.name                   operations
 // @tag.description            Probes, metrics, the OpenAPI description and the way to its documentation page; never rate limited.
 // @tag.name                   documentation

@@ -33,7 +33,8 @@ func TestHeadOnEveryGetRoute(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		values := map[string]string{"version": "1", "variant": "klondike"}
+		values := map[string]string{"version": "1", "variant": "klondike", // the log's tiles: height 8, level 0, tile 000
+			"height": "8", "level": "0", "p1": "000", "p2": "000", "p3": "000", "p4": "000"}
 		tested := 0
 		for _, path := range doc.Paths.InMatchingOrder() {
 			op := doc.Paths.Value(path).Get
