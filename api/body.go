@@ -161,6 +161,9 @@ func describeJSONError(err error) error {
 		if field == "" {
 			return badBody("the request body is not a JSON object of the expected shape")
 		}
+		if bad, ok := errors.AsType[*badSeed](err); ok { // seed.go says what a seed must be
+			return withParam(badBody(fmt.Sprintf("field %q %s", field, bad.detail)), field)
+		}
 		what := "a JSON " + semantic.JSONKind.String()
 		if semantic.JSONKind == 0 {
 			what = "this value"

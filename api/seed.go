@@ -3,7 +3,6 @@ package api
 import (
 	"bytes"
 	"encoding/json"
-	"reflect"
 	"strconv"
 )
 
@@ -16,17 +15,20 @@ const MaxJSONSafeSeed = 1<<53 - 1
 // Seed is a deal seed (RULES R6.1), 0..2^64−1. It is written as a decimal
 // string ("9925980916699881289"), so that no client rounds it, and read from
 // a decimal string of 1 to 20 digits or from a JSON integer up to
-// MaxJSONSafeSeed. Anything else is a *json.UnmarshalTypeError, which the
-// request decoder answers 400 invalid_body naming the field.
+// MaxJSONSafeSeed. Anything else is a *badSeed, which the request decoder
+// answers 400 invalid_body naming the field.
 type Seed uint64
+
+// badSeed is the error of a value that is no seed; the request decoder
+// (describeJSONError) answers it 400 invalid_body with its detail.
+type badSeed struct{ detail string }
+
+func (e *badSeed) Error() string { return "api: seed " + e.detail }
 
 // MarshalJSON writes the seed as a JSON string of decimal digits.
 func (s Seed) MarshalJSON() ([]byte, error) {
 	return strconv.AppendQuote(nil, s.String()), nil
 }
-
-// seedType is what a request's seed is reported as having to be.
-var seedType = reflect.TypeFor[string]()
 
 // UnmarshalJSON reads a decimal string of 1 to 20 digits (at most
 // 18446744073709551615) or a JSON integer from 0 to MaxJSONSafeSeed.
@@ -39,18 +41,18 @@ func (s *Seed) UnmarshalJSON(b []byte) error {
 		}
 		n, err := parseSeed(str)
 		if err != nil {
-			return &json.UnmarshalTypeError{Value: "string that is not a decimal seed from 0 to 18446744073709551615", Type: seedType}
+			return &badSeed{"must be a decimal seed from 0 to 18446744073709551615 (1 to 20 digits)"}
 		}
 		*s = Seed(n)
 		return nil
 	}
 	if len(b) == 0 || (b[0] != '-' && (b[0] < '0' || b[0] > '9')) {
-		return &json.UnmarshalTypeError{Value: "value that is neither a decimal string nor a number", Type: seedType}
+		return &badSeed{"must be a decimal string (or a JSON number up to 2^53-1): neither a decimal string nor a number"}
 	}
 	n, err := strconv.ParseUint(string(b), 10, 64)
 	if err != nil || n > MaxJSONSafeSeed {
-		return &json.UnmarshalTypeError{Value: "number other than a whole number from 0 to 2^53-1 " +
-			"(9007199254740991), the largest a JSON number carries exactly; send the seed as a decimal string", Type: seedType}
+		return &badSeed{"as a JSON number must be a whole number from 0 to 2^53-1 (9007199254740991), the largest " +
+			"a JSON number carries exactly; send the seed as a decimal string"}
 	}
 	*s = Seed(n)
 	return nil
