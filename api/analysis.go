@@ -60,7 +60,7 @@ func (s *server) getAnalysis(c *gin.Context) reply {
 	}
 	a, err := s.analyse(ctx, c.FullPath(), game, evs)
 	if err != nil {
-		return s.fail(c, err)
+		return s.fail(c, givenUp(c, err))
 	}
 	s.analyses.add(id, a)
 	return s.jsonReply(http.StatusOK, a)

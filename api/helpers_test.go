@@ -293,12 +293,12 @@ type env struct {
 var backends = []string{"sqlite", "postgres"}
 
 // forEachStore runs f as a subtest on each real database, the two in
-// parallel.
-func forEachStore(t *testing.T, f func(t *testing.T, e *env)) {
+// parallel; opts change the servers' configuration (newEnv).
+func forEachStore(t *testing.T, f func(t *testing.T, e *env), opts ...func(*api.Config)) {
 	for _, b := range backends {
 		t.Run(b, func(t *testing.T) {
 			t.Parallel()
-			f(t, newEnv(t, b))
+			f(t, newEnv(t, b, opts...))
 		})
 	}
 }

@@ -73,7 +73,7 @@ func (s *server) postHint(c *gin.Context) reply {
 	}
 	_, st, _, h, err := s.cfg.Games.Hint(c.Request.Context(), playerOf(c).ID, id, advise)
 	if err != nil {
-		return s.fail(c, err)
+		return s.fail(c, givenUp(c, err))
 	}
 	out := HintResult{Verdict: h.Verdict}
 	if h.Move != nil {
@@ -81,6 +81,17 @@ func (s *server) postHint(c *gin.Context) reply {
 		out.Move = &m
 	}
 	return s.jsonReply(http.StatusOK, out).with("ETag", etag(st.Version))
+}
+
+// givenUp is err, or, when the request's context is done (the client
+// left, or the server is shutting down, while a search or the append after
+// it ran), a *solverBusyError: 503 with Retry-After, never a 500 (a
+// hint's append is one transaction: it went in whole or not at all).
+func givenUp(c *gin.Context, err error) error {
+	if ctxErr := c.Request.Context().Err(); ctxErr != nil {
+		return &solverBusyError{cause: ctxErr}
+	}
+	return err
 }
 
 // advise is the domain.Advisor of hints: the next move of the line cached

@@ -496,12 +496,7 @@ func (e *env) metricValue(name string) string {
 // while the solver is busy.
 func TestSolverPoolBusy(t *testing.T) {
 	t.Parallel()
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) {
-			t.Parallel()
-			solverPoolBusy(t, newEnv(t, backend, func(c *api.Config) { c.Solver = api.NewSolverPool(1, 0) }))
-		})
-	}
+	forEachStore(t, solverPoolBusy, func(c *api.Config) { c.Solver = api.NewSolverPool(1, 0) })
 }
 
 func solverPoolBusy(t *testing.T, e *env) {
@@ -614,6 +609,7 @@ func TestNoLeaksSolverRoutes(t *testing.T) {
 				break
 			}
 		}
+		lg.selfCheck(t, e.env)
 		// A sealed game: the refusals name no card at all.
 		daily := e.playDaily(e.token, "klondike")
 		e.play(daily.ID, resign())
