@@ -24,13 +24,16 @@
 //     such duel; also unknown routes and states/{version} beyond the log; a
 //     game without a leaf in the transparency log yet (not_logged), a tile
 //     or tree size the log does not have.
+//   - 403 a hint on a shared deal's game (hints_not_allowed, RULES R7.3),
+//     an analysis of a shared deal's game before its competition closes
+//     (game_sealed, R6.6).
 //   - 405 a known path with another method (with Allow).
 //   - 409 a move on a game that has ended (reason game_over, time_expired),
 //     a write that lost a race (code conflict), a new game beyond the
 //     player's bound of games in progress (too_many_games), a duel that
 //     takes nobody more (duel_ended), a second game in a duel or on a day's
 //     daily deal (duel_already_joined, daily_already_played; Location names
-//     the game).
+//     the game), an analysis of a game in progress (game_in_progress).
 //   - 412 If-Match names a version that is not the game's.
 //   - 413 a body over the limit (64 KiB by default).
 //   - 415 a body that is not application/json.
@@ -43,6 +46,8 @@
 //   - 500 anything else; the body says nothing but the request id.
 //   - 503 the database is unavailable (database_unavailable, with
 //     Retry-After): never a 500 for an outage. /readyz says not_ready.
+//     Every solver worker is busy, or a search was given up
+//     (solver_busy, with Retry-After).
 //
 // @title                      Solitaire server API
 // @version                    1.0
@@ -64,6 +69,8 @@
 // @tag.description            The daily deal of each variant and its standings.
 // @tag.name                   log
 // @tag.description            The transparency log of finished games: signed checkpoints, tiles, inclusion and consistency proofs.
+// @tag.name                   solver
+// @tag.description            The solver (RULES R7): whether a layout is winnable and a winning line; hints and the analysis of ended games are under games.
 // @tag.name                   operations
 // @tag.description            Probes, metrics, the OpenAPI description and the way to its documentation page; never rate limited.
 // @tag.name                   documentation

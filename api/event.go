@@ -60,22 +60,24 @@ func (e Event) MarshalJSON() ([]byte, error) {
 // payload of each type alone is in eventtypes.go, which the spec
 // describes). Cards are R1.1 codes, piles are API pile names.
 type EventData struct {
-	V          int         `json:"v" minimum:"1"`                                                            // payload version
-	Move       int         `json:"move" minimum:"0"`                                                         // number of the command that caused it; 0 for the deal
-	Auto       bool        `json:"auto,omitempty"`                                                           // done by the server (auto flip, autocomplete, win)
-	Rules      *EventRules `json:"rules,omitempty"`                                                          // game_dealt
-	Deal       *Deal       `json:"deal,omitempty"`                                                           // game_dealt
-	Commitment string      `json:"commitment,omitempty"`                                                     // game_dealt
-	Hidden     *Hidden     `json:"hidden,omitempty"`                                                         // game_dealt while redacted
-	From       string      `json:"from,omitempty" example:"tableau/3"`                                       // cards_moved
-	To         string      `json:"to,omitempty" example:"foundation/0"`                                      // cards_moved
-	Pile       string      `json:"pile,omitempty" example:"tableau/2"`                                       // card_flipped
-	Count      int         `json:"count,omitempty" minimum:"1"`                                              // stock_drawn, stock_recycled, cards_moved
-	Cards      []string    `json:"cards,omitempty"`                                                          // stock_drawn (draw order), cards_moved (bottom first)
-	Card       string      `json:"card,omitempty" example:"KH"`                                              // card_flipped
-	Undone     int         `json:"undone,omitempty" minimum:"1"`                                             // move_undone: first version of the undone turn
-	Redone     int         `json:"redone,omitempty" minimum:"1"`                                             // move_redone: version of the move_undone it takes back (R2.9)
-	Deadline   string      `json:"deadline,omitempty" format:"date-time" example:"2026-11-29T20:32:08.123Z"` // game_expired
+	V          int          `json:"v" minimum:"1"`                                                            // payload version
+	Move       int          `json:"move" minimum:"0"`                                                         // number of the command that caused it; 0 for the deal
+	Auto       bool         `json:"auto,omitempty"`                                                           // done by the server (auto flip, autocomplete, win)
+	Rules      *EventRules  `json:"rules,omitempty"`                                                          // game_dealt
+	Deal       *Deal        `json:"deal,omitempty"`                                                           // game_dealt
+	Commitment string       `json:"commitment,omitempty"`                                                     // game_dealt
+	Hidden     *Hidden      `json:"hidden,omitempty"`                                                         // game_dealt while redacted
+	From       string       `json:"from,omitempty" example:"tableau/3"`                                       // cards_moved
+	To         string       `json:"to,omitempty" example:"foundation/0"`                                      // cards_moved
+	Pile       string       `json:"pile,omitempty" example:"tableau/2"`                                       // card_flipped
+	Count      int          `json:"count,omitempty" minimum:"1"`                                              // stock_drawn, stock_recycled, cards_moved
+	Cards      []string     `json:"cards,omitempty"`                                                          // stock_drawn (draw order), cards_moved (bottom first)
+	Card       string       `json:"card,omitempty" example:"KH"`                                              // card_flipped
+	Undone     int          `json:"undone,omitempty" minimum:"1"`                                             // move_undone: first version of the undone turn
+	Redone     int          `json:"redone,omitempty" minimum:"1"`                                             // move_redone: version of the move_undone it takes back (R2.9)
+	Deadline   string       `json:"deadline,omitempty" format:"date-time" example:"2026-11-29T20:32:08.123Z"` // game_expired
+	Verdict    string       `json:"verdict,omitempty" enums:"winnable,unwinnable,unknown"`                    // hint_given (R7.3)
+	Hint       *MoveRequest `json:"hint,omitempty"`                                                           // hint_given: the move answered, only when winnable
 } // @name EventData
 
 // EventRules are the rules a game is played with, as recorded in its first
@@ -176,6 +178,11 @@ func newEventData(e domain.Event) EventData {
 	}
 	if d.Deadline != nil {
 		out.Deadline = domain.FormatTime(*d.Deadline)
+	}
+	out.Verdict = d.Verdict
+	if d.Hint != nil {
+		m := newMoveRequest(*d.Hint)
+		out.Hint = &m
 	}
 	if r := d.Rules; r != nil {
 		out.Rules = &EventRules{Variant: r.Variant, Decks: r.Decks, Piles: r.Piles, Foundations: r.Foundations,

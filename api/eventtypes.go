@@ -95,6 +95,16 @@ type GameExpiredData struct {
 	Deadline string `json:"deadline" format:"date-time" example:"2026-11-29T20:32:08.123Z"` // when the time limit ran out
 } // @name GameExpiredData
 
+// HintGivenData is hint_given (RULES R7.3): a hint was asked for and
+// answered. It is not a move: move is the number of the last command, and
+// it changes no pile. From it on the game is unranked. hint is the move
+// answered, present exactly when verdict is winnable.
+type HintGivenData struct {
+	EventMeta
+	Verdict string       `json:"verdict" enums:"winnable,unwinnable,unknown"` // the verdict on the position (R7.1)
+	Hint    *MoveRequest `json:"hint,omitempty"`                              // the move answered; only when winnable
+} // @name HintGivenData
+
 // EventTypes is the table of event types: one field per type, named as
 // Event.type names it, of the type of its payload. docs/gen reads it (from
 // the doc-only operation eventTypesDoc) to build Event's oneOf.
@@ -109,6 +119,7 @@ type EventTypes struct {
 	GameWon       GameWonData       `json:"game_won"`
 	GameResigned  GameResignedData  `json:"game_resigned"`
 	GameExpired   GameExpiredData   `json:"game_expired"`
+	HintGiven     HintGivenData     `json:"hint_given"`
 } // @name EventTypes
 
 // eventTypesDoc is no route: swag describes only the types an operation

@@ -293,12 +293,12 @@ type env struct {
 var backends = []string{"sqlite", "postgres"}
 
 // forEachStore runs f as a subtest on each real database, the two in
-// parallel.
-func forEachStore(t *testing.T, f func(t *testing.T, e *env)) {
+// parallel; opts change the servers' configuration (newEnv).
+func forEachStore(t *testing.T, f func(t *testing.T, e *env), opts ...func(*api.Config)) {
 	for _, b := range backends {
 		t.Run(b, func(t *testing.T) {
 			t.Parallel()
-			f(t, newEnv(t, b))
+			f(t, newEnv(t, b, opts...))
 		})
 	}
 }
@@ -332,15 +332,21 @@ func (w testLog) Write(b []byte) (int, error) {
 // start is the fixed start of the test clock.
 var start = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
-func newEnv(t *testing.T, backend string) *env {
+// newEnv starts a server on a new store of backend; opts change its
+// configuration before it starts.
+func newEnv(t *testing.T, backend string, opts ...func(*api.Config)) *env {
 	store := openStore(t, backend)
 	clk := &clock{t: start}
 	games := &domain.Games{Store: store, Now: clk.Now, Random: rand.Reader, Retries: 3}
 	tlog := openTestLog(t, store, clk.Now)
-	h, err := api.New(api.Config{Games: games, Players: store, Idempotency: apistore.Idempotency(store),
+	cfg := api.Config{Games: games, Players: store, Idempotency: apistore.Idempotency(store),
 		Ready: store.Ping, Spec: solitaire.OpenAPIYAML, Competitions: domain.NewCompetitions(games, store), Stats: store,
 		Log:    tlog,
-		Logger: slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+		Logger: slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	h, err := api.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

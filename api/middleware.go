@@ -71,7 +71,10 @@ func (s *server) accessLog(c *gin.Context) {
 	c.Next()
 	status := c.Writer.Status()
 	level := slog.LevelInfo
-	if status >= 500 {
+	switch {
+	case status >= 500 && c.GetString(ctxProblemCode) == CodeSolverBusy:
+		level = slog.LevelWarn // load shed on purpose (README "Limits"), not a fault
+	case status >= 500:
 		level = slog.LevelError
 	}
 	attrs := []slog.Attr{

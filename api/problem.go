@@ -55,6 +55,10 @@ const (
 	CodeDuelEnded            = "duel_ended"             // 409: the duel takes no more players (ended, past its deadline, or full)
 	CodeDuelAlreadyJoined    = "duel_already_joined"    // 409: the caller already has a game in the duel (Location names it)
 	CodeDailyAlreadyPlayed   = "daily_already_played"   // 409: the caller already has today's daily game (Location names it)
+	CodeHintsNotAllowed      = "hints_not_allowed"      // 403: no hints on a shared deal, a duel's or a daily deal's game (R7.3)
+	CodeGameSealed           = "game_sealed"            // 403: a shared deal's game before its competition closes (R6.6)
+	CodeGameInProgress       = "game_in_progress"       // 409: the view is of ended games only (analysis, R7.4)
+	CodeSolverBusy           = "solver_busy"            // 503: every solver worker is busy; Retry-After, then retry
 )
 
 var titles = map[string]string{
@@ -83,6 +87,10 @@ var titles = map[string]string{
 	CodeDuelEnded:            "Duel has ended",
 	CodeDuelAlreadyJoined:    "Already joined",
 	CodeDailyAlreadyPlayed:   "Daily deal already played",
+	CodeHintsNotAllowed:      "Hints not allowed",
+	CodeGameSealed:           "Game sealed",
+	CodeGameInProgress:       "Game in progress",
+	CodeSolverBusy:           "Solver busy",
 }
 
 // problemTypeBase prefixes a code to form the problem's type URI (a tag
@@ -148,6 +156,7 @@ func problemFor(err error) (Problem, bool) {
 		outage     unavailable
 		streams    *TooManyStreamsError
 		games      *TooManyGamesError
+		busy       *solverBusyError
 	)
 	switch {
 	case errors.As(err, &outage) && outage.Unavailable():
@@ -233,6 +242,18 @@ func problemFor(err error) (Problem, bool) {
 		return newProblem(http.StatusConflict, CodeTooManyGames, games.Error()), true
 	case errors.As(err, &streams):
 		return newProblem(http.StatusTooManyRequests, CodeTooManyStreams, streams.Error()), true
+	case errors.As(err, &busy):
+		return newProblem(http.StatusServiceUnavailable, CodeSolverBusy,
+			"every solver worker is busy; try again after Retry-After seconds"), true
+	case errors.Is(err, domain.ErrHintsNotAllowed):
+		return newProblem(http.StatusForbidden, CodeHintsNotAllowed,
+			"hints are not given on a shared deal (a duel's or a daily deal's game, RULES R7.3); nothing was changed"), true
+	case errors.Is(err, domain.ErrSealed):
+		return newProblem(http.StatusForbidden, CodeGameSealed,
+			"the game is on a shared deal that stays secret until its competition closes (RULES R6.6); ask again after the close"), true
+	case errors.Is(err, domain.ErrGameInProgress):
+		return newProblem(http.StatusConflict, CodeGameInProgress,
+			"the game is still in progress; its analysis is given once it has ended"), true
 	}
 	return newProblem(http.StatusInternalServerError, CodeInternal,
 		"an internal error occurred; quote the request id when reporting it"), false

@@ -117,6 +117,14 @@ type Config struct {
 	// /v1/games/{id}/proof; docs/transparency.md); nil leaves those
 	// routes out.
 	Log domain.TransparencyLog
+	// Solver runs the searches of POST /v1/solve, hints and analyses
+	// (RULES R7); New registers its metrics on Metrics. nil: a pool of
+	// DefaultSolverWorkers() workers and DefaultSolverQueue waiting.
+	Solver *SolverPool
+	// SolverMaxBudget caps the time of one search: POST /v1/solve refuses a
+	// larger budget_ms (422), and hints and each search of an analysis run
+	// with it (default DefaultSolverMaxBudget, 10 s).
+	SolverMaxBudget time.Duration
 }
 
 // server holds the configured dependencies of the handlers.
@@ -134,6 +142,11 @@ type server struct {
 
 	docsUI    gin.HandlerFunc // gin-swagger, serving /docs/{file}
 	docsIndex []byte          // the page of /docs
+
+	solver    *SolverPool
+	maxBudget time.Duration
+	hints     *hintCache     // the rest of each game's hinted line (hints.go)
+	analyses  *analysisCache // the analysis of each ended game (analysis.go)
 }
 
 // New returns the HTTP handler of the API (a gin engine) with every route
@@ -185,9 +198,26 @@ func New(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.SolverMaxBudget < 0 {
+		return nil, errors.New("api: Config.SolverMaxBudget must not be negative")
+	}
+	if cfg.SolverMaxBudget == 0 {
+		cfg.SolverMaxBudget = DefaultSolverMaxBudget
+	}
+	if cfg.Solver == nil {
+		cfg.Solver = NewSolverPool(DefaultSolverWorkers(), DefaultSolverQueue)
+	}
+	if err := cfg.Metrics.Register(cfg.Solver); err != nil {
+		var dup prometheus.AlreadyRegisteredError
+		if !errors.As(err, &dup) || dup.ExistingCollector != cfg.Solver {
+			return nil, err
+		}
+	}
 	s := &server{cfg: cfg, log: log, metrics: m, specJSON: specJSON, docsUI: docsUI, docsIndex: docsIndex,
 		limits: newRateLimits(cfg.RateLimit, cfg.RateBurst, cfg.PlayersPerHour), corsHandler: corsHandler,
-		metricsHandler: promhttp.HandlerFor(cfg.Metrics, promhttp.HandlerOpts{})}
+		metricsHandler: promhttp.HandlerFor(cfg.Metrics, promhttp.HandlerOpts{}),
+		solver:         cfg.Solver, maxBudget: cfg.SolverMaxBudget, hints: newHintCache(hintCacheGames),
+		analyses: newAnalysisCache(analysisCacheGames)}
 	return headAsGet(s.routes()), nil
 }
 
@@ -258,7 +288,10 @@ func (s *server) routes() *gin.Engine {
 	games.GET("/:id/states/:version", s.handle(s.stateAt))
 	games.GET("/:id/audit", s.handle(s.audit))
 	games.GET("/:id/stream", s.streamHandler())
-	s.competitionRoutes(v1) // duels.go
+	games.POST("/:id/hints", s.handle(s.postHint))      // hints.go
+	games.GET("/:id/analysis", s.handle(s.getAnalysis)) // analysis.go
+	v1.POST("/solve", s.auth, s.handle(s.postSolve))    // solve.go
+	s.competitionRoutes(v1)                             // duels.go
 	if s.cfg.Log != nil {
 		s.logRoutes(v1) // log.go
 	}

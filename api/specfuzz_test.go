@@ -68,7 +68,7 @@ func TestSpecFuzz(t *testing.T) {
 			f.sent, len(f.ops), time.Since(t0).Round(time.Millisecond), f.valid, f.mutated, f.wrongMethod, f.specValid,
 			f.fiveXX, f.rejectedChanged, f.readChanged, f.legalRefused, f.foreign, f.valid400,
 			len(f.owner), strings.Join(codes, " "))
-	})
+	}, func(c *api.Config) { c.SolverMaxBudget = 500 * time.Millisecond }) // hints and solves well within the client's timeout
 }
 
 // fuzzOp is one operation of the spec.
@@ -368,6 +368,10 @@ func (f *specFuzzer) bodyFor(q *fuzzReq, s *openapi3.SchemaRef) []byte {
 				}
 			}
 		}
+	case props["variant"] && props["layout"] && props["budget_ms"]: // SolveRequest: a short search of a well-formed deal
+		v := fuzzPick(f.rnd, f.variants)
+		b, _ := json.Marshal(map[string]any{"variant": v.ID, "layout": f.layout(v), "budget_ms": 1 + f.rnd.IntN(100)})
+		return b
 	case props["variant"] && props["layout"]: // CreateGameRequest
 		v := fuzzPick(f.rnd, f.variants)
 		body := map[string]any{"variant": v.ID}

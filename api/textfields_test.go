@@ -88,6 +88,10 @@ func TestEveryStringField(t *testing.T) {
 		"createGame":   {"variant": "klondike"},
 		"createDuel":   {"variant": "klondike"},
 		"playMove":     {"type": "draw"},
+		"getHint":      {},
+		"solveLayout": {"variant": "relaxed", "budget_ms": 100,
+			"layout": map[string]any{"tableau": []any{map[string]any{"face_down": []string{"AS"}, "face_up": []string{"KD"}}},
+				"stock": []string{"2C"}}},
 	}
 	forEachStore(t, func(t *testing.T, e *env) {
 		g := e.createGame(map[string]any{"variant": "klondike"})
@@ -181,7 +185,7 @@ func TestEveryStringField(t *testing.T) {
 					if op.RequestBody != nil {
 						var leaves [][]string
 						stringLeaves(op.RequestBody.Value.Content.Get("application/json").Schema.Value, nil, &leaves)
-						if len(leaves) == 0 {
+						if len(leaves) == 0 && op.OperationID != "getHint" { // its body is the empty object
 							t.Errorf("%s: no string field found in the body's schema", op.OperationID)
 						}
 						for _, leaf := range leaves {

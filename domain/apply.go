@@ -86,6 +86,8 @@ func (s *State) Apply(e Event) {
 	case EventGameExpired:
 		dl, _ := s.Deadline()
 		s.end(StatusExpired, dl)
+	case EventHintGiven:
+		s.Hinted = true // the board is unchanged; the game is unranked from now on (R7.3)
 	}
 }
 
@@ -99,7 +101,11 @@ func (s *State) misfit(e Event) string {
 		return fmt.Sprintf("version follows %d", s.Version)
 	case s.Status.Ended():
 		return "event after the end of the game"
-	case e.Data.Move < s.Moves || (e.Data.Move == s.Moves && !e.Data.Auto) || e.Data.Move > s.Moves+1:
+	case e.Type == EventHintGiven && (e.Data.Move != s.Moves || e.Data.Auto):
+		// Not a command (R7.3): it carries the number of the last one.
+		return "move number out of sequence"
+	case e.Type != EventHintGiven &&
+		(e.Data.Move < s.Moves || (e.Data.Move == s.Moves && !e.Data.Auto) || e.Data.Move > s.Moves+1):
 		return "move number out of sequence"
 	case e.OccurredAt.Before(s.LastAt):
 		return "time runs backwards (R5.1)"
@@ -151,6 +157,10 @@ func (s *State) misfit(e Event) string {
 		dl, ok := s.Deadline()
 		if !ok || d.Deadline == nil || !d.Deadline.Equal(dl) || e.OccurredAt.Before(dl) {
 			return "expiry before the deadline (R5.3)"
+		}
+	case EventHintGiven:
+		if !hintVerdicts[d.Verdict] || (d.Hint != nil) != (d.Verdict == HintWinnable) {
+			return "a hint names its verdict, and a move exactly when winnable (R7.3)"
 		}
 	default:
 		return "unknown event type"

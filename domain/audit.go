@@ -98,6 +98,14 @@ func Redecide(evs []Event) (*State, int, string) {
 	}
 	for i := 1; i < len(evs); {
 		e := evs[i]
+		if e.Type == EventHintGiven {
+			if why := hintFits(s, e); why != "" {
+				return s, e.Version, why
+			}
+			s.Apply(e)
+			i++
+			continue
+		}
 		j := i + 1
 		for j < len(evs) && evs[j].Data.Move == e.Data.Move && evs[j].Data.Auto && evs[j].Type != EventGameExpired {
 			j++

@@ -22,6 +22,7 @@ const (
 	EventGameWon       EventType = "game_won"       // R2.8
 	EventGameResigned  EventType = "game_resigned"  // R2.7
 	EventGameExpired   EventType = "game_expired"   // R5.3: the clock ran out at Deadline
+	EventHintGiven     EventType = "hint_given"     // R7.3: a hint was asked for (Verdict, Hint); not a move
 )
 
 // PayloadVersion is the version of EventData written by this code.
@@ -60,6 +61,9 @@ type EventData struct {
 	Undone   int        `json:"undone,omitempty"`   // move_undone: first version of the undone turn
 	Redone   int        `json:"redone,omitempty"`   // move_redone: version of the move_undone it takes back
 	Deadline *time.Time `json:"deadline,omitempty"` // game_expired
+
+	Verdict string `json:"verdict,omitempty"` // hint_given: winnable, unwinnable or unknown (R7.1)
+	Hint    *Move  `json:"hint,omitempty"`    // hint_given: the move answered, only when winnable
 }
 
 // Hidden replaces the face-down cards and the stock of a redacted deal by
@@ -90,7 +94,7 @@ func DecodeEvent(version int, typ EventType, occurredAt time.Time, payload []byt
 func (t EventType) known() bool {
 	switch t {
 	case EventGameDealt, EventStockDrawn, EventStockRecycled, EventCardsMoved, EventCardFlipped,
-		EventMoveUndone, EventMoveRedone, EventGameWon, EventGameResigned, EventGameExpired:
+		EventMoveUndone, EventMoveRedone, EventGameWon, EventGameResigned, EventGameExpired, EventHintGiven:
 		return true
 	}
 	return false

@@ -107,13 +107,7 @@ func (g *Games) Create(ctx context.Context, req NewGame) (*Game, *State, error) 
 		deal = numbered // the number is public (R6.7)
 		ranked = false
 	case req.Layout != nil:
-		deal = Position{Tableau: req.Layout.Tableau, Stock: req.Layout.Stock,
-			Foundations: make([][]Card, rules.Foundations)}
-		if len(req.Layout.Waste) > 0 || len(req.Layout.Foundations) > 0 || req.Layout.Recycles != 0 {
-			return nil, nil, &LayoutError{Where: "layout", Reason: "bad_syntax",
-				Detail: "a layout gives tableau and stock only; waste and foundations start empty"}
-		}
-		if err := deal.Validate(rules); err != nil {
+		if deal, err = layoutDeal(rules, req.Layout); err != nil {
 			return nil, nil, err
 		}
 		ranked = false
@@ -137,16 +131,61 @@ func (g *Games) Create(ctx context.Context, req NewGame) (*Game, *State, error) 
 	game.Ranked = ranked
 	game.Commitment = Commitment(deal, game.Salt)
 	first := DealtEvent(rules, deal, game.Commitment, game.CreatedAt)
-	s := &State{}
-	s.Apply(first)
-	if s.Fault != "" {
-		return nil, nil, &LayoutError{Where: "layout", Reason: "bad_syntax", Detail: s.Fault}
+	s, err := dealtState(first)
+	if err != nil {
+		return nil, nil, err
 	}
 	game.Project(s)
 	if err := g.Store.Create(ctx, game, first, s); err != nil {
 		return nil, nil, err
 	}
 	return game, s, nil
+}
+
+// layoutDeal is the deal of a client's layout under rules (R6.5): its
+// tableau and stock, empty foundations. Errors: *LayoutError.
+func layoutDeal(rules Rules, l *Position) (Position, error) {
+	deal := Position{Tableau: l.Tableau, Stock: l.Stock, Foundations: make([][]Card, rules.Foundations)}
+	if len(l.Waste) > 0 || len(l.Foundations) > 0 || l.Recycles != 0 {
+		return Position{}, &LayoutError{Where: "layout", Reason: "bad_syntax",
+			Detail: "a layout gives tableau and stock only; waste and foundations start empty"}
+	}
+	if err := deal.Validate(rules); err != nil {
+		return Position{}, err
+	}
+	return deal, nil
+}
+
+// dealtState is the state after a game's first event. Errors: a
+// *LayoutError for a deal Apply refuses.
+func dealtState(first Event) (*State, error) {
+	s := &State{}
+	s.Apply(first)
+	if s.Fault != "" {
+		return nil, &LayoutError{Where: "layout", Reason: "bad_syntax", Detail: s.Fault}
+	}
+	return s, nil
+}
+
+// LayoutState is the state a game created from layout (R6.5) of variant
+// with opts would start in, dealt at instant at, with the same checks as
+// Create: for analysing a layout without a game (the solver route, R7.1).
+// Nothing is stored. Errors: *UnknownVariantError, *OptionError,
+// *LayoutError.
+func LayoutState(variant string, opts Options, layout *Position, at time.Time) (*State, error) {
+	v, err := LookupVariant(variant)
+	if err != nil {
+		return nil, err
+	}
+	rules, _, err := v.Resolve(opts)
+	if err != nil {
+		return nil, err
+	}
+	deal, err := layoutDeal(rules, layout)
+	if err != nil {
+		return nil, err
+	}
+	return dealtState(DealtEvent(rules, deal, "", Millis(at)))
 }
 
 // DealtEvent is the first event of a game (R6.2): the rules and the full

@@ -55,6 +55,11 @@ type State struct {
 
 	Score ScoreState `json:"score"`
 
+	// Hinted is set once a hint_given event is applied (R7.3): the game
+	// was helped with the whole deal known and counts as unranked from
+	// then on, whatever it was dealt as.
+	Hinted bool `json:"hinted,omitempty"`
+
 	// Turns and Ops are the undo record (R2.5): one Turn per undoable move
 	// not yet undone, newest last, and the pile operations of all of them.
 	Turns []Turn `json:"turns,omitempty"`

@@ -15,7 +15,7 @@ type Game struct {
 	Rules      Rules     // resolved rules
 	Options    Options   // options as the client gave them
 	Owner      string    // player id
-	Ranked     bool      // R3: default options, dealt from a server seed
+	Ranked     bool      // R3: default options, dealt from a server seed; false from the first hint on (R7.3)
 	Seed       uint64    // the deal's seed (R6.1); 0 with HasSeed false for a layout
 	HasSeed    bool      // false for an explicit layout (R6.5)
 	Salt       []byte    // 32 random bytes of the commitment (R6.4)
@@ -35,8 +35,12 @@ type Game struct {
 	UpdatedAt  time.Time
 }
 
-// Project copies the summary of s into g's projection fields.
+// Project copies the summary of s into g's projection fields. A state
+// with a hint in its log makes the game unranked (R7.3).
 func (g *Game) Project(s *State) {
+	if s.Hinted {
+		g.Ranked = false
+	}
 	g.Status = s.Status
 	g.Version = s.Version
 	g.Moves = s.Moves

@@ -272,6 +272,22 @@ func (c *stateCache) keepRecord(id string, g *domain.Game) {
 	}
 }
 
+// unrank marks game id's cached record unranked (R7.3: a hint was
+// appended), the one change a record ever has. The record is replaced,
+// not changed: readers copy it outside the lock.
+func (c *stateCache) unrank(id string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.lru.Peek(id); ok && e.record != nil {
+		r := cloneIdentity(e.record)
+		r.Ranked = false
+		e.record = r
+	}
+}
+
 // record returns a copy of game id's record without its projection, if
 // the cache knows it.
 func (c *stateCache) record(id string) (*domain.Game, bool) {

@@ -63,7 +63,13 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 	receipt := domain.ReceiptOf(ctx)
 	var p domain.Game
 	p.Project(after)
-	if head, ok := s.cache.head(gameID, expected); ok && s.dialect == DialectPostgres && !s.snapshotDue(expected, last) {
+	// A hint makes the game unranked from then on (R7.3): the one change
+	// of the record's ranked column, made in the transaction below.
+	unrank := false
+	for _, e := range events {
+		unrank = unrank || e.Type == domain.EventHintGiven
+	}
+	if head, ok := s.cache.head(gameID, expected); ok && !unrank && s.dialect == DialectPostgres && !s.snapshotDue(expected, last) {
 		// The usual move with a cache: one statement (cache.go), written
 		// with the appends of other games that wait at the same moment
 		// (batch.go).
@@ -112,6 +118,11 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 		if res.RowsAffected == 0 {
 			return s.missingOrConflict(tx, gameID)
 		}
+		if unrank {
+			if err := tx.Exec(`UPDATE games SET ranked = ? WHERE id = ?`, false, gameID).Error; err != nil {
+				return err
+			}
+		}
 		var head []byte
 		err := tx.Raw(`SELECT hash FROM events WHERE game_id = ? AND version = ?`, gameID, expected).Row().Scan(&head)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -141,6 +152,9 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 		return nil, wrap("append", err)
 	}
 	s.cache.put(gameID, after, recs[len(recs)-1].Hash, recs)
+	if unrank {
+		s.cache.unrank(gameID)
+	}
 	s.appended(gameID, after.Version)
 	return recs, nil
 }
@@ -290,6 +304,9 @@ func (s *Store) Load(ctx context.Context, id string) (*domain.Game, *domain.Stat
 	// row's version says the log has nothing newer (cache.go).
 	if st, _, ok := s.cache.get(id, g.Version); ok {
 		s.cache.keepRecord(id, g)
+		if st.Hinted {
+			g.Ranked = false // R7.3, whatever a cached record says
+		}
 		return g, st, nil
 	}
 	// Events are immutable and committed with the record that counts them,
@@ -318,6 +335,9 @@ func (s *Store) Load(ctx context.Context, id string) (*domain.Game, *domain.Stat
 	if st.Version == g.Version {
 		s.cache.put(id, st, head, nil)
 		s.cache.keepRecord(id, g)
+	}
+	if st.Hinted {
+		g.Ranked = false // R7.3, whatever a cached record says
 	}
 	return g, st, nil
 }

@@ -21,6 +21,27 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AnalysisWinnable.
+const (
+	AnalysisWinnableUnknown    AnalysisWinnable = "unknown"
+	AnalysisWinnableUnwinnable AnalysisWinnable = "unwinnable"
+	AnalysisWinnableWinnable   AnalysisWinnable = "winnable"
+)
+
+// Valid indicates whether the value is a known member of the AnalysisWinnable enum.
+func (e AnalysisWinnable) Valid() bool {
+	switch e {
+	case AnalysisWinnableUnknown:
+		return true
+	case AnalysisWinnableUnwinnable:
+		return true
+	case AnalysisWinnableWinnable:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CardSuit.
 const (
 	Clubs    CardSuit = "clubs"
@@ -375,6 +396,63 @@ func (e GameWonEventType) Valid() bool {
 	}
 }
 
+// Defines values for HintGivenDataVerdict.
+const (
+	HintGivenDataVerdictUnknown    HintGivenDataVerdict = "unknown"
+	HintGivenDataVerdictUnwinnable HintGivenDataVerdict = "unwinnable"
+	HintGivenDataVerdictWinnable   HintGivenDataVerdict = "winnable"
+)
+
+// Valid indicates whether the value is a known member of the HintGivenDataVerdict enum.
+func (e HintGivenDataVerdict) Valid() bool {
+	switch e {
+	case HintGivenDataVerdictUnknown:
+		return true
+	case HintGivenDataVerdictUnwinnable:
+		return true
+	case HintGivenDataVerdictWinnable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for HintGivenEventType.
+const (
+	HintGiven HintGivenEventType = "hint_given"
+)
+
+// Valid indicates whether the value is a known member of the HintGivenEventType enum.
+func (e HintGivenEventType) Valid() bool {
+	switch e {
+	case HintGiven:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for HintResultVerdict.
+const (
+	HintResultVerdictUnknown    HintResultVerdict = "unknown"
+	HintResultVerdictUnwinnable HintResultVerdict = "unwinnable"
+	HintResultVerdictWinnable   HintResultVerdict = "winnable"
+)
+
+// Valid indicates whether the value is a known member of the HintResultVerdict enum.
+func (e HintResultVerdict) Valid() bool {
+	switch e {
+	case HintResultVerdictUnknown:
+		return true
+	case HintResultVerdictUnwinnable:
+		return true
+	case HintResultVerdictWinnable:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for LeaderboardDraw.
 const (
 	LeaderboardDrawN1 LeaderboardDraw = 1
@@ -489,6 +567,27 @@ const (
 func (e MoveUndoneEventType) Valid() bool {
 	switch e {
 	case MoveUndone:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SolveResultVerdict.
+const (
+	SolveResultVerdictUnknown    SolveResultVerdict = "unknown"
+	SolveResultVerdictUnwinnable SolveResultVerdict = "unwinnable"
+	SolveResultVerdictWinnable   SolveResultVerdict = "winnable"
+)
+
+// Valid indicates whether the value is a known member of the SolveResultVerdict enum.
+func (e SolveResultVerdict) Valid() bool {
+	switch e {
+	case SolveResultVerdictUnknown:
+		return true
+	case SolveResultVerdictUnwinnable:
+		return true
+	case SolveResultVerdictWinnable:
 		return true
 	default:
 		return false
@@ -695,6 +794,21 @@ func (e GetMyStatsParamsDraw) Valid() bool {
 		return false
 	}
 }
+
+// Analysis defines model for Analysis.
+type Analysis struct {
+	// Line a winning line from the deal; empty unless winnable
+	Line []MoveRequest `json:"line"`
+
+	// LosingVersion first version no longer winnable; null if won, not winnable from the deal, or unknown
+	LosingVersion *int `json:"losing_version"`
+
+	// Winnable the verdict on the deal (R7.1)
+	Winnable AnalysisWinnable `json:"winnable"`
+}
+
+// AnalysisWinnable the verdict on the deal (R7.1)
+type AnalysisWinnable string
 
 // Audit defines model for Audit.
 type Audit struct {
@@ -1424,6 +1538,68 @@ type Hidden struct {
 	Stock    int   `json:"stock"`
 }
 
+// HintGivenData defines model for HintGivenData.
+type HintGivenData struct {
+	// Auto done by the server (auto flip, autocomplete, win)
+	Auto *bool `json:"auto,omitempty"`
+
+	// Hint the move answered; only when winnable
+	Hint *MoveRequest `json:"hint,omitempty"`
+
+	// Move number of the command that caused it; 0 for the deal
+	Move int `json:"move"`
+
+	// V payload version
+	V int `json:"v"`
+
+	// Verdict the verdict on the position (R7.1)
+	Verdict HintGivenDataVerdict `json:"verdict"`
+}
+
+// HintGivenDataVerdict the verdict on the position (R7.1)
+type HintGivenDataVerdict string
+
+// HintGivenEvent An event of type hint_given: its data is HintGivenData.
+type HintGivenEvent struct {
+	Data HintGivenData `json:"data"`
+
+	// GameId the game, bound into every hash
+	GameId string `json:"game_id"`
+
+	// Hash this event's chain link, 64 hex digits
+	//
+	// Example: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+	Hash       string    `json:"hash"`
+	OccurredAt time.Time `json:"occurred_at"`
+
+	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
+	//
+	// Example: 0000000000000000000000000000000000000000000000000000000000000000
+	PrevHash string `json:"prev_hash"`
+
+	// Type the event type, which says what data holds
+	Type    HintGivenEventType `json:"type"`
+	Version int                `json:"version"`
+}
+
+// HintGivenEventType the event type, which says what data holds
+type HintGivenEventType string
+
+// HintRequest defines model for HintRequest.
+type HintRequest = map[string]interface{}
+
+// HintResult defines model for HintResult.
+type HintResult struct {
+	// Move only when winnable: a move that keeps the position winnable
+	Move *MoveRequest `json:"move,omitempty"`
+
+	// Verdict R7.1
+	Verdict HintResultVerdict `json:"verdict"`
+}
+
+// HintResultVerdict R7.1
+type HintResultVerdict string
+
 // Layout defines model for Layout.
 type Layout struct {
 	Stock   []string     `json:"stock"`
@@ -1755,6 +1931,43 @@ type Seed = string
 //
 // Example: 42
 type SeedNumber = int64
+
+// SolveRequest defines model for SolveRequest.
+type SolveRequest struct {
+	// BudgetMs most milliseconds the search may take; above the server's maximum: 422
+	//
+	// Example: 2000
+	BudgetMs *int `json:"budget_ms,omitempty"`
+
+	// Layout the deal to solve (R6.5)
+	Layout Layout `json:"layout"`
+
+	// Options options; absent ones keep the variant's defaults
+	Options *CreateOptions `json:"options,omitempty"`
+
+	// Variant variant id (GET /v1/variants)
+	//
+	// Example: relaxed
+	Variant string `json:"variant"`
+}
+
+// SolveResult defines model for SolveResult.
+type SolveResult struct {
+	// ElapsedMs time of the search in milliseconds
+	ElapsedMs int `json:"elapsed_ms"`
+
+	// Line a winning line from the deal; empty unless winnable
+	Line []MoveRequest `json:"line"`
+
+	// Nodes positions expanded
+	Nodes int `json:"nodes"`
+
+	// Verdict R7.1
+	Verdict SolveResultVerdict `json:"verdict"`
+}
+
+// SolveResultVerdict R7.1
+type SolveResultVerdict string
 
 // Standing defines model for Standing.
 type Standing struct {
@@ -2109,11 +2322,17 @@ type CreateDuelJSONRequestBody = CreateDuelRequest
 // CreateGameJSONRequestBody defines body for CreateGame for application/json ContentType.
 type CreateGameJSONRequestBody = CreateGameRequest
 
+// GetHintJSONRequestBody defines body for GetHint for application/json ContentType.
+type GetHintJSONRequestBody = HintRequest
+
 // PlayMoveJSONRequestBody defines body for PlayMove for application/json ContentType.
 type PlayMoveJSONRequestBody = MoveRequest
 
 // CreatePlayerJSONRequestBody defines body for CreatePlayer for application/json ContentType.
 type CreatePlayerJSONRequestBody = NewPlayer
+
+// SolveLayoutJSONRequestBody defines body for SolveLayout for application/json ContentType.
+type SolveLayoutJSONRequestBody = SolveRequest
 
 // AsSeed returns the union data inside the CreateGameRequest_Seed as a Seed
 func (t CreateGameRequest_Seed) AsSeed() (Seed, error) {
@@ -2381,6 +2600,40 @@ func (t *Event) MergeGameWonEvent(v GameWonEvent) error {
 	return err
 }
 
+// AsHintGivenEvent returns the union data inside the Event as a HintGivenEvent
+func (t Event) AsHintGivenEvent() (HintGivenEvent, error) {
+	var body HintGivenEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromHintGivenEvent overwrites any union data inside the Event as the provided HintGivenEvent
+func (t *Event) FromHintGivenEvent(v HintGivenEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"hint_given"}`))
+	t.union = b
+	return err
+}
+
+// MergeHintGivenEvent performs a merge with any union data inside the Event, using the provided HintGivenEvent
+func (t *Event) MergeHintGivenEvent(v HintGivenEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"hint_given"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 // AsMoveRedoneEvent returns the union data inside the Event as a MoveRedoneEvent
 func (t Event) AsMoveRedoneEvent() (MoveRedoneEvent, error) {
 	var body MoveRedoneEvent
@@ -2543,6 +2796,8 @@ func (t Event) ValueByDiscriminator() (interface{}, error) {
 		return t.AsGameResignedEvent()
 	case "game_won":
 		return t.AsGameWonEvent()
+	case "hint_given":
+		return t.AsHintGivenEvent()
 	case "move_redone":
 		return t.AsMoveRedoneEvent()
 	case "move_undone":
@@ -2776,6 +3031,14 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
 	GetGame(ctx context.Context, id string, params *GetGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// AnalyseGame Analyse an ended game
+	//
+	// For a game that has ended, whoever may read it gets whether its deal was winnable with every card known (RULES R7.4, R7.1), the first version after which its position was no longer winnable (the losing move), and a winning line from the deal.
+	// A game in progress gets 409 game_in_progress. A game on a shared deal (duel, daily deal) gets 403 game_sealed until its competition closes (R6.6), its owner included. The searches run on the bounded solver pool (503 solver_busy with Retry-After when it is full); an analysis, once made, is kept and answered again at once.
+	//
+	// Corresponds with GET /v1/games/{id}/analysis (the `AnalyseGame` operationId).
+	AnalyseGame(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// AuditGame Audit a game
 	//
 	// Verifies the game's log from the first event: the hash chain (chain_ok), the rules by replay, every command re-decided from the state before it giving exactly the logged events (replay_ok), and the stored record (version, status, moves, score) against the replayed state (projection_ok). first_broken_version names the first version found broken.
@@ -2795,6 +3058,28 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/games/{id}/events (the `ListEvents` operationId).
 	ListEvents(ctx context.Context, id string, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetHintWithBody Get a hint
+	//
+	// Answers one move that keeps the game's position winnable, or says it is unwinnable or unknown (RULES R7.3), searched with every card known. The request is appended to the log as a hint_given event (not a move: no move number, not undoable) and makes the game unranked from then on (the statistics and leaderboards leave it out).
+	// Following the hints from any winnable position wins the game: after the hinted move the next hint continues the same winning line without a new search; after any other move the server searches again.
+	// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool: 503 solver_busy with Retry-After when it is full.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/games/{id}/hints (the `GetHint` operationId).
+	GetHintWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetHint Get a hint
+	//
+	// Answers one move that keeps the game's position winnable, or says it is unwinnable or unknown (RULES R7.3), searched with every card known. The request is appended to the log as a hint_given event (not a move: no move number, not undoable) and makes the game unranked from then on (the statistics and leaderboards leave it out).
+	// Following the hints from any winnable position wins the game: after the hinted move the next hint continues the same winning line without a new search; after any other move the server searches again.
+	// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool: 503 solver_busy with Retry-After when it is full.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/games/{id}/hints (the `GetHint` operationId).
+	GetHint(ctx context.Context, id string, body GetHintJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListLegalMoves List the legal moves
 	//
@@ -2931,6 +3216,26 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/players/me/stats (the `GetMyStats` operationId).
 	GetMyStats(ctx context.Context, params *GetMyStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SolveLayoutWithBody Solve a layout
+	//
+	// Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
+	// The search runs on a bounded pool of solver workers: when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/solve (the `SolveLayout` operationId).
+	SolveLayoutWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SolveLayout Solve a layout
+	//
+	// Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
+	// The search runs on a bounded pool of solver workers: when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/solve (the `SolveLayout` operationId).
+	SolveLayout(ctx context.Context, body SolveLayoutJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListVariants List the variants
 	//
@@ -3246,6 +3551,24 @@ func (c *Client) GetGame(ctx context.Context, id string, params *GetGameParams, 
 	return c.Client.Do(req)
 }
 
+// AnalyseGame Analyse an ended game
+//
+// For a game that has ended, whoever may read it gets whether its deal was winnable with every card known (RULES R7.4, R7.1), the first version after which its position was no longer winnable (the losing move), and a winning line from the deal.
+// A game in progress gets 409 game_in_progress. A game on a shared deal (duel, daily deal) gets 403 game_sealed until its competition closes (R6.6), its owner included. The searches run on the bounded solver pool (503 solver_busy with Retry-After when it is full); an analysis, once made, is kept and answered again at once.
+//
+// Corresponds with GET /v1/games/{id}/analysis (the `AnalyseGame` operationId).
+func (c *Client) AnalyseGame(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAnalyseGameRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // AuditGame Audit a game
 //
 // Verifies the game's log from the first event: the hash chain (chain_ok), the rules by replay, every command re-decided from the state before it giving exactly the logged events (replay_ok), and the stored record (version, status, moves, score) against the replayed state (projection_ok). first_broken_version names the first version found broken.
@@ -3276,6 +3599,48 @@ func (c *Client) AuditGame(ctx context.Context, id string, reqEditors ...Request
 // Corresponds with GET /v1/games/{id}/events (the `ListEvents` operationId).
 func (c *Client) ListEvents(ctx context.Context, id string, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListEventsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetHintWithBody Get a hint
+//
+// Answers one move that keeps the game's position winnable, or says it is unwinnable or unknown (RULES R7.3), searched with every card known. The request is appended to the log as a hint_given event (not a move: no move number, not undoable) and makes the game unranked from then on (the statistics and leaderboards leave it out).
+// Following the hints from any winnable position wins the game: after the hinted move the next hint continues the same winning line without a new search; after any other move the server searches again.
+// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool: 503 solver_busy with Retry-After when it is full.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/games/{id}/hints (the `GetHint` operationId).
+func (c *Client) GetHintWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetHintRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetHint Get a hint
+//
+// Answers one move that keeps the game's position winnable, or says it is unwinnable or unknown (RULES R7.3), searched with every card known. The request is appended to the log as a hint_given event (not a move: no move number, not undoable) and makes the game unranked from then on (the statistics and leaderboards leave it out).
+// Following the hints from any winnable position wins the game: after the hinted move the next hint continues the same winning line without a new search; after any other move the server searches again.
+// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool: 503 solver_busy with Retry-After when it is full.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/games/{id}/hints (the `GetHint` operationId).
+func (c *Client) GetHint(ctx context.Context, id string, body GetHintJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetHintRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3582,6 +3947,46 @@ func (c *Client) CreatePlayer(ctx context.Context, body CreatePlayerJSONRequestB
 // Corresponds with GET /v1/players/me/stats (the `GetMyStats` operationId).
 func (c *Client) GetMyStats(ctx context.Context, params *GetMyStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetMyStatsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SolveLayoutWithBody Solve a layout
+//
+// Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
+// The search runs on a bounded pool of solver workers: when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/solve (the `SolveLayout` operationId).
+func (c *Client) SolveLayoutWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSolveLayoutRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SolveLayout Solve a layout
+//
+// Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
+// The search runs on a bounded pool of solver workers: when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/solve (the `SolveLayout` operationId).
+func (c *Client) SolveLayout(ctx context.Context, body SolveLayoutJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSolveLayoutRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4247,6 +4652,40 @@ func NewGetGameRequest(server string, id string, params *GetGameParams) (*http.R
 	return req, nil
 }
 
+// NewAnalyseGameRequest constructs an http.Request for the AnalyseGame method
+func NewAnalyseGameRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/analysis", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewAuditGameRequest constructs an http.Request for the AuditGame method
 func NewAuditGameRequest(server string, id string) (*http.Request, error) {
 	var err error
@@ -4350,6 +4789,53 @@ func NewListEventsRequest(server string, id string, params *ListEventsParams) (*
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewGetHintRequest calls the generic GetHint builder with application/json body
+func NewGetHintRequest(server string, id string, body GetHintJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewGetHintRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewGetHintRequestWithBody constructs an http.Request for the GetHint method, with any body, and a specified content type
+func NewGetHintRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/hints", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -5149,6 +5635,46 @@ func NewGetMyStatsRequest(server string, params *GetMyStatsParams) (*http.Reques
 	return req, nil
 }
 
+// NewSolveLayoutRequest calls the generic SolveLayout builder with application/json body
+func NewSolveLayoutRequest(server string, body SolveLayoutJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSolveLayoutRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewSolveLayoutRequestWithBody constructs an http.Request for the SolveLayout method, with any body, and a specified content type
+func NewSolveLayoutRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/solve")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListVariantsRequest constructs an http.Request for the ListVariants method
 func NewListVariantsRequest(server string) (*http.Request, error) {
 	var err error
@@ -5382,6 +5908,16 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
 	GetGameWithResponse(ctx context.Context, id string, params *GetGameParams, reqEditors ...RequestEditorFn) (*GetGameResponse, error)
 
+	// AnalyseGameWithResponse Analyse an ended game
+	//
+	// For a game that has ended, whoever may read it gets whether its deal was winnable with every card known (RULES R7.4, R7.1), the first version after which its position was no longer winnable (the losing move), and a winning line from the deal.
+	// A game in progress gets 409 game_in_progress. A game on a shared deal (duel, daily deal) gets 403 game_sealed until its competition closes (R6.6), its owner included. The searches run on the bounded solver pool (503 solver_busy with Retry-After when it is full); an analysis, once made, is kept and answered again at once.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/games/{id}/analysis (the `AnalyseGame` operationId).
+	AnalyseGameWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*AnalyseGameResponse, error)
+
 	// AuditGameWithResponse Audit a game
 	//
 	// Verifies the game's log from the first event: the hash chain (chain_ok), the rules by replay, every command re-decided from the state before it giving exactly the logged events (replay_ok), and the stored record (version, status, moves, score) against the replayed state (projection_ok). first_broken_version names the first version found broken.
@@ -5405,6 +5941,28 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/games/{id}/events (the `ListEvents` operationId).
 	ListEventsWithResponse(ctx context.Context, id string, params *ListEventsParams, reqEditors ...RequestEditorFn) (*ListEventsResponse, error)
+
+	// GetHintWithBodyWithResponse Get a hint
+	//
+	// Answers one move that keeps the game's position winnable, or says it is unwinnable or unknown (RULES R7.3), searched with every card known. The request is appended to the log as a hint_given event (not a move: no move number, not undoable) and makes the game unranked from then on (the statistics and leaderboards leave it out).
+	// Following the hints from any winnable position wins the game: after the hinted move the next hint continues the same winning line without a new search; after any other move the server searches again.
+	// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool: 503 solver_busy with Retry-After when it is full.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/games/{id}/hints (the `GetHint` operationId).
+	GetHintWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GetHintResponse, error)
+
+	// GetHintWithResponse Get a hint
+	//
+	// Answers one move that keeps the game's position winnable, or says it is unwinnable or unknown (RULES R7.3), searched with every card known. The request is appended to the log as a hint_given event (not a move: no move number, not undoable) and makes the game unranked from then on (the statistics and leaderboards leave it out).
+	// Following the hints from any winnable position wins the game: after the hinted move the next hint continues the same winning line without a new search; after any other move the server searches again.
+	// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool: 503 solver_busy with Retry-After when it is full.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/games/{id}/hints (the `GetHint` operationId).
+	GetHintWithResponse(ctx context.Context, id string, body GetHintJSONRequestBody, reqEditors ...RequestEditorFn) (*GetHintResponse, error)
 
 	// ListLegalMovesWithResponse List the legal moves
 	//
@@ -5567,6 +6125,26 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/players/me/stats (the `GetMyStats` operationId).
 	GetMyStatsWithResponse(ctx context.Context, params *GetMyStatsParams, reqEditors ...RequestEditorFn) (*GetMyStatsResponse, error)
+
+	// SolveLayoutWithBodyWithResponse Solve a layout
+	//
+	// Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
+	// The search runs on a bounded pool of solver workers: when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/solve (the `SolveLayout` operationId).
+	SolveLayoutWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SolveLayoutResponse, error)
+
+	// SolveLayoutWithResponse Solve a layout
+	//
+	// Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
+	// The search runs on a bounded pool of solver workers: when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/solve (the `SolveLayout` operationId).
+	SolveLayoutWithResponse(ctx context.Context, body SolveLayoutJSONRequestBody, reqEditors ...RequestEditorFn) (*SolveLayoutResponse, error)
 
 	// ListVariantsWithResponse List the variants
 	//
@@ -6774,6 +7352,96 @@ func (r GetGameResponse) ContentType() string {
 	return ""
 }
 
+type AnalyseGameResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Analysis
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AnalyseGameResponse) GetJSON200() *Analysis {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r AnalyseGameResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r AnalyseGameResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r AnalyseGameResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r AnalyseGameResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r AnalyseGameResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r AnalyseGameResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r AnalyseGameResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r AnalyseGameResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AnalyseGameResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AnalyseGameResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AnalyseGameResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // AuditGameResponse200Headers the declared response headers of an HTTP 200 response for AuditGame
 type AuditGameResponse200Headers struct {
 	ETag *string
@@ -6962,6 +7630,124 @@ func (r ListEventsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListEventsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetHintResponse200Headers the declared response headers of an HTTP 200 response for GetHint
+type GetHintResponse200Headers struct {
+	ETag *string
+}
+
+type GetHintResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *HintResult
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetHintResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetHintResponse) GetJSON200() *HintResult {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetHintResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetHintResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetHintResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetHintResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r GetHintResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r GetHintResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r GetHintResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetHintResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetHintResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetHintResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetHintResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetHintResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetHintResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetHintResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -8312,6 +9098,103 @@ func (r GetMyStatsResponse) ContentType() string {
 	return ""
 }
 
+type SolveLayoutResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SolveResult
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SolveLayoutResponse) GetJSON200() *SolveResult {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r SolveLayoutResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r SolveLayoutResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r SolveLayoutResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r SolveLayoutResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r SolveLayoutResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r SolveLayoutResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r SolveLayoutResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r SolveLayoutResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r SolveLayoutResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SolveLayoutResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SolveLayoutResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SolveLayoutResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListVariantsResponse429Headers the declared response headers of an HTTP 429 response for ListVariants
 type ListVariantsResponse429Headers struct {
 	RetryAfter *int
@@ -8652,6 +9535,22 @@ func (c *ClientWithResponses) GetGameWithResponse(ctx context.Context, id string
 	return ParseGetGameResponse(rsp)
 }
 
+// AnalyseGameWithResponse Analyse an ended game
+//
+// For a game that has ended, whoever may read it gets whether its deal was winnable with every card known (RULES R7.4, R7.1), the first version after which its position was no longer winnable (the losing move), and a winning line from the deal.
+// A game in progress gets 409 game_in_progress. A game on a shared deal (duel, daily deal) gets 403 game_sealed until its competition closes (R6.6), its owner included. The searches run on the bounded solver pool (503 solver_busy with Retry-After when it is full); an analysis, once made, is kept and answered again at once.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/games/{id}/analysis (the `AnalyseGame` operationId).
+func (c *ClientWithResponses) AnalyseGameWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*AnalyseGameResponse, error) {
+	rsp, err := c.AnalyseGame(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAnalyseGameResponse(rsp)
+}
+
 // AuditGameWithResponse Audit a game
 //
 // Verifies the game's log from the first event: the hash chain (chain_ok), the rules by replay, every command re-decided from the state before it giving exactly the logged events (replay_ok), and the stored record (version, status, moves, score) against the replayed state (projection_ok). first_broken_version names the first version found broken.
@@ -8686,6 +9585,40 @@ func (c *ClientWithResponses) ListEventsWithResponse(ctx context.Context, id str
 		return nil, err
 	}
 	return ParseListEventsResponse(rsp)
+}
+
+// GetHintWithBodyWithResponse Get a hint
+//
+// Answers one move that keeps the game's position winnable, or says it is unwinnable or unknown (RULES R7.3), searched with every card known. The request is appended to the log as a hint_given event (not a move: no move number, not undoable) and makes the game unranked from then on (the statistics and leaderboards leave it out).
+// Following the hints from any winnable position wins the game: after the hinted move the next hint continues the same winning line without a new search; after any other move the server searches again.
+// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool: 503 solver_busy with Retry-After when it is full.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/games/{id}/hints (the `GetHint` operationId).
+func (c *ClientWithResponses) GetHintWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GetHintResponse, error) {
+	rsp, err := c.GetHintWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetHintResponse(rsp)
+}
+
+// GetHintWithResponse Get a hint
+//
+// Answers one move that keeps the game's position winnable, or says it is unwinnable or unknown (RULES R7.3), searched with every card known. The request is appended to the log as a hint_given event (not a move: no move number, not undoable) and makes the game unranked from then on (the statistics and leaderboards leave it out).
+// Following the hints from any winnable position wins the game: after the hinted move the next hint continues the same winning line without a new search; after any other move the server searches again.
+// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool: 503 solver_busy with Retry-After when it is full.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/games/{id}/hints (the `GetHint` operationId).
+func (c *ClientWithResponses) GetHintWithResponse(ctx context.Context, id string, body GetHintJSONRequestBody, reqEditors ...RequestEditorFn) (*GetHintResponse, error) {
+	rsp, err := c.GetHint(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetHintResponse(rsp)
 }
 
 // ListLegalMovesWithResponse List the legal moves
@@ -8950,6 +9883,38 @@ func (c *ClientWithResponses) GetMyStatsWithResponse(ctx context.Context, params
 		return nil, err
 	}
 	return ParseGetMyStatsResponse(rsp)
+}
+
+// SolveLayoutWithBodyWithResponse Solve a layout
+//
+// Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
+// The search runs on a bounded pool of solver workers: when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/solve (the `SolveLayout` operationId).
+func (c *ClientWithResponses) SolveLayoutWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SolveLayoutResponse, error) {
+	rsp, err := c.SolveLayoutWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSolveLayoutResponse(rsp)
+}
+
+// SolveLayoutWithResponse Solve a layout
+//
+// Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
+// The search runs on a bounded pool of solver workers: when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/solve (the `SolveLayout` operationId).
+func (c *ClientWithResponses) SolveLayoutWithResponse(ctx context.Context, body SolveLayoutJSONRequestBody, reqEditors ...RequestEditorFn) (*SolveLayoutResponse, error) {
+	rsp, err := c.SolveLayout(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSolveLayoutResponse(rsp)
 }
 
 // ListVariantsWithResponse List the variants
@@ -10076,6 +11041,81 @@ func ParseGetGameResponse(rsp *http.Response) (*GetGameResponse, error) {
 	return response, nil
 }
 
+// ParseAnalyseGameResponse parses an HTTP response from a AnalyseGameWithResponse call
+func ParseAnalyseGameResponse(rsp *http.Response) (*AnalyseGameResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AnalyseGameResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Analysis
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseAuditGameResponse parses an HTTP response from a AuditGameWithResponse call
 func ParseAuditGameResponse(rsp *http.Response) (*AuditGameResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -10259,6 +11299,115 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetHintResponse parses an HTTP response from a GetHintWithResponse call
+func ParseGetHintResponse(rsp *http.Response) (*GetHintResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetHintResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest HintResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetHintResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
 	}
 
 	return response, nil
@@ -11531,6 +12680,88 @@ func ParseGetMyStatsResponse(rsp *http.Response) (*GetMyStatsResponse, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSolveLayoutResponse parses an HTTP response from a SolveLayoutWithResponse call
+func ParseSolveLayoutResponse(rsp *http.Response) (*SolveLayoutResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SolveLayoutResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SolveResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
 	}
 
 	return response, nil

@@ -135,6 +135,11 @@ type config struct {
 	sweepEvery time.Duration
 	// tlog configures the transparency log (log.go, SOLITAIRE_LOG_*).
 	tlog logConfig
+	// solverWorkers, solverQueue and solverMaxBudget configure the solver
+	// pool (SOLITAIRE_SOLVER_WORKERS, SOLITAIRE_SOLVER_QUEUE,
+	// SOLITAIRE_SOLVER_MAX_BUDGET_MS; solver.go).
+	solverWorkers, solverQueue int
+	solverMaxBudget            time.Duration
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
@@ -199,6 +204,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		return config{}, err
 	}
 	if err := c.loadLog(getenv); err != nil {
+		return config{}, err
+	}
+	if err := c.loadSolver(getenv); err != nil {
 		return config{}, err
 	}
 	c.heartbeat, c.maxStreams = api.DefaultHeartbeat, api.DefaultMaxStreamsPerPlayer
@@ -334,6 +342,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 		Competitions: competitions,
 		Stats:        store,
 		Log:          tlog,
+
+		Solver:          api.NewSolverPool(cfg.solverWorkers, cfg.solverQueue, reg),
+		SolverMaxBudget: cfg.solverMaxBudget,
 	})
 	if err != nil {
 		return err
