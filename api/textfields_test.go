@@ -86,13 +86,13 @@ func TestEveryStringField(t *testing.T) {
 	bodies := map[string]map[string]any{
 		"createPlayer": {"name": "Ada"},
 		"createGame":   {"variant": "klondike"},
-		"createDuel":   {"variant": "klondike"},
+		"createDuel":   {"variant": "klondike", "winnable": false},
 		"playMove":     {"type": "draw"},
 	}
 	forEachStore(t, func(t *testing.T, e *env) {
 		g := e.createGame(map[string]any{"variant": "klondike"})
 		var duel struct{ ID string }
-		e.must(http.StatusCreated, req{method: "POST", path: "/v1/duels", body: map[string]any{"variant": "klondike"}}).decode(t, &duel)
+		e.must(http.StatusCreated, req{method: "POST", path: "/v1/duels", body: map[string]any{"variant": "klondike", "winnable": false}}).decode(t, &duel)
 		// Valid values of the path parameters, by operation where a name
 		// means different things.
 		pathValue := func(op, name string) string {
