@@ -71,7 +71,10 @@ func (s *server) accessLog(c *gin.Context) {
 	c.Next()
 	status := c.Writer.Status()
 	level := slog.LevelInfo
-	if status >= 500 {
+	switch {
+	case c.GetString(ctxProblemCode) == CodeDealNotReady:
+		level = slog.LevelWarn // expected while the supply fills (R7.2); the client retries
+	case status >= 500:
 		level = slog.LevelError
 	}
 	attrs := []slog.Attr{
