@@ -301,22 +301,9 @@ func (c *Competitions) CreateDuel(ctx context.Context, req NewDuel) (*Duel, erro
 		return nil, &FieldError{Field: "max_players",
 			Detail: fmt.Sprintf("max_players must be %d..%d", MinDuelPlayers, MaxDuelPlayers)}
 	}
-	winnable, err := c.wantWinnable(v, rules, req.Winnable)
+	seed, salt, proven, err := c.sharedDeal(ctx, v, rules, req.Winnable)
 	if err != nil {
 		return nil, err
-	}
-	var proven ProvenDeal
-	if winnable {
-		if proven, err = c.Games.Dealer.ProvenDeal(ctx, rules); err != nil {
-			return nil, err
-		}
-	}
-	seed, salt, err := c.secretDeal()
-	if err != nil {
-		return nil, err
-	}
-	if winnable {
-		seed = proven.Seed
 	}
 	var idb [16]byte
 	if _, err := io.ReadFull(c.Games.Random, idb[:]); err != nil {
@@ -325,7 +312,7 @@ func (c *Competitions) CreateDuel(ctx context.Context, req NewDuel) (*Duel, erro
 	d := &Duel{ID: hex.EncodeToString(idb[:]), Variant: v.ID, Rules: rules, Options: req.Options, Ranked: ranked,
 		CreatedBy: req.Creator, Seed: seed, Salt: salt, Commitment: Commitment(Deal(rules, seed), salt),
 		CreatedAt: now, Deadline: deadline, MaxPlayers: players,
-		Winnable: winnable, Solution: proven.Line, Difficulty: proven.Difficulty}
+		Winnable: proven != nil, Solution: proven.line(), Difficulty: proven.band()}
 	if err := c.Store.CreateDuel(ctx, d); err != nil {
 		return nil, err
 	}
@@ -352,6 +339,49 @@ func (c *Competitions) wantWinnable(v Variant, rules Rules, asked *bool) (bool, 
 		return false, nil
 	}
 	return true, nil
+}
+
+// sharedDeal draws the secret deal of a duel or a daily deal of v under
+// rules: a fresh salt, and the seed of a proven deal from the Dealer when
+// wantWinnable says so (proven is then its proof, else nil), else a fresh
+// secret seed.
+func (c *Competitions) sharedDeal(ctx context.Context, v Variant, rules Rules, asked *bool) (uint64, []byte, *ProvenDeal, error) {
+	winnable, err := c.wantWinnable(v, rules, asked)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	var proven *ProvenDeal
+	if winnable {
+		p, err := c.Games.Dealer.ProvenDeal(ctx, rules)
+		if err != nil {
+			return 0, nil, nil, err
+		}
+		proven = &p
+	}
+	seed, salt, err := c.secretDeal()
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	if proven != nil {
+		seed = proven.Seed
+	}
+	return seed, salt, proven, nil
+}
+
+// line is p's line, nil for no proof.
+func (p *ProvenDeal) line() []Move {
+	if p == nil {
+		return nil
+	}
+	return p.Line
+}
+
+// band is p's difficulty, "" for no proof.
+func (p *ProvenDeal) band() string {
+	if p == nil {
+		return ""
+	}
+	return p.Difficulty
 }
 
 // duelDeadline is when a requested duel closes.
@@ -576,26 +606,13 @@ func (c *Competitions) newDailyDeal(ctx context.Context, v Variant, day string, 
 	if err != nil {
 		return nil, err
 	}
-	winnable, err := c.wantWinnable(v, rules, nil)
+	seed, salt, proven, err := c.sharedDeal(ctx, v, rules, nil)
 	if err != nil {
 		return nil, err
-	}
-	var proven ProvenDeal
-	if winnable {
-		if proven, err = c.Games.Dealer.ProvenDeal(ctx, rules); err != nil {
-			return nil, err
-		}
-	}
-	seed, salt, err := c.secretDeal()
-	if err != nil {
-		return nil, err
-	}
-	if winnable {
-		seed = proven.Seed
 	}
 	return c.Store.EnsureDailyDeal(ctx, DailyDeal{Variant: v.ID, Day: day, Seed: seed, Salt: salt,
 		Commitment: Commitment(Deal(rules, seed), salt), CreatedAt: now,
-		Winnable: winnable, Solution: proven.Line, Difficulty: proven.Difficulty})
+		Winnable: proven != nil, Solution: proven.line(), Difficulty: proven.band()})
 }
 
 // DailyReport is a daily deal's state on its day: Deal is nil until someone
