@@ -123,7 +123,6 @@ func layoutOf(rules domain.Rules, seed uint64) *api.Layout {
 	return l
 }
 
-
 // layoutCodes are the codes of cs, [] when there are none.
 func layoutCodes(cs []domain.Card) []string {
 	out := []string{}
