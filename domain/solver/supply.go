@@ -163,6 +163,20 @@ func (s *Supply) Ready(rules domain.Rules) int {
 	return 0
 }
 
+// Wanted are the rule sets Want named (their time limits cleared, as the
+// buffers key them), in no particular order.
+func (s *Supply) Wanted() []domain.Rules {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []domain.Rules
+	for k, sh := range s.shelves {
+		if sh.pinned {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // Counts are how many deals the supply has proven and tried (proven ones
 // included) since it started.
 func (s *Supply) Counts() (proven, tried int64) { return s.proven.Load(), s.tried.Load() }
