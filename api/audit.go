@@ -36,6 +36,14 @@ import (
 // competition closes at the latest (a duel's deadline, the end of a daily
 // deal's UTC day); from then on the audit checks the commitment too.
 // commitment_checked_after is null for a game that is not sealed.
+//
+// A game on a proven winnable deal (RULES R7.2) has winnable true and the
+// solution_commitment published at creation. Once its deal may be
+// revealed (when seed and salt are shown) solution is the committed
+// winning line as move requests and solution_ok says whether that line,
+// played through the rules from the deal in the log, wins, and matches
+// the solution commitment under the salt; before that, and for other
+// games, both are null.
 type Audit struct {
 	ChainOK                bool    `json:"chain_ok"`                                                                               // the hash chain holds and the log is as long as the record says
 	ReplayOK               bool    `json:"replay_ok"`                                                                              // the rules re-decide every command to exactly the logged events
@@ -52,6 +60,11 @@ type Audit struct {
 	Problem                *string `json:"problem" extensions:"x-nullable"`                                                        // what the replay found wrong, for people; null while in progress or sealed, or if nothing
 	Sealed                 bool    `json:"sealed"`                                                                                 // a shared deal whose competition has not closed (R6.6): no commitment check, seed or salt yet
 	CommitmentCheckedAfter *string `json:"commitment_checked_after" format:"date-time" extensions:"x-nullable"`                    // sealed: when the competition closes at the latest and the commitment is checked; null otherwise
+
+	Winnable           bool          `json:"winnable"`                                                           // dealt from a proven winnable deal (R7.2)
+	SolutionCommitment *string       `json:"solution_commitment" example:"sha256:7a3c…" extensions:"x-nullable"` // the commitment to the winning line in the first event; null for other games
+	Solution           []MoveRequest `json:"solution" extensions:"x-nullable"`                                   // the committed winning line; null until the deal may be revealed, and for other games
+	SolutionOK         *bool         `json:"solution_ok" extensions:"x-nullable"`                                // the line wins the committed deal and matches solution_commitment; null when solution is
 } // @name Audit
 
 // audit checks a game's log.
@@ -60,7 +73,8 @@ type Audit struct {
 //	@Description	Verifies the game's log from the first event: the hash chain (chain_ok), the rules by replay, every command re-decided from the state before it giving exactly the logged events (replay_ok), and the stored record (version, status, moves, score) against the replayed state (projection_ok). first_broken_version names the first version found broken.
 //	@Description	Once the game has ended the audit also reveals seed and salt and checks the commitment published at creation against the deal in the log (commitment_ok); anyone may then audit it. While it is in progress only its owner may, and commitment_ok, seed, salt and problem are null (RULES R6.4).
 //	@Description	A game on a shared deal (a duel or a daily deal) is sealed until its competition closes (R6.6): sealed is true, only its owner may audit it, commitment_ok, seed, salt and problem stay null even after it has ended, and commitment_checked_after says when the competition closes at the latest; from then on the commitment is checked too.
-//	@Description	The same checks run offline on the NDJSON export: `solitaire audit FILE -salt SALT`.
+//	@Description	A game on a proven winnable deal (RULES R7.2) shows solution_commitment; once its deal may be revealed the audit also gives the winning line (solution) and checks it (solution_ok: it wins the committed deal through the rules and matches the commitment). Before that neither appears.
+//	@Description	The same checks run offline on the NDJSON export: `solitaire audit FILE -salt SALT [-solution AUDIT.json]`.
 //	@Tags			games
 //	@Produce		json
 //	@Security		BearerAuth
@@ -139,7 +153,35 @@ func (s *server) audit(c *gin.Context) reply {
 			out.Problem = &p
 		}
 	}
+	s.auditSolution(&out, game, recs, ended)
 	return s.jsonReply(http.StatusOK, out).with("ETag", etag(game.Version))
+}
+
+// auditSolution fills the winnable deal's part of an audit (R7.2): the
+// flag and the commitment always, the line and its check only once the
+// deal may be revealed (reveal).
+func (s *server) auditSolution(out *Audit, game *domain.Game, recs []domain.RecordedEvent, reveal bool) {
+	out.Winnable = game.Winnable
+	var dealt domain.Event
+	if len(recs) > 0 {
+		if e, err := domain.DecodeEvent(recs[0].Version, recs[0].Type, recs[0].OccurredAt, recs[0].Payload); err == nil {
+			dealt = e
+		}
+	}
+	out.SolutionCommitment = nonEmpty(dealt.Data.SolutionCommitment)
+	if out.SolutionCommitment == nil {
+		out.SolutionCommitment = nonEmpty(game.SolutionCommitment)
+	}
+	if !game.Winnable || !reveal {
+		return
+	}
+	out.Solution = make([]MoveRequest, len(game.Solution))
+	for i, m := range game.Solution {
+		out.Solution[i] = newMoveRequest(m)
+	}
+	r := domain.CheckSolution(dealt, game.Solution, game.Salt)
+	ok := r.OK && r.Commitment == game.SolutionCommitment
+	out.SolutionOK = &ok
 }
 
 // auditReads bounds how often the audit re-reads a game that moves while

@@ -39,7 +39,8 @@
 //   - 415 a body that is not application/json.
 //   - 422 the request was read but the rules refuse it: an illegal move
 //     (reason says why), an unknown variant, an option or layout the variant
-//     does not accept, a reused Idempotency-Key.
+//     does not accept, winnable on a multi-deck variant or with a seed,
+//     layout or deal, a reused Idempotency-Key.
 //   - 429 too many requests from a token, or from an address without one,
 //     or new players from an address (rate_limited), or live streams open
 //     (too_many_streams); with Retry-After (README "Limits").
@@ -48,6 +49,9 @@
 //     Retry-After): never a 500 for an outage. /readyz says not_ready.
 //     Every solver worker is busy, or a search was given up
 //     (solver_busy, with Retry-After).
+//     Also deal_not_ready, with Retry-After: no proven winnable deal
+//     (RULES R7.2) was ready within the supply's short wait; nothing was
+//     written, and a retry later finds one.
 //
 // @title                      Solitaire server API
 // @version                    1.0

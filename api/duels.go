@@ -18,13 +18,16 @@ import (
 // The duel runs for duration_s seconds (60..604800, default 86400) or until
 // deadline (RFC 3339, 60 s to 7 days ahead); give at most one of the two.
 // max_players (2..100, default 2) is how many may join (RULES R6.6: the duel
-// closes early once every seat holds a game that has ended).
+// closes early once every seat holds a game that has ended). winnable
+// (default true) deals a deal proven winnable (RULES R7.2) where the
+// variant deals one deck; false deals a random one.
 type CreateDuelRequest struct {
 	Variant    string         `json:"variant,omitempty" example:"klassik" maxLength:"64"`                       // variant id (GET /v1/variants); default klassik
 	Options    *CreateOptions `json:"options,omitempty"`                                                        // options of every game of the duel
 	DurationS  *int           `json:"duration_s,omitempty" minimum:"60" maximum:"604800" example:"86400"`       // run time in seconds; default 86400
 	Deadline   *string        `json:"deadline,omitempty" format:"date-time" example:"2026-12-01T18:00:00.000Z"` // when the duel closes, instead of duration_s
 	MaxPlayers *int           `json:"max_players,omitempty" minimum:"2" maximum:"100" example:"2"`              // seats; default 2
+	Winnable   *bool          `json:"winnable,omitempty"`                                                       // deal a proven winnable deal (R7.2); default true on one-deck variants
 } // @name CreateDuelRequest
 
 // Standing is one game's line in a duel's or a daily deal's standings:
@@ -63,6 +66,10 @@ type Duel struct {
 	Seed       *Seed       `json:"seed" swaggertype:"string" example:"9925980916699881289" extensions:"x-nullable,x-seed"` // the deal's seed (R6.1), a decimal string; null until the duel has ended
 	Salt       *string     `json:"salt" extensions:"x-nullable"`                                                           // the commitment's salt, 64 hex digits; null until the duel has ended
 	Standings  []Standing  `json:"standings"`                                                                              // one line per joined game, best first
+
+	Winnable           bool    `json:"winnable"`                                                           // the deal was proven winnable (R7.2)
+	SolutionCommitment *string `json:"solution_commitment" example:"sha256:7a3c…" extensions:"x-nullable"` // winnable: every game of the duel shows it (R7.2); null otherwise
+	Difficulty         *string `json:"difficulty" enums:"easy,medium,hard,expert" extensions:"x-nullable"` // winnable: the deal's band (R7.5); null otherwise
 } // @name Duel
 
 // competitionRoutes adds the routes of duels, daily deals, statistics and
@@ -94,7 +101,7 @@ func decodeEmpty(body []byte) error {
 // createDuel creates a same-deal duel.
 //
 //	@Summary		Create a duel
-//	@Description	Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
+//	@Description	Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4). The deal is proven winnable (RULES R7.2) unless winnable is false or the variant deals more than one deck: then solution_commitment and difficulty are published too, and each game's audit reveals the winning line once the duel has closed; with no proven deal ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 //	@Description	max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 //	@Tags			duels
 //	@Accept			json
@@ -109,7 +116,7 @@ func decodeEmpty(body []byte) error {
 //	@Failure		401				{object}	Problem					"no or unknown token"
 //	@Failure		413				{object}	Problem					"body too large"
 //	@Failure		415				{object}	Problem					"body not JSON"
-//	@Failure		422				{object}	Problem					"unknown variant, invalid option, duration_s or deadline out of range, reused idempotency key"
+//	@Failure		422				{object}	Problem					"unknown variant, invalid option, duration_s or deadline out of range, winnable true on a multi-deck variant, reused idempotency key"
 //	@Failure		500				{object}	Problem
 //	@ID		createDuel
 //	@Router			/v1/duels [post]
@@ -118,7 +125,7 @@ func (s *server) createDuel(c *gin.Context, body []byte) reply {
 	if err := decodeStrict(body, &req); err != nil {
 		return s.fail(c, err)
 	}
-	nd := domain.NewDuel{Creator: playerOf(c).ID, Variant: req.Variant, Options: req.Options.options()}
+	nd := domain.NewDuel{Creator: playerOf(c).ID, Variant: req.Variant, Options: req.Options.options(), Winnable: req.Winnable}
 	if req.MaxPlayers != nil {
 		nd.MaxPlayers = *req.MaxPlayers
 		if nd.MaxPlayers == 0 { // 0 is the service's "default"; the field's range starts at 2
@@ -188,7 +195,12 @@ func newStandings(res domain.Results) []Standing {
 func newDuel(d *domain.Duel, res domain.Results) Duel {
 	out := Duel{ID: d.ID, Variant: d.Variant, Options: newGameOptions(d.Rules), Ranked: d.Ranked, Status: "open",
 		CreatedBy: d.CreatedBy, CreatedAt: domain.FormatTime(d.CreatedAt), Deadline: domain.FormatTime(d.Deadline),
-		MaxPlayers: d.MaxPlayers, Commitment: d.Commitment, Standings: newStandings(res)}
+		MaxPlayers: d.MaxPlayers, Commitment: d.Commitment, Standings: newStandings(res),
+		Winnable: d.Winnable, Difficulty: nonEmpty(d.Difficulty)}
+	if d.Winnable {
+		sc := domain.SolutionCommitment(d.Solution, d.Salt)
+		out.SolutionCommitment = &sc
+	}
 	if d.EndedAt != nil {
 		out.Status = "ended"
 		out.EndedAt = timePtr(d.EndedAt)

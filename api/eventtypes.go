@@ -29,6 +29,10 @@ type GameDealtData struct {
 	Deal       Deal       `json:"deal"`
 	Commitment string     `json:"commitment" example:"sha256:0f1e…"` // R6.4
 	Hidden     *Hidden    `json:"hidden,omitempty"`                  // only while the deal is redacted
+
+	Winnable           bool   `json:"winnable,omitempty"`                                   // present and true on a proven winnable deal (R7.2)
+	SolutionCommitment string `json:"solution_commitment,omitempty" example:"sha256:7a3c…"` // winnable: SHA-256 over the canonical winning line and the salt (R7.2)
+	Difficulty         string `json:"difficulty,omitempty" enums:"easy,medium,hard,expert"` // winnable: the deal's band (R7.5)
 } // @name GameDealtData
 
 // StockDrawnData is stock_drawn (R2.1): count cards from the stock to the

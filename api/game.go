@@ -82,6 +82,10 @@ type Game struct {
 	CreatedAt   string        `json:"created_at" format:"date-time"`     // when the game was dealt
 
 	Deal *string `json:"deal" example:"pysolfc:12345" extensions:"x-nullable"` // the numbered deal it was dealt from (R6.7); null for any other game
+
+	Winnable           bool    `json:"winnable"`                                                           // dealt from a deal proven winnable (R7.2)
+	SolutionCommitment *string `json:"solution_commitment" example:"sha256:7a3c…" extensions:"x-nullable"` // winnable: SHA-256 over the canonical winning line and the salt, published at creation (R7.2); null otherwise
+	Difficulty         *string `json:"difficulty" enums:"easy,medium,hard,expert" extensions:"x-nullable"` // winnable: the deal's band (R7.5); null otherwise
 } // @name Game
 
 // GameSummary is a game in a listing: its record without the piles.
@@ -89,16 +93,18 @@ type GameSummary struct {
 	ID         string      `json:"id"`      // opaque id
 	Variant    string      `json:"variant"` // variant id (GET /v1/variants)
 	Options    GameOptions `json:"options"`
-	Status     string      `json:"status" enums:"in_progress,won,lost,expired"`            // in_progress until the game ends once (R2.8)
-	Version    int         `json:"version" minimum:"1"`                                    // events in the log; the ETag
-	Moves      int         `json:"moves" minimum:"0"`                                      // commands accepted, undos included (R2.5)
-	Score      *int        `json:"score" extensions:"x-nullable"`                          // null for scoring none (R4.1)
-	ElapsedMS  int64       `json:"elapsed_ms" minimum:"0"`                                 // playing time in milliseconds (R5.2)
-	Ranked     bool        `json:"ranked"`                                                 // counts for statistics: default options (a draw choice aside) and a server seed (R3)
-	Deal       *string     `json:"deal" example:"pysolfc:12345" extensions:"x-nullable"`   // the numbered deal it was dealt from (R6.7); null for any other game
-	CreatedAt  string      `json:"created_at" format:"date-time"`                          // when the game was dealt
-	UpdatedAt  string      `json:"updated_at" format:"date-time"`                          // time of the latest event
-	FinishedAt *string     `json:"finished_at" format:"date-time" extensions:"x-nullable"` // when the game ended; null while in progress
+	Status     string      `json:"status" enums:"in_progress,won,lost,expired"`                        // in_progress until the game ends once (R2.8)
+	Version    int         `json:"version" minimum:"1"`                                                // events in the log; the ETag
+	Moves      int         `json:"moves" minimum:"0"`                                                  // commands accepted, undos included (R2.5)
+	Score      *int        `json:"score" extensions:"x-nullable"`                                      // null for scoring none (R4.1)
+	ElapsedMS  int64       `json:"elapsed_ms" minimum:"0"`                                             // playing time in milliseconds (R5.2)
+	Ranked     bool        `json:"ranked"`                                                             // counts for statistics: default options (a draw choice aside) and a server seed (R3)
+	Deal       *string     `json:"deal" example:"pysolfc:12345" extensions:"x-nullable"`               // the numbered deal it was dealt from (R6.7); null for any other game
+	Winnable   bool        `json:"winnable"`                                                           // dealt from a deal proven winnable (R7.2)
+	Difficulty *string     `json:"difficulty" enums:"easy,medium,hard,expert" extensions:"x-nullable"` // winnable: the deal's band (R7.5); null otherwise
+	CreatedAt  string      `json:"created_at" format:"date-time"`                                      // when the game was dealt
+	UpdatedAt  string      `json:"updated_at" format:"date-time"`                                      // time of the latest event
+	FinishedAt *string     `json:"finished_at" format:"date-time" extensions:"x-nullable"`             // when the game ended; null while in progress
 } // @name GameSummary
 
 // GameList is one page of the caller's games, newest first. next_cursor is
@@ -156,7 +162,8 @@ func newGame(g *domain.Game, s *domain.State, now time.Time, reveal bool) Game {
 		Passes:  Passes{Used: v.PassesUsed, Limit: positive(v.PassLimit)},
 		Waste:   CardList{Cards: newCards(v.Waste)},
 		CanUndo: v.CanUndo, CanRedo: v.CanRedo, Commitment: v.Commitment, Ranked: g.Ranked, Deal: dealOf(g),
-		CreatedAt: domain.FormatTime(g.CreatedAt)}
+		CreatedAt: domain.FormatTime(g.CreatedAt),
+		Winnable:  g.Winnable, SolutionCommitment: nonEmpty(g.SolutionCommitment), Difficulty: nonEmpty(g.Difficulty)}
 	out.Foundations = make([]CardList, len(v.Foundations))
 	for i, f := range v.Foundations {
 		out.Foundations[i] = CardList{Cards: newCards(f)}
@@ -176,6 +183,14 @@ func newGame(g *domain.Game, s *domain.State, now time.Time, reveal bool) Game {
 	return out
 }
 
+// nonEmpty is s, nil for "".
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
 // dealOf is the game's numbered deal (R6.7), nil for any other game.
 func dealOf(g *domain.Game) *string {
 	if g.Deal == "" {
@@ -188,6 +203,7 @@ func dealOf(g *domain.Game) *string {
 func newGameSummary(g *domain.Game) GameSummary {
 	return GameSummary{ID: g.ID, Variant: g.Variant, Options: newGameOptions(g.Rules), Status: string(g.Status),
 		Version: g.Version, Moves: g.Moves, Score: g.Score, ElapsedMS: g.ElapsedMS, Ranked: g.Ranked,
-		Deal: dealOf(g), CreatedAt: domain.FormatTime(g.CreatedAt), UpdatedAt: domain.FormatTime(g.UpdatedAt),
+		Deal: dealOf(g), Winnable: g.Winnable, Difficulty: nonEmpty(g.Difficulty),
+		CreatedAt: domain.FormatTime(g.CreatedAt), UpdatedAt: domain.FormatTime(g.UpdatedAt),
 		FinishedAt: timePtr(g.FinishedAt)}
 }

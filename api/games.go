@@ -36,6 +36,7 @@ func gameID(c *gin.Context) (string, error) {
 //
 //	@Summary		Create a game
 //	@Description	Deals a new game of a variant, optionally with options, from a seed, from a custom layout (RULES R6.5) or from a PySolFC game number (deal "pysolfc:<number>", R6.7); seed, layout and deal make it unranked.
+//	@Description	winnable: true deals a deal the solver proved winnable (RULES R7.2; one-deck variants): the game stays ranked, publishes solution_commitment and difficulty, and reveals the line in its audit once the deal may be revealed. Proofs are made in the background; when none is ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 //	@Description	Send Idempotency-Key to retry safely: the same key and body return the first response again.
 //	@Tags			games
 //	@Accept			json
@@ -52,7 +53,7 @@ func gameID(c *gin.Context) (string, error) {
 //	@Failure		413				{object}	Problem					"body too large"
 //	@Failure		415				{object}	Problem					"body not JSON"
 //	@Failure		409				{object}	Problem					"too_many_games (the player's bound of games in progress), or with duel_id: duel_already_joined (Location names your game) or duel_ended"
-//	@Failure		422				{object}	Problem					"unknown variant, invalid option, layout or deal, reused idempotency key"
+//	@Failure		422				{object}	Problem					"unknown variant, invalid option, layout or deal, winnable on a multi-deck variant or with seed, layout or deal, reused idempotency key"
 //	@Failure		500				{object}	Problem
 //	@ID		createGame
 //	@Router			/v1/games [post]
@@ -68,6 +69,13 @@ func (s *server) createGame(c *gin.Context, body []byte) reply {
 	if req.Deal != nil && (req.Seed != nil || req.Layout != nil || req.DuelID != nil) {
 		return s.fail(c, badField("deal", "give deal alone: not with seed, layout or duel_id"))
 	}
+	winnable := req.Winnable != nil && *req.Winnable
+	if winnable && (req.Seed != nil || req.Layout != nil || req.Deal != nil || req.DuelID != nil) {
+		return s.fail(c, badField("winnable", "winnable: true deals a proven deal of the server's; not with seed, layout, deal or duel_id"))
+	}
+	if req.Winnable != nil && req.DuelID != nil {
+		return s.fail(c, badField("winnable", "a duel's games are dealt its deal; give winnable when creating the duel"))
+	}
 	if req.DuelID != nil {
 		return s.joinFromCreate(c, req) // duels.go
 	}
@@ -76,7 +84,7 @@ func (s *server) createGame(c *gin.Context, body []byte) reply {
 		return s.fail(c, err)
 	}
 	defer unlock()
-	ng := domain.NewGame{Owner: playerOf(c).ID, Variant: req.Variant, Options: req.Options.options()}
+	ng := domain.NewGame{Owner: playerOf(c).ID, Variant: req.Variant, Options: req.Options.options(), Winnable: winnable}
 	if req.Seed != nil {
 		seed := uint64(*req.Seed)
 		ng.Seed = &seed

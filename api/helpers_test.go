@@ -29,6 +29,7 @@ import (
 	"github.com/openpatience/solitaire/api"
 	"github.com/openpatience/solitaire/api/apistore"
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/solver"
 	"github.com/openpatience/solitaire/persistence"
 	"github.com/openpatience/solitaire/persistence/pgtest"
 )
@@ -287,6 +288,8 @@ type env struct {
 	player string // the default player's id
 
 	tlog *persistence.Log // the transparency log, sequenced by the test (log_test.go)
+
+	supply *solver.Supply // the Dealer of proven winnable deals (R7.2)
 }
 
 // backends are the databases every HTTP test runs on.
@@ -335,9 +338,17 @@ var start = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 // newEnv starts a server on a new store of backend; opts change its
 // configuration before it starts.
 func newEnv(t *testing.T, backend string, opts ...func(*api.Config)) *env {
+	return newEnvWith(t, backend, solver.SupplyConfig{}, opts...)
+}
+
+// newEnvWith is newEnv with a supply of proven deals (the games' Dealer,
+// R7.2) configured by supply; it proves only the rules asked for.
+func newEnvWith(t *testing.T, backend string, supply solver.SupplyConfig, opts ...func(*api.Config)) *env {
 	store := openStore(t, backend)
 	clk := &clock{t: start}
-	games := &domain.Games{Store: store, Now: clk.Now, Random: rand.Reader, Retries: 3}
+	dealer := solver.NewSupply(supply)
+	t.Cleanup(dealer.Close)
+	games := &domain.Games{Store: store, Now: clk.Now, Random: rand.Reader, Retries: 3, Dealer: dealer}
 	tlog := openTestLog(t, store, clk.Now)
 	cfg := api.Config{Games: games, Players: store, Idempotency: apistore.Idempotency(store),
 		Ready: store.Ping, Spec: solitaire.OpenAPIYAML, Competitions: domain.NewCompetitions(games, store), Stats: store,
@@ -353,7 +364,8 @@ func newEnv(t *testing.T, backend string, opts ...func(*api.Config)) *env {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	tr := &validating{t: t, base: http.DefaultTransport}
-	e := &env{t: t, store: store, games: games, clock: clk, srv: srv, tr: tr, client: &http.Client{Transport: tr}, tlog: tlog}
+	e := &env{t: t, store: store, games: games, clock: clk, srv: srv, tr: tr, client: &http.Client{Transport: tr}, tlog: tlog,
+		supply: dealer}
 	e.player, e.token = e.newPlayer("Ada")
 	return e
 }

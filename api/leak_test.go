@@ -29,13 +29,14 @@ type leakGame struct {
 }
 
 // TestNoLeaks plays games of every kind of deal (server seed, client seed,
-// custom layout, PySolFC number of R6.7) on the one-deck variants and, after every move, reads
+// custom layout, PySolFC number of R6.7, proven winnable deal of R7.2) on the one-deck variants and, after every move, reads
 // every view of each game while it is in progress: the game, its legal
 // moves, its events as JSON pages and as NDJSON, its states, the list of
 // games, and the audit and live stream where the server has them. The test
 // knows the server's state, so it knows which card lies face down at each
 // pile position and in what order the stock lies; no answer may name a card
-// that has never been face up, nor the seed or the salt (RULES R6.4). The
+// that has never been face up, nor the seed or the salt (RULES R6.4), nor
+// a winnable deal's line (R7.2). The
 // answers to the moves themselves are scanned too, and another player
 // cannot read the game at all.
 func TestNoLeaks(t *testing.T) {
@@ -50,6 +51,7 @@ func TestNoLeaks(t *testing.T) {
 		rnd := rand.New(rand.NewPCG(7, 7))
 		_, mallory := e.newPlayer("Mallory")
 		clientSeed := api.Seed(12345678901234567891)
+		winnable := true
 		layout := func() *api.Layout { // a known deal: face-down cards under every pile
 			l := &api.Layout{Stock: []string{}}
 			pack := domain.ShuffledPack(99, 1)
@@ -76,7 +78,9 @@ func TestNoLeaks(t *testing.T) {
 			{Variant: "klondike-draw3"},
 			{Variant: "klondike", Deal: str("pysolfc:12345")},
 			{Variant: "relaxed", Deal: str("pysolfc:1000000")},
+			{Variant: "relaxed", Winnable: &winnable}, // a proven deal (R7.2): its line is secret too
 		}
+		e.waitReady(rulesOf(t, "relaxed"), 1)
 		moves := 12
 		if e.store.Dialect() == "sqlite" {
 			moves = 6 // the pure-Go SQLite is slow under -race
@@ -99,6 +103,11 @@ func TestNoLeaks(t *testing.T) {
 			for _, enc := range []string{hex.EncodeToString(stored.Salt), base64.StdEncoding.EncodeToString(stored.Salt),
 				base64.RawURLEncoding.EncodeToString(stored.Salt)} {
 				lg.secrets[enc] = "the salt"
+			}
+			if stored.Winnable {
+				for _, s := range lineSecrets(t, stored.Solution)[:2] {
+					lg.secrets[s] = "the winning line"
+				}
 			}
 			leaks += lg.scan(t, e, "POST /v1/games", r.body)
 			for m := 0; m < moves; m++ {
@@ -131,7 +140,7 @@ func TestNoLeaks(t *testing.T) {
 		if leaks > 0 {
 			t.Errorf("%d leaks", leaks)
 		}
-		figures(t, "%d games (server seed, client seed, layout, numbered), %d bodies scanned (game, legal moves, list, "+
+		figures(t, "%d games (server seed, client seed, layout, numbered, winnable), %d bodies scanned (game, legal moves, list, "+
 			"events JSON and NDJSON, states, moves; audit %v, stream %v), hidden cards, seeds and salts found: %d",
 			len(requests), bodies, hasAudit, hasStream, leaks)
 	})

@@ -74,6 +74,8 @@ func (s *server) accessLog(c *gin.Context) {
 	switch {
 	case status >= 500 && c.GetString(ctxProblemCode) == CodeSolverBusy:
 		level = slog.LevelWarn // load shed on purpose (README "Limits"), not a fault
+	case c.GetString(ctxProblemCode) == CodeDealNotReady:
+		level = slog.LevelWarn // expected while the supply fills (R7.2); the client retries
 	case status >= 500:
 		level = slog.LevelError
 	}

@@ -51,6 +51,7 @@ const (
 	CodeRateLimited          = "rate_limited"           // 429: too many requests; Retry-After says when to try again
 	CodeNotReady             = "not_ready"              // 503: the database does not answer
 	CodeDatabaseUnavailable  = "database_unavailable"   // 503: the database did not answer this request; Retry-After, then retry
+	CodeDealNotReady         = "deal_not_ready"         // 503: no proven winnable deal was ready (R7.2); Retry-After, then retry
 	CodeInternal             = "internal"               // 500
 	CodeDuelEnded            = "duel_ended"             // 409: the duel takes no more players (ended, past its deadline, or full)
 	CodeDuelAlreadyJoined    = "duel_already_joined"    // 409: the caller already has a game in the duel (Location names it)
@@ -83,6 +84,7 @@ var titles = map[string]string{
 	CodeTooManyGames:         "Too many games in progress",
 	CodeNotReady:             "Not ready",
 	CodeDatabaseUnavailable:  "Database unavailable",
+	CodeDealNotReady:         "Winnable deal not ready",
 	CodeInternal:             "Internal server error",
 	CodeDuelEnded:            "Duel has ended",
 	CodeDuelAlreadyJoined:    "Already joined",
@@ -165,6 +167,10 @@ func problemFor(err error) (Problem, bool) {
 		return newProblem(http.StatusServiceUnavailable, CodeDatabaseUnavailable,
 			"the database is not reachable right now; try again after Retry-After seconds. A change "+
 				"answered so was made whole or not at all: read the game, or resend the move with If-Match"), true
+	case errors.Is(err, domain.ErrDealNotReady):
+		// Before any other: a proof is never waited for long, and a
+		// request that finds none ready in time comes back later.
+		return newProblem(http.StatusServiceUnavailable, CodeDealNotReady, (&domain.DealNotReadyError{}).Error()), true
 	case errors.As(err, &reqErr):
 		p := newProblem(reqErr.status, reqErr.code, reqErr.detail)
 		p.Param = reqErr.param

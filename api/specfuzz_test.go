@@ -384,6 +384,12 @@ func (f *specFuzzer) bodyFor(q *fuzzReq, s *openapi3.SchemaRef) []byte {
 			body["options"] = f.object(s.Value.Properties["options"], 0)
 			b, _ := json.Marshal(body)
 			return b
+		case 3:
+			if f.rnd.IntN(2) == 0 {
+				body["winnable"] = true // a proven deal (R7.2): 201, 422 on a multi-deck variant, or 503 deal_not_ready
+				b, _ := json.Marshal(body)
+				return b
+			}
 		}
 		q.created = true
 		b, _ := json.Marshal(body)
@@ -713,7 +719,7 @@ func (f *specFuzzer) send(q *fuzzReq) {
 	}
 	f.byStatus[r.status]++
 	where := fmt.Sprintf("%s %s -> %d", c.method, c.path, r.status)
-	if r.status >= 500 {
+	if r.status >= 500 && !dealNotReady(r) {
 		f.fiveXX++
 		t.Errorf("%s: %s", where, truncate(r.body))
 	}
@@ -730,7 +736,7 @@ func (f *specFuzzer) send(q *fuzzReq) {
 		f.legalRefused++
 		t.Errorf("%s: a legal move of the owner was refused: %s %s", where, c.body, truncate(r.body))
 	}
-	if q.created && r.status != http.StatusCreated {
+	if q.created && r.status != http.StatusCreated && !dealNotReady(r) {
 		f.legalRefused++
 		t.Errorf("%s: a well-formed game was refused: %s %s", where, truncate(c.body), truncate(r.body))
 	}
@@ -744,6 +750,18 @@ func (f *specFuzzer) send(q *fuzzReq) {
 		t.Errorf("%s: valid by the spec, refused as malformed: %s", where, truncate(r.body))
 	}
 	f.harvest(q, r)
+}
+
+// dealNotReady reports whether r is the answer to a request for a proven
+// winnable deal (R7.2) when none was ready within the supply's short wait:
+// 503 deal_not_ready with Retry-After, a documented "come back later",
+// not a server error. Anything slower would have hit the client's timeout.
+func dealNotReady(r resp) bool {
+	if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" {
+		return false
+	}
+	var p api.Problem
+	return json.Unmarshal(r.body, &p) == nil && p.Code == api.CodeDealNotReady
 }
 
 // head sends a HEAD request outside the validating transport, which wants

@@ -16,24 +16,28 @@ import (
 // (persistence implements it).
 type StatsStore interface {
 	// PlayedGames returns owner's ranked games with at least one move, of
-	// variant unless "", with draw count draw unless 0.
-	PlayedGames(ctx context.Context, owner, variant string, draw int) ([]domain.Game, error)
+	// variant unless "", with draw count draw unless 0, on winnable deals
+	// or on random ones as winnable says (R7.2).
+	PlayedGames(ctx context.Context, owner, variant string, draw int, winnable bool) ([]domain.Game, error)
 	// Leaderboard returns each player's best ranked win of variant and
-	// draw that finished in [from, to) (zero: unbounded), best first in
-	// the order of domain.RankStandings, at most limit.
-	Leaderboard(ctx context.Context, variant string, draw int, from, to time.Time, limit int) ([]domain.Game, error)
+	// draw, on winnable deals or on random ones as winnable says (R7.2),
+	// that finished in [from, to) (zero: unbounded), best first in the
+	// order of domain.RankStandings, at most limit.
+	Leaderboard(ctx context.Context, variant string, draw int, winnable bool, from, to time.Time, limit int) ([]domain.Game, error)
 	// PlayerNames maps player ids to display names; unknown ids are left out.
 	PlayerNames(ctx context.Context, ids []string) (map[string]string, error)
 }
 
-// VariantStats are a player's statistics in one variant and draw count
-// (RULES R3: kept per variant and draw; ranked games only, so games from a
+// VariantStats are a player's statistics in one variant and draw count, on
+// random deals or on winnable ones (RULES R3: kept per variant and draw;
+// R7.2: winnable and random deals apart; ranked games only, so games from a
 // client's seed or layout, or with changed options, count nowhere). A game
 // counts as played once its first move is made; a resigned or expired game
 // is a loss. Times are milliseconds.
 type VariantStats struct {
 	Variant       string `json:"variant" example:"klondike"`             // variant id
 	Draw          int    `json:"draw" enums:"1,3"`                       // cards per draw (R2.1)
+	Winnable      bool   `json:"winnable"`                               // games on proven winnable deals (R7.2), else on random deals
 	Played        int    `json:"played" minimum:"0"`                     // ranked games with at least one move
 	Won           int    `json:"won" minimum:"0"`                        // of them won
 	WinRatePct    int    `json:"win_rate_pct" minimum:"0" maximum:"100"` // round(100 × won / played); 0 when none played
@@ -70,13 +74,30 @@ type LeaderboardEntry struct {
 // then moves (order_by time); ties share a rank. period all covers every
 // game, day the games finished on the current UTC date (date).
 type Leaderboard struct {
-	Variant string             `json:"variant" example:"klondike"`                 // variant id
-	Draw    int                `json:"draw" enums:"1,3"`                           // cards per draw
-	Period  string             `json:"period" enums:"all,day"`                     // all time, or today (UTC)
-	Date    *string            `json:"date" format:"date" extensions:"x-nullable"` // the UTC date of period day; null for all
-	OrderBy string             `json:"order_by" enums:"score,time"`                // score (then time, moves) or time (then moves)
-	Entries []LeaderboardEntry `json:"entries"`                                    // best first
+	Variant  string             `json:"variant" example:"klondike"`                 // variant id
+	Draw     int                `json:"draw" enums:"1,3"`                           // cards per draw
+	Winnable bool               `json:"winnable"`                                   // wins on proven winnable deals (R7.2), else on random deals
+	Period   string             `json:"period" enums:"all,day"`                     // all time, or today (UTC)
+	Date     *string            `json:"date" format:"date" extensions:"x-nullable"` // the UTC date of period day; null for all
+	OrderBy  string             `json:"order_by" enums:"score,time"`                // score (then time, moves) or time (then moves)
+	Entries  []LeaderboardEntry `json:"entries"`                                    // best first
 } // @name Leaderboard
+
+// winnableQuery reads the winnable query parameter: true or false (or
+// another spelling strconv.ParseBool takes), false if absent (the random deals, which every game was dealt from before
+// winnable deals existed: R7.2 keeps the two apart, and a client that
+// does not ask sees what it always saw).
+func winnableQuery(c *gin.Context) (bool, error) {
+	q, ok := c.GetQuery("winnable")
+	if !ok {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(q) // the spelling of a boolean query parameter the spec's validators take
+	if err != nil {
+		return false, badParam("winnable", "winnable must be true or false")
+	}
+	return b, nil
+}
 
 // drawQuery reads the draw query parameter: 0 if absent, else 1 or 3 (400
 // otherwise), and one variant v deals unless v is nil (422 otherwise).
@@ -105,13 +126,15 @@ func drawQuery(c *gin.Context, v *domain.Variant) (int, error) {
 //	@Summary		Get my statistics
 //	@Description	The caller's statistics per variant and draw count: played, won, win rate, current and longest winning streak, best time, fewest moves, best score, vegas balance. Ranked games only (RULES R3); a game counts once its first move is made.
 //	@Description	With variant: that variant, for draw or else every draw count it deals (even if not played). Without: every variant and draw the caller has played.
+//	@Description	Games on proven winnable deals (RULES R7.2: winnable games, and daily deals and duels by default) count apart from games on random deals: winnable=true shows those, winnable=false (the default) the random deals.
 //	@Tags			players
 //	@Produce		json
 //	@Security		BearerAuth
 //	@Param			variant	query		string	false	"only this variant"
 //	@Param			draw	query		int		false	"only this draw count"	Enums(1, 3)
+//	@Param			winnable	query		bool	false	"games on winnable deals (true) or on random deals (false)"	default(false)
 //	@Success		200		{object}	PlayerStats
-//	@Failure		400		{object}	Problem	"draw not 1 or 3"
+//	@Failure		400		{object}	Problem	"draw not 1 or 3, winnable not true or false"
 //	@Failure		401		{object}	Problem	"no or unknown token"
 //	@Failure		422		{object}	Problem	"unknown variant, or a draw it does not deal"
 //	@Failure		500		{object}	Problem
@@ -130,12 +153,16 @@ func (s *server) myStats(c *gin.Context) reply {
 	if err != nil {
 		return s.fail(c, err)
 	}
+	winnable, err := winnableQuery(c)
+	if err != nil {
+		return s.fail(c, err)
+	}
 	variant := ""
 	if v != nil {
 		variant = v.ID
 	}
 	player := playerOf(c).ID
-	games, err := s.cfg.Stats.PlayedGames(c.Request.Context(), player, variant, draw)
+	games, err := s.cfg.Stats.PlayedGames(c.Request.Context(), player, variant, draw, winnable)
 	if err != nil {
 		return s.fail(c, err)
 	}
@@ -166,7 +193,7 @@ func (s *server) myStats(c *gin.Context) reply {
 	out := PlayerStats{PlayerID: player, Stats: []VariantStats{}}
 	for _, k := range keys {
 		st := domain.ComputeStats(k.variant, k.draw, games)
-		out.Stats = append(out.Stats, VariantStats{Variant: st.Variant, Draw: st.Draw, Played: st.Played, Won: st.Won,
+		out.Stats = append(out.Stats, VariantStats{Variant: st.Variant, Draw: st.Draw, Winnable: winnable, Played: st.Played, Won: st.Won,
 			WinRatePct: st.WinRatePct, CurrentStreak: st.CurrentStreak, LongestStreak: st.LongestStreak,
 			BestTimeMS: st.BestTimeMS, FewestMoves: st.FewestMoves, BestScore: st.BestScore, VegasBalance: st.VegasBalance})
 	}
@@ -176,12 +203,13 @@ func (s *server) myStats(c *gin.Context) reply {
 // leaderboard ranks the best wins of a variant.
 //
 //	@Summary		Get a leaderboard
-//	@Description	Each player's best ranked win of the variant and draw count, best first: by score where the variant scores, else by time then moves; equal results share a rank. period=day counts only games won on the current UTC date. Needs no auth.
+//	@Description	Each player's best ranked win of the variant and draw count, best first: by score where the variant scores, else by time then moves; equal results share a rank. period=day counts only games won on the current UTC date. Wins on proven winnable deals (RULES R7.2) rank apart from wins on random deals: winnable=true, or false (the default). Needs no auth.
 //	@Tags			players
 //	@Produce		json
 //	@Param			variant	path		string	true	"variant id (GET /v1/variants)"
 //	@Param			period	query		string	false	"all time or today (UTC)"	Enums(all, day)	default(all)
 //	@Param			draw	query		int		false	"draw count; default the variant's"	Enums(1, 3)
+//	@Param			winnable	query		bool	false	"wins on winnable deals (true) or on random deals (false)"	default(false)
 //	@Param			limit	query		int		false	"number of entries"	minimum(1)	maximum(500)	default(50)
 //	@Success		200		{object}	Leaderboard
 //	@Failure		400		{object}	Problem	"bad parameter"
@@ -202,11 +230,15 @@ func (s *server) leaderboard(c *gin.Context) reply {
 	if draw == 0 {
 		draw = v.Defaults.Draw
 	}
+	winnable, err := winnableQuery(c)
+	if err != nil {
+		return s.fail(c, err)
+	}
 	limit, err := intQuery(c, "limit", defaultLimit, 1, maxLimit)
 	if err != nil {
 		return s.fail(c, err)
 	}
-	out := Leaderboard{Variant: v.ID, Draw: draw, Period: "all", OrderBy: "time", Entries: []LeaderboardEntry{}}
+	out := Leaderboard{Variant: v.ID, Draw: draw, Winnable: winnable, Period: "all", OrderBy: "time", Entries: []LeaderboardEntry{}}
 	if v.Defaults.Scoring != domain.ScoringNone {
 		out.OrderBy = "score"
 	}
@@ -222,7 +254,7 @@ func (s *server) leaderboard(c *gin.Context) reply {
 		return s.fail(c, badParam("period", "period must be all or day"))
 	}
 	ctx := c.Request.Context()
-	games, err := s.cfg.Stats.Leaderboard(ctx, v.ID, draw, from, to, limit)
+	games, err := s.cfg.Stats.Leaderboard(ctx, v.ID, draw, winnable, from, to, limit)
 	if err != nil {
 		return s.fail(c, err)
 	}

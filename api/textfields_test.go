@@ -86,7 +86,7 @@ func TestEveryStringField(t *testing.T) {
 	bodies := map[string]map[string]any{
 		"createPlayer": {"name": "Ada"},
 		"createGame":   {"variant": "klondike"},
-		"createDuel":   {"variant": "klondike"},
+		"createDuel":   {"variant": "klondike", "winnable": false},
 		"playMove":     {"type": "draw"},
 		"getHint":      {},
 		"solveLayout": {"variant": "relaxed", "budget_ms": 100,
@@ -96,7 +96,7 @@ func TestEveryStringField(t *testing.T) {
 	forEachStore(t, func(t *testing.T, e *env) {
 		g := e.createGame(map[string]any{"variant": "klondike"})
 		var duel struct{ ID string }
-		e.must(http.StatusCreated, req{method: "POST", path: "/v1/duels", body: map[string]any{"variant": "klondike"}}).decode(t, &duel)
+		e.must(http.StatusCreated, req{method: "POST", path: "/v1/duels", body: map[string]any{"variant": "klondike", "winnable": false}}).decode(t, &duel)
 		// Valid values of the path parameters, by operation where a name
 		// means different things.
 		pathValue := func(op, name string) string {

@@ -2,7 +2,6 @@ package domain
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -34,6 +33,21 @@ type Duel struct {
 	Deadline   time.Time // UTC, ms: joining closes, running games are resigned, the duel closes
 	MaxPlayers int       // seats, MinDuelPlayers..MaxDuelPlayers
 	EndedAt    *time.Time
+	// Winnable: the deal was proven winnable (R7.2); Solution is the
+	// winning line (secret until the duel closes, R6.6) and Difficulty its
+	// band (R7.5). Zero for a duel created with winnable false.
+	Winnable   bool
+	Solution   []Move
+	Difficulty string
+}
+
+// proof is the proof a winnable shared deal passes to each game dealt
+// from it (NewGame.Proof); nil for a random deal.
+func proof(winnable bool, seed uint64, line []Move, band string) *ProvenDeal {
+	if !winnable {
+		return nil
+	}
+	return &ProvenDeal{Seed: seed, Line: line, Difficulty: band}
 }
 
 // Bounds of a duel (POST /v1/duels).
@@ -60,6 +74,12 @@ type DailyDeal struct {
 	Salt       []byte    // 32 bytes; secret until the day is over
 	Commitment string    // Commitment(deal, Salt)
 	CreatedAt  time.Time // UTC, ms
+	// Winnable, Solution and Difficulty as on Duel: one-deck variants'
+	// daily deals are always proven winnable (R7.2) when the service has a
+	// Dealer; the line stays secret until the day is over (R6.6).
+	Winnable   bool
+	Solution   []Move
+	Difficulty string
 }
 
 // DailyDealID is the duel id a daily game carries: it marks the game as one
@@ -244,11 +264,18 @@ type NewDuel struct {
 	Duration   *time.Duration
 	Deadline   *time.Time
 	MaxPlayers int
+	// Winnable nil or true deals a proven winnable deal (R7.2, the
+	// default for duels) where the variant deals one deck and the service
+	// has a Dealer; false deals a random one. An explicit true on a
+	// multi-deck variant is a *FieldError, and without a Dealer a
+	// *DealNotReadyError.
+	Winnable *bool
 }
 
-// CreateDuel draws a secret deal and stores a new duel. Errors:
+// CreateDuel draws a secret deal and stores a new duel: a proven winnable
+// one from Games.Dealer unless req.Winnable says otherwise (R7.2). Errors:
 // *UnknownVariantError, *OptionError, *FieldError (fields duration_s,
-// deadline, max_players), or the store's.
+// deadline, max_players, winnable), *DealNotReadyError, or the store's.
 func (c *Competitions) CreateDuel(ctx context.Context, req NewDuel) (*Duel, error) {
 	if req.Variant == "" {
 		req.Variant = DefaultDuelVariant
@@ -274,7 +301,7 @@ func (c *Competitions) CreateDuel(ctx context.Context, req NewDuel) (*Duel, erro
 		return nil, &FieldError{Field: "max_players",
 			Detail: fmt.Sprintf("max_players must be %d..%d", MinDuelPlayers, MaxDuelPlayers)}
 	}
-	seed, salt, err := c.secretDeal()
+	seed, salt, proven, err := c.sharedDeal(ctx, v, rules, req.Winnable)
 	if err != nil {
 		return nil, err
 	}
@@ -284,11 +311,77 @@ func (c *Competitions) CreateDuel(ctx context.Context, req NewDuel) (*Duel, erro
 	}
 	d := &Duel{ID: hex.EncodeToString(idb[:]), Variant: v.ID, Rules: rules, Options: req.Options, Ranked: ranked,
 		CreatedBy: req.Creator, Seed: seed, Salt: salt, Commitment: Commitment(Deal(rules, seed), salt),
-		CreatedAt: now, Deadline: deadline, MaxPlayers: players}
+		CreatedAt: now, Deadline: deadline, MaxPlayers: players,
+		Winnable: proven != nil, Solution: proven.line(), Difficulty: proven.band()}
 	if err := c.Store.CreateDuel(ctx, d); err != nil {
 		return nil, err
 	}
 	return d, nil
+}
+
+// wantWinnable decides whether a shared deal of v under rules is dealt
+// from the Dealer (R7.2): asked (nil means yes), one deck, and a Dealer.
+func (c *Competitions) wantWinnable(v Variant, rules Rules, asked *bool) (bool, error) {
+	explicit := asked != nil && *asked
+	switch {
+	case asked != nil && !*asked:
+		return false, nil
+	case !rules.OneDeck():
+		if explicit {
+			return false, &FieldError{Field: "winnable", Detail: fmt.Sprintf(
+				"winnable deals are one-deck deals (R7.2); %s deals %d decks", v.ID, rules.Decks)}
+		}
+		return false, nil
+	case c.Games.Dealer == nil:
+		if explicit {
+			return false, &DealNotReadyError{Wait: 5 * time.Second}
+		}
+		return false, nil
+	}
+	return true, nil
+}
+
+// sharedDeal draws the secret deal of a duel or a daily deal of v under
+// rules: a fresh salt, and the seed of a proven deal from the Dealer when
+// wantWinnable says so (proven is then its proof, else nil), else a fresh
+// secret seed.
+func (c *Competitions) sharedDeal(ctx context.Context, v Variant, rules Rules, asked *bool) (uint64, []byte, *ProvenDeal, error) {
+	winnable, err := c.wantWinnable(v, rules, asked)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	var proven *ProvenDeal
+	if winnable {
+		p, err := c.Games.Dealer.ProvenDeal(ctx, rules)
+		if err != nil {
+			return 0, nil, nil, err
+		}
+		proven = &p
+	}
+	seed, salt, err := c.secretDeal()
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	if proven != nil {
+		seed = proven.Seed
+	}
+	return seed, salt, proven, nil
+}
+
+// line is p's line, nil for no proof.
+func (p *ProvenDeal) line() []Move {
+	if p == nil {
+		return nil
+	}
+	return p.Line
+}
+
+// band is p's difficulty, "" for no proof.
+func (p *ProvenDeal) band() string {
+	if p == nil {
+		return ""
+	}
+	return p.Difficulty
 }
 
 // duelDeadline is when a requested duel closes.
@@ -314,16 +407,17 @@ func duelDeadline(req NewDuel, now time.Time) (time.Time, error) {
 }
 
 // secretDeal draws a fresh secret deal from Games.Random: a 32-byte salt,
-// then an 8-byte seed.
+// then an 8-byte seed (SecretSeed).
 func (c *Competitions) secretDeal() (uint64, []byte, error) {
 	salt := make([]byte, 32)
-	var seed [8]byte
-	for _, b := range [][]byte{salt, seed[:]} {
-		if _, err := io.ReadFull(c.Games.Random, b); err != nil {
-			return 0, nil, fmt.Errorf("domain: random source: %w", err)
-		}
+	if _, err := io.ReadFull(c.Games.Random, salt); err != nil {
+		return 0, nil, fmt.Errorf("domain: random source: %w", err)
 	}
-	return binary.BigEndian.Uint64(seed[:]), salt, nil
+	seed, err := SecretSeed(c.Games.Random)
+	if err != nil {
+		return 0, nil, err
+	}
+	return seed, salt, nil
 }
 
 // Duel returns duel id. Errors: ErrNoDuel, or the store's.
@@ -359,7 +453,7 @@ func (c *Competitions) JoinDuel(ctx context.Context, player, id string) (*Game, 
 		return nil, nil, ErrDuelEnded
 	}
 	g, st, err := c.Games.Create(ctx, NewGame{Owner: player, Variant: d.Variant, Options: d.Options,
-		ServerSeed: &d.Seed, Salt: d.Salt, DuelID: d.ID})
+		ServerSeed: &d.Seed, Salt: d.Salt, DuelID: d.ID, Proof: proof(d.Winnable, d.Seed, d.Solution, d.Difficulty)})
 	if err != nil {
 		if lerr := c.Store.LeaveDuelSeat(context.WithoutCancel(ctx), id, player); lerr != nil {
 			err = errors.Join(err, fmt.Errorf("giving up the seat: %w", lerr))
@@ -457,8 +551,10 @@ func (c *Competitions) SettleDuel(ctx context.Context, d *Duel) ([]Game, error) 
 
 // PlayDaily deals player's game on today's (UTC, by Games.Now) daily deal
 // of variant, with the variant's default rules: the same deal for every
-// player that day. Errors: *UnknownVariantError, *DailyAlreadyPlayedError
-// (one per player, variant and day), or the store's.
+// player that day, proven winnable for one-deck variants (R7.2). Errors:
+// *UnknownVariantError, *DailyAlreadyPlayedError (one per player, variant
+// and day), *DealNotReadyError (the day's first game, and no proven deal
+// ready yet), or the store's.
 func (c *Competitions) PlayDaily(ctx context.Context, player, variant string) (*Game, *State, error) {
 	v, err := LookupVariant(variant)
 	if err != nil {
@@ -477,7 +573,8 @@ func (c *Competitions) PlayDaily(ctx context.Context, player, variant string) (*
 		return nil, nil, err
 	}
 	g, st, err := c.Games.Create(ctx, NewGame{Owner: player, Variant: v.ID, ServerSeed: &deal.Seed,
-		Salt: deal.Salt, DailyDate: day, DuelID: DailyDealID(v.ID, day)})
+		Salt: deal.Salt, DailyDate: day, DuelID: DailyDealID(v.ID, day),
+		Proof: proof(deal.Winnable, deal.Seed, deal.Solution, deal.Difficulty)})
 	if errors.Is(err, ErrConflict) {
 		if perr := c.alreadyPlayed(ctx, player, v.ID, day); perr != nil {
 			return nil, nil, perr // a racing request of the same player dealt it
@@ -509,12 +606,13 @@ func (c *Competitions) newDailyDeal(ctx context.Context, v Variant, day string, 
 	if err != nil {
 		return nil, err
 	}
-	seed, salt, err := c.secretDeal()
+	seed, salt, proven, err := c.sharedDeal(ctx, v, rules, nil)
 	if err != nil {
 		return nil, err
 	}
 	return c.Store.EnsureDailyDeal(ctx, DailyDeal{Variant: v.ID, Day: day, Seed: seed, Salt: salt,
-		Commitment: Commitment(Deal(rules, seed), salt), CreatedAt: now})
+		Commitment: Commitment(Deal(rules, seed), salt), CreatedAt: now,
+		Winnable: proven != nil, Solution: proven.line(), Difficulty: proven.band()})
 }
 
 // DailyReport is a daily deal's state on its day: Deal is nil until someone

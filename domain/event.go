@@ -51,6 +51,13 @@ type EventData struct {
 	Commitment string    `json:"commitment,omitempty"` // game_dealt (R6.4)
 	Hidden     *Hidden   `json:"hidden,omitempty"`     // game_dealt when redacted
 
+	// game_dealt of a winnable deal (R7.2, R7.5): the flag, the commitment
+	// to one winning line (SolutionCommitment) and the deal's band. The
+	// line itself is never in the log; the audit reveals it (R6.4, R6.6).
+	Winnable           bool   `json:"winnable,omitempty"`
+	SolutionCommitment string `json:"solution_commitment,omitempty"`
+	Difficulty         string `json:"difficulty,omitempty"`
+
 	From  PileRef `json:"from,omitzero"`   // cards_moved
 	To    PileRef `json:"to,omitzero"`     // cards_moved
 	Pile  PileRef `json:"pile,omitzero"`   // card_flipped

@@ -33,6 +33,11 @@ type Games struct {
 	// after they end, and show them no more than they saw face up. nil:
 	// every game on a shared deal stays sealed. NewCompetitions sets it.
 	Shared SharedDeals
+	// Dealer hands out proven winnable deals (R7.2) for games created
+	// with NewGame.Winnable, and for duels and daily deals (Competitions).
+	// nil: winnable games are refused with *DealNotReadyError, and duels
+	// and daily deals are dealt at random (with no solution or band).
+	Dealer Dealer
 }
 
 // NewGames returns a service on store with the real clock and crypto/rand.
@@ -59,10 +64,19 @@ type NewGame struct {
 	// dealt from the same seed and salt shows the same commitment.
 	ServerSeed *uint64
 	Salt       []byte // 32 bytes with ServerSeed; nil draws a fresh salt
+	// Winnable deals a proven deal from Games.Dealer (R7.2): one-deck
+	// variants only, not with Seed, Layout, Deal or ServerSeed. The game
+	// stays ranked (a server seed) and publishes a solution commitment.
+	Winnable bool
+	// Proof, with ServerSeed, is the proof of a shared deal dealt from
+	// the supply (a duel's or a day's, R7.2): Proof.Seed is *ServerSeed;
+	// the game is winnable with Proof's line and band.
+	Proof *ProvenDeal
 }
 
 // Create deals a new game and stores it. Errors: *UnknownVariantError,
-// *OptionError, *LayoutError, *DealError, or the store's.
+// *OptionError, *LayoutError, *DealError, *FieldError (field winnable),
+// *DealNotReadyError (Winnable and no proven deal ready), or the store's.
 func (g *Games) Create(ctx context.Context, req NewGame) (*Game, *State, error) {
 	v, err := LookupVariant(req.Variant)
 	if err != nil {
@@ -89,6 +103,16 @@ func (g *Games) Create(ctx context.Context, req NewGame) (*Game, *State, error) 
 				"into %d piles (GET /v1/variants lists numbered_deals per variant)", v.ID, rules.Decks, rules.Piles)}
 		}
 		req.Deal, numbered = canon, n.KlondikeDeal()
+	}
+	proof := req.Proof
+	if req.Winnable {
+		if proof, err = g.provenDeal(ctx, v, rules, req); err != nil {
+			return nil, nil, err
+		}
+		seed := proof.Seed
+		req.ServerSeed = &seed
+	} else if proof != nil && (req.ServerSeed == nil || *req.ServerSeed != proof.Seed) {
+		return nil, nil, fmt.Errorf("domain: a proof without its server seed")
 	}
 	salt := make([]byte, 32)
 	idb := make([]byte, 16)
@@ -131,6 +155,13 @@ func (g *Games) Create(ctx context.Context, req NewGame) (*Game, *State, error) 
 	game.Ranked = ranked
 	game.Commitment = Commitment(deal, game.Salt)
 	first := DealtEvent(rules, deal, game.Commitment, game.CreatedAt)
+	if proof != nil {
+		game.Winnable, game.Difficulty = true, proof.Difficulty
+		game.Solution = append([]Move{}, proof.Line...)
+		game.SolutionCommitment = SolutionCommitment(game.Solution, game.Salt)
+		first.Data.Winnable, first.Data.Difficulty = true, game.Difficulty
+		first.Data.SolutionCommitment = game.SolutionCommitment
+	}
 	s, err := dealtState(first)
 	if err != nil {
 		return nil, nil, err
@@ -186,6 +217,25 @@ func LayoutState(variant string, opts Options, layout *Position, at time.Time) (
 		return nil, err
 	}
 	return dealtState(DealtEvent(rules, deal, "", Millis(at)))
+}
+
+// provenDeal takes a proven deal of rules from the Dealer for req, a
+// request with Winnable: one-deck variants, and no other way of dealing.
+func (g *Games) provenDeal(ctx context.Context, v Variant, rules Rules, req NewGame) (*ProvenDeal, error) {
+	switch {
+	case !rules.OneDeck():
+		return nil, &FieldError{Field: "winnable", Detail: fmt.Sprintf(
+			"winnable deals are one-deck deals (R7.2); %s deals %d decks", v.ID, rules.Decks)}
+	case req.Seed != nil || req.Layout != nil || req.Deal != "" || req.ServerSeed != nil:
+		return nil, &FieldError{Field: "winnable", Detail: "winnable: true deals a proven deal; not with seed, layout or deal"}
+	case g.Dealer == nil:
+		return nil, &DealNotReadyError{Wait: 5 * time.Second}
+	}
+	p, err := g.Dealer.ProvenDeal(ctx, rules)
+	if err != nil {
+		return nil, err
+	}
+	return &p, nil
 }
 
 // DealtEvent is the first event of a game (R6.2): the rules and the full

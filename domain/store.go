@@ -10,20 +10,29 @@ import (
 // projection of its state kept for listing and rankings. The secret fields
 // (Seed, Salt) never leave the server while the game is in progress (R6.4).
 type Game struct {
-	ID         string    // opaque id, 1..64 characters
-	Variant    string    // variant id (R3)
-	Rules      Rules     // resolved rules
-	Options    Options   // options as the client gave them
-	Owner      string    // player id
-	Ranked     bool      // R3: default options, dealt from a server seed; false from the first hint on (R7.3)
-	Seed       uint64    // the deal's seed (R6.1); 0 with HasSeed false for a layout
-	HasSeed    bool      // false for an explicit layout (R6.5)
-	Salt       []byte    // 32 random bytes of the commitment (R6.4)
-	Commitment string    // Commitment(deal, Salt)
-	DuelID     string    // same-deal duel, "" if none (R6.3)
-	DailyDate  string    // "2006-01-02" for a daily deal, "" if none
-	Deal       string    // numbered deal in canonical form, "pysolfc:<number>" (R6.7); "" if none
-	CreatedAt  time.Time // UTC, ms
+	ID         string  // opaque id, 1..64 characters
+	Variant    string  // variant id (R3)
+	Rules      Rules   // resolved rules
+	Options    Options // options as the client gave them
+	Owner      string  // player id
+	Ranked     bool    // R3: default options, dealt from a server seed; false from the first hint on (R7.3)
+	Seed       uint64  // the deal's seed (R6.1); 0 with HasSeed false for a layout
+	HasSeed    bool    // false for an explicit layout (R6.5)
+	Salt       []byte  // 32 random bytes of the commitment (R6.4)
+	Commitment string  // Commitment(deal, Salt)
+	DuelID     string  // same-deal duel, "" if none (R6.3)
+	DailyDate  string  // "2006-01-02" for a daily deal, "" if none
+	Deal       string  // numbered deal in canonical form, "pysolfc:<number>" (R6.7); "" if none
+	// Winnable: dealt from a deal proven winnable (R7.2); statistics keep
+	// these games apart from random deals. Solution is the winning line
+	// (secret like Salt until the deal may be revealed, R6.4, R6.6),
+	// SolutionCommitment its commitment (SolutionCommitment(Solution,
+	// Salt)) and Difficulty its R7.5 band; all three are zero otherwise.
+	Winnable           bool
+	Solution           []Move
+	SolutionCommitment string
+	Difficulty         string
+	CreatedAt          time.Time // UTC, ms
 
 	// Projection of the state after the latest event.
 	Status     Status

@@ -22,7 +22,7 @@ const SeatTTL = time.Minute
 var _ domain.CompetitionStore = (*Store)(nil)
 
 const duelColumns = `id, variant, rules, options, ranked, created_by, seed, salt, commitment,
-	created_at, deadline_at, max_players, ended_at`
+	created_at, deadline_at, max_players, ended_at, winnable, solution, difficulty`
 
 // CreateDuel stores d (EndedAt is ignored: a new duel has not ended).
 // Errors: domain.ErrConflict if the id exists; "persistence: create duel:
@@ -48,10 +48,10 @@ func (s *Store) CreateDuel(ctx context.Context, d *domain.Duel) error {
 		return fmt.Errorf("persistence: create duel: options: %w", err)
 	}
 	err = s.db.WithContext(ctx).Exec(`INSERT INTO duels (`+duelColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)`,
 		d.ID, d.Variant, string(rules), string(options), d.Ranked, d.CreatedBy,
 		strconv.FormatUint(d.Seed, 10), d.Salt, d.Commitment, millis(d.CreatedAt), millis(d.Deadline),
-		d.MaxPlayers).Error
+		d.MaxPlayers, d.Winnable, solutionText(d.Winnable, d.Solution), d.Difficulty).Error
 	return wrap("create duel", err)
 }
 
@@ -68,11 +68,12 @@ func scanDuel(r scanner) (*domain.Duel, error) {
 	var (
 		d                    domain.Duel
 		rules, options, seed string
+		solution             string
 		created, deadline    int64
 		ended                sql.NullInt64
 	)
 	err := r.Scan(&d.ID, &d.Variant, &rules, &options, &d.Ranked, &d.CreatedBy, &seed, &d.Salt,
-		&d.Commitment, &created, &deadline, &d.MaxPlayers, &ended)
+		&d.Commitment, &created, &deadline, &d.MaxPlayers, &ended, &d.Winnable, &solution, &d.Difficulty)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, domain.ErrNotFound
 	}
@@ -87,6 +88,9 @@ func scanDuel(r scanner) (*domain.Duel, error) {
 	}
 	if d.Seed, err = strconv.ParseUint(seed, 10, 64); err != nil {
 		return nil, fmt.Errorf("duel %s: seed: %w", d.ID, err)
+	}
+	if d.Solution, err = solutionOf(d.Winnable, solution); err != nil {
+		return nil, fmt.Errorf("duel %s: solution: %w", d.ID, err)
 	}
 	d.CreatedAt, d.Deadline = fromMillis(created), fromMillis(deadline)
 	if ended.Valid {
@@ -301,9 +305,11 @@ func (s *Store) EnsureDailyDeal(ctx context.Context, d domain.DailyDeal) (*domai
 	if len(d.Salt) != 32 {
 		return nil, fmt.Errorf("persistence: daily deal: salt of %d bytes, want 32", len(d.Salt))
 	}
-	err := s.db.WithContext(ctx).Exec(`INSERT INTO daily_deals (variant, day, seed, salt, commitment, created_at)
-		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (variant, day) DO NOTHING`,
-		d.Variant, d.Day, strconv.FormatUint(d.Seed, 10), d.Salt, d.Commitment, millis(d.CreatedAt)).Error
+	err := s.db.WithContext(ctx).Exec(`INSERT INTO daily_deals (variant, day, seed, salt, commitment, created_at,
+			winnable, solution, difficulty)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (variant, day) DO NOTHING`,
+		d.Variant, d.Day, strconv.FormatUint(d.Seed, 10), d.Salt, d.Commitment, millis(d.CreatedAt),
+		d.Winnable, solutionText(d.Winnable, d.Solution), d.Difficulty).Error
 	if err != nil {
 		return nil, wrap("daily deal", err)
 	}
@@ -315,11 +321,12 @@ func (s *Store) EnsureDailyDeal(ctx context.Context, d domain.DailyDeal) (*domai
 func (s *Store) FindDailyDeal(ctx context.Context, variant, day string) (*domain.DailyDeal, error) {
 	d := domain.DailyDeal{Variant: variant, Day: day}
 	var (
-		seed    string
-		created int64
+		seed, solution string
+		created        int64
 	)
-	err := s.db.WithContext(ctx).Raw(`SELECT seed, salt, commitment, created_at FROM daily_deals
-		WHERE variant = ? AND day = ?`, variant, day).Row().Scan(&seed, &d.Salt, &d.Commitment, &created)
+	err := s.db.WithContext(ctx).Raw(`SELECT seed, salt, commitment, created_at, winnable, solution, difficulty
+		FROM daily_deals WHERE variant = ? AND day = ?`, variant, day).Row().
+		Scan(&seed, &d.Salt, &d.Commitment, &created, &d.Winnable, &solution, &d.Difficulty)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, domain.ErrNotFound
 	}
@@ -328,6 +335,9 @@ func (s *Store) FindDailyDeal(ctx context.Context, variant, day string) (*domain
 	}
 	if d.Seed, err = strconv.ParseUint(seed, 10, 64); err != nil {
 		return nil, fmt.Errorf("persistence: daily deal %s %s: seed: %w", variant, day, err)
+	}
+	if d.Solution, err = solutionOf(d.Winnable, solution); err != nil {
+		return nil, fmt.Errorf("persistence: daily deal %s %s: solution: %w", variant, day, err)
 	}
 	d.CreatedAt = fromMillis(created)
 	return &d, nil

@@ -371,7 +371,7 @@ func TestStatsQueries(t *testing.T) {
 		}
 		board := func(variant string, draw int, from, to time.Time, limit int) []string {
 			t.Helper()
-			games, err := s.Leaderboard(ctx, variant, draw, from, to, limit)
+			games, err := s.Leaderboard(ctx, variant, draw, false, from, to, limit)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -401,7 +401,7 @@ func TestStatsQueries(t *testing.T) {
 			}
 		}
 
-		played, err := s.PlayedGames(ctx, "ada", "", 0)
+		played, err := s.PlayedGames(ctx, "ada", "", 0, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -412,10 +412,10 @@ func TestStatsQueries(t *testing.T) {
 		if want := []string{ids[0], ids[1], ids[7], ids[10]}; !reflect.DeepEqual(got, want) {
 			t.Errorf("ada's played games %v, want %v", got, want)
 		}
-		if k, err := s.PlayedGames(ctx, "ada", "klassik", 3); err != nil || len(k) != 1 || k[0].ID != ids[7] {
+		if k, err := s.PlayedGames(ctx, "ada", "klassik", 3, false); err != nil || len(k) != 1 || k[0].ID != ids[7] {
 			t.Errorf("ada's klassik games: %v, %v", k, err)
 		}
-		if k, err := s.PlayedGames(ctx, "eve", "", 0); err != nil || len(k) != 0 {
+		if k, err := s.PlayedGames(ctx, "eve", "", 0, false); err != nil || len(k) != 0 {
 			t.Errorf("unranked games counted: %v, %v", k, err)
 		}
 		names, err := s.PlayerNames(ctx, []string{"nobody"})

@@ -23,7 +23,8 @@ const (
 )
 
 const gameColumns = `id, variant, rules, options, owner, ranked, seed, has_seed, salt, commitment,
-	duel_id, daily_date, created_at, status, version, moves, score, elapsed_ms, finished_at, updated_at, deal`
+	duel_id, daily_date, created_at, status, version, moves, score, elapsed_ms, finished_at, updated_at, deal,
+	winnable, solution, solution_commitment, difficulty`
 
 // Create stores a new stream: the game record g with the projection of s
 // (which must be the state after first), and first, its game_dealt event
@@ -66,12 +67,13 @@ func (s *Store) Create(ctx context.Context, g *domain.Game, first domain.Event, 
 	}
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		err := tx.Exec(`INSERT INTO games (`+gameColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			rec.ID, rec.Variant, string(rules), string(options), rec.Owner, rec.Ranked,
 			strconv.FormatUint(rec.Seed, 10), rec.HasSeed, nonNil(rec.Salt), rec.Commitment,
 			rec.DuelID, rec.DailyDate, millis(rec.CreatedAt),
 			string(rec.Status), rec.Version, rec.Moves, nullInt(rec.Score), rec.ElapsedMS,
-			nullTime(rec.FinishedAt), millis(rec.UpdatedAt), rec.Deal).Error
+			nullTime(rec.FinishedAt), millis(rec.UpdatedAt), rec.Deal,
+			rec.Winnable, solutionText(rec.Winnable, rec.Solution), rec.SolutionCommitment, rec.Difficulty).Error
 		if err != nil {
 			return err
 		}
@@ -194,12 +196,14 @@ func scanGame(r scanner) (*domain.Game, error) {
 	var (
 		g                            domain.Game
 		rules, options, seed, status string
+		solution                     string
 		created, updated             int64
 		score, finished              sql.NullInt64
 	)
 	err := r.Scan(&g.ID, &g.Variant, &rules, &options, &g.Owner, &g.Ranked, &seed, &g.HasSeed,
 		&g.Salt, &g.Commitment, &g.DuelID, &g.DailyDate, &created, &status, &g.Version, &g.Moves,
-		&score, &g.ElapsedMS, &finished, &updated, &g.Deal)
+		&score, &g.ElapsedMS, &finished, &updated, &g.Deal,
+		&g.Winnable, &solution, &g.SolutionCommitment, &g.Difficulty)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, domain.ErrNotFound
 	}
@@ -215,6 +219,9 @@ func scanGame(r scanner) (*domain.Game, error) {
 	if g.Seed, err = strconv.ParseUint(seed, 10, 64); err != nil {
 		return nil, fmt.Errorf("game %s: seed: %w", g.ID, err)
 	}
+	if g.Solution, err = solutionOf(g.Winnable, solution); err != nil {
+		return nil, fmt.Errorf("game %s: solution: %w", g.ID, err)
+	}
 	g.Status = domain.Status(status)
 	g.CreatedAt = fromMillis(created)
 	g.UpdatedAt = fromMillis(updated)
@@ -227,6 +234,23 @@ func scanGame(r scanner) (*domain.Game, error) {
 		g.FinishedAt = &t
 	}
 	return &g, nil
+}
+
+// solutionText is the stored form of a winnable deal's line: its
+// canonical encoding (domain.EncodeLine), ” for a random deal.
+func solutionText(winnable bool, line []domain.Move) string {
+	if !winnable {
+		return ""
+	}
+	return domain.EncodeLine(line)
+}
+
+// solutionOf reverses solutionText.
+func solutionOf(winnable bool, s string) ([]domain.Move, error) {
+	if !winnable {
+		return nil, nil
+	}
+	return domain.DecodeLine(s)
 }
 
 // millis is the stored form of a time: milliseconds since the Unix epoch

@@ -13,11 +13,13 @@ const MaxLeaderboard = 500
 
 // PlayedGames returns owner's ranked games in which at least one move was
 // made (what domain.ComputeStats counts), of variant unless it is "", with
-// draw count draw unless it is 0, oldest first. Unranked games (a client's
-// seed or layout, changed options) are never returned.
-func (s *Store) PlayedGames(ctx context.Context, owner, variant string, draw int) ([]domain.Game, error) {
-	where := []string{"owner = ?", "ranked", "moves >= 1"}
-	args := []any{owner}
+// draw count draw unless it is 0, dealt from a winnable deal or from a
+// random one as winnable says (R7.2 keeps the two apart), oldest first.
+// Unranked games (a client's seed or layout, changed options) are never
+// returned.
+func (s *Store) PlayedGames(ctx context.Context, owner, variant string, draw int, winnable bool) ([]domain.Game, error) {
+	where := []string{"owner = ?", "ranked", "moves >= 1", "winnable = ?"}
+	args := []any{owner, winnable}
 	if variant != "" {
 		where, args = append(where, "variant = ?"), append(args, variant)
 	}
@@ -33,17 +35,18 @@ func (s *Store) PlayedGames(ctx context.Context, owner, variant string, draw int
 }
 
 // Leaderboard returns the best ranked win of each player in variant with
-// draw count draw, best first: higher score first (a variant without
+// draw count draw, on winnable deals or on random ones as winnable says
+// (R7.2), best first: higher score first (a variant without
 // scoring has none, so it does not order), then shorter time, then fewer
 // moves, then game id, the order of domain.RankStandings. A win counts if
 // it finished in [from, to); a zero from or to does not bound. At most
 // limit games (1..MaxLeaderboard; out of range means MaxLeaderboard).
-func (s *Store) Leaderboard(ctx context.Context, variant string, draw int, from, to time.Time, limit int) ([]domain.Game, error) {
+func (s *Store) Leaderboard(ctx context.Context, variant string, draw int, winnable bool, from, to time.Time, limit int) ([]domain.Game, error) {
 	if limit < 1 || limit > MaxLeaderboard {
 		limit = MaxLeaderboard
 	}
-	where := []string{"ranked", "status = 'won'", "variant = ?", "draw = ?"}
-	args := []any{variant, draw}
+	where := []string{"ranked", "status = 'won'", "variant = ?", "draw = ?", "winnable = ?"}
+	args := []any{variant, draw, winnable}
 	if !from.IsZero() {
 		where, args = append(where, "finished_at >= ?"), append(args, millis(from))
 	}

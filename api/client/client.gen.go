@@ -174,6 +174,30 @@ func (e CreateOptionsScoring) Valid() bool {
 	}
 }
 
+// Defines values for DailyDifficulty.
+const (
+	DailyDifficultyEasy   DailyDifficulty = "easy"
+	DailyDifficultyExpert DailyDifficulty = "expert"
+	DailyDifficultyHard   DailyDifficulty = "hard"
+	DailyDifficultyMedium DailyDifficulty = "medium"
+)
+
+// Valid indicates whether the value is a known member of the DailyDifficulty enum.
+func (e DailyDifficulty) Valid() bool {
+	switch e {
+	case DailyDifficultyEasy:
+		return true
+	case DailyDifficultyExpert:
+		return true
+	case DailyDifficultyHard:
+		return true
+	case DailyDifficultyMedium:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DailyStatus.
 const (
 	DailyStatusEnded DailyStatus = "ended"
@@ -186,6 +210,30 @@ func (e DailyStatus) Valid() bool {
 	case DailyStatusEnded:
 		return true
 	case DailyStatusOpen:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DuelDifficulty.
+const (
+	DuelDifficultyEasy   DuelDifficulty = "easy"
+	DuelDifficultyExpert DuelDifficulty = "expert"
+	DuelDifficultyHard   DuelDifficulty = "hard"
+	DuelDifficultyMedium DuelDifficulty = "medium"
+)
+
+// Valid indicates whether the value is a known member of the DuelDifficulty enum.
+func (e DuelDifficulty) Valid() bool {
+	switch e {
+	case DuelDifficultyEasy:
+		return true
+	case DuelDifficultyExpert:
+		return true
+	case DuelDifficultyHard:
+		return true
+	case DuelDifficultyMedium:
 		return true
 	default:
 		return false
@@ -210,6 +258,30 @@ func (e DuelStatus) Valid() bool {
 	}
 }
 
+// Defines values for GameDifficulty.
+const (
+	GameDifficultyEasy   GameDifficulty = "easy"
+	GameDifficultyExpert GameDifficulty = "expert"
+	GameDifficultyHard   GameDifficulty = "hard"
+	GameDifficultyMedium GameDifficulty = "medium"
+)
+
+// Valid indicates whether the value is a known member of the GameDifficulty enum.
+func (e GameDifficulty) Valid() bool {
+	switch e {
+	case GameDifficultyEasy:
+		return true
+	case GameDifficultyExpert:
+		return true
+	case GameDifficultyHard:
+		return true
+	case GameDifficultyMedium:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GameStatus.
 const (
 	GameStatusExpired    GameStatus = "expired"
@@ -228,6 +300,30 @@ func (e GameStatus) Valid() bool {
 	case GameStatusLost:
 		return true
 	case GameStatusWon:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GameDealtDataDifficulty.
+const (
+	GameDealtDataDifficultyEasy   GameDealtDataDifficulty = "easy"
+	GameDealtDataDifficultyExpert GameDealtDataDifficulty = "expert"
+	GameDealtDataDifficultyHard   GameDealtDataDifficulty = "hard"
+	GameDealtDataDifficultyMedium GameDealtDataDifficulty = "medium"
+)
+
+// Valid indicates whether the value is a known member of the GameDealtDataDifficulty enum.
+func (e GameDealtDataDifficulty) Valid() bool {
+	switch e {
+	case GameDealtDataDifficultyEasy:
+		return true
+	case GameDealtDataDifficultyExpert:
+		return true
+	case GameDealtDataDifficultyHard:
+		return true
+	case GameDealtDataDifficultyMedium:
 		return true
 	default:
 		return false
@@ -351,6 +447,30 @@ const (
 func (e GameResignedEventType) Valid() bool {
 	switch e {
 	case GameResigned:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GameSummaryDifficulty.
+const (
+	GameSummaryDifficultyEasy   GameSummaryDifficulty = "easy"
+	GameSummaryDifficultyExpert GameSummaryDifficulty = "expert"
+	GameSummaryDifficultyHard   GameSummaryDifficulty = "hard"
+	GameSummaryDifficultyMedium GameSummaryDifficulty = "medium"
+)
+
+// Valid indicates whether the value is a known member of the GameSummaryDifficulty enum.
+func (e GameSummaryDifficulty) Valid() bool {
+	switch e {
+	case GameSummaryDifficultyEasy:
+		return true
+	case GameSummaryDifficultyExpert:
+		return true
+	case GameSummaryDifficultyHard:
+		return true
+	case GameSummaryDifficultyMedium:
 		return true
 	default:
 		return false
@@ -862,6 +982,20 @@ type Audit struct {
 	//
 	// Example: 9925980916699881289
 	Seed *string `json:"seed"`
+
+	// Solution the committed winning line; null until the deal may be revealed, and for other games
+	Solution *[]MoveRequest `json:"solution"`
+
+	// SolutionCommitment the commitment to the winning line in the first event; null for other games
+	//
+	// Example: sha256:7a3c…
+	SolutionCommitment *string `json:"solution_commitment"`
+
+	// SolutionOk the line wins the committed deal and matches solution_commitment; null when solution is
+	SolutionOk *bool `json:"solution_ok"`
+
+	// Winnable dealt from a proven winnable deal (R7.2)
+	Winnable bool `json:"winnable"`
 }
 
 // Card defines model for Card.
@@ -1016,6 +1150,9 @@ type CreateDuelRequest struct {
 	//
 	// Example: klassik
 	Variant *string `json:"variant,omitempty"`
+
+	// Winnable deal a proven winnable deal (R7.2); default true on one-deck variants
+	Winnable *bool `json:"winnable,omitempty"`
 }
 
 // CreateGameRequest defines model for CreateGameRequest.
@@ -1041,6 +1178,9 @@ type CreateGameRequest struct {
 	//
 	// Example: klondike
 	Variant string `json:"variant"`
+
+	// Winnable true: deal a deal proven winnable (R7.2), one-deck variants only; 503 deal_not_ready with Retry-After if none is ready
+	Winnable *bool `json:"winnable,omitempty"`
 }
 
 // CreateGameRequest_Seed deal from this seed (R6.1), a decimal string (or a JSON integer up to 2^53-1); unranked
@@ -1081,6 +1221,9 @@ type Daily struct {
 	// Example: 2026-11-29
 	Date openapi_types.Date `json:"date"`
 
+	// Difficulty winnable: the day's band (R7.5); null otherwise or before the first game
+	Difficulty *DailyDifficulty `json:"difficulty"`
+
 	// Options the rules of the daily games: the variant's defaults
 	Options GameOptions `json:"options"`
 
@@ -1092,6 +1235,11 @@ type Daily struct {
 	// Example: 9925980916699881289
 	Seed *string `json:"seed"`
 
+	// SolutionCommitment winnable: every daily game of the day shows it (R7.2); null otherwise or before the first game
+	//
+	// Example: sha256:7a3c…
+	SolutionCommitment *string `json:"solution_commitment"`
+
 	// Standings one line per daily game, best first
 	Standings []Standing `json:"standings"`
 
@@ -1102,7 +1250,13 @@ type Daily struct {
 	//
 	// Example: klondike
 	Variant string `json:"variant"`
+
+	// Winnable the day's deal was proven winnable (R7.2): always so on one-deck variants
+	Winnable bool `json:"winnable"`
 }
+
+// DailyDifficulty winnable: the day's band (R7.5); null otherwise or before the first game
+type DailyDifficulty string
 
 // DailyStatus open during the day
 type DailyStatus string
@@ -1132,6 +1286,9 @@ type Duel struct {
 	// Deadline joining closes; running games are resigned
 	Deadline time.Time `json:"deadline"`
 
+	// Difficulty winnable: the deal's band (R7.5); null otherwise
+	Difficulty *DuelDifficulty `json:"difficulty"`
+
 	// EndedAt when the duel ended; null before
 	EndedAt *time.Time `json:"ended_at"`
 
@@ -1155,6 +1312,11 @@ type Duel struct {
 	// Example: 9925980916699881289
 	Seed *string `json:"seed"`
 
+	// SolutionCommitment winnable: every game of the duel shows it (R7.2); null otherwise
+	//
+	// Example: sha256:7a3c…
+	SolutionCommitment *string `json:"solution_commitment"`
+
 	// Standings one line per joined game, best first
 	Standings []Standing `json:"standings"`
 
@@ -1165,7 +1327,13 @@ type Duel struct {
 	//
 	// Example: klassik
 	Variant string `json:"variant"`
+
+	// Winnable the deal was proven winnable (R7.2)
+	Winnable bool `json:"winnable"`
 }
+
+// DuelDifficulty winnable: the deal's band (R7.5); null otherwise
+type DuelDifficulty string
 
 // DuelStatus open until the duel ends
 type DuelStatus string
@@ -1222,6 +1390,9 @@ type Game struct {
 	// Example: pysolfc:12345
 	Deal *string `json:"deal"`
 
+	// Difficulty winnable: the deal's band (R7.5); null otherwise
+	Difficulty *GameDifficulty `json:"difficulty"`
+
 	// ElapsedMs playing time in milliseconds (R5.2)
 	ElapsedMs int `json:"elapsed_ms"`
 
@@ -1241,6 +1412,11 @@ type Game struct {
 
 	// Score null for scoring none (R4.1)
 	Score *int `json:"score"`
+
+	// SolutionCommitment winnable: SHA-256 over the canonical winning line and the salt, published at creation (R7.2); null otherwise
+	//
+	// Example: sha256:7a3c…
+	SolutionCommitment *string `json:"solution_commitment"`
 
 	// StartedAt when the clock started (R5.2); null before
 	StartedAt *time.Time `json:"started_at"`
@@ -1262,7 +1438,13 @@ type Game struct {
 
 	// Waste face-up, bottom first; the last card is playable
 	Waste CardList `json:"waste"`
+
+	// Winnable dealt from a deal proven winnable (R7.2)
+	Winnable bool `json:"winnable"`
 }
+
+// GameDifficulty winnable: the deal's band (R7.5); null otherwise
+type GameDifficulty string
 
 // GameStatus in_progress until the game ends once (R2.8)
 type GameStatus string
@@ -1278,6 +1460,9 @@ type GameDealtData struct {
 	Commitment string `json:"commitment"`
 	Deal       Deal   `json:"deal"`
 
+	// Difficulty winnable: the deal's band (R7.5)
+	Difficulty *GameDealtDataDifficulty `json:"difficulty,omitempty"`
+
 	// Hidden only while the deal is redacted
 	Hidden *Hidden `json:"hidden,omitempty"`
 
@@ -1285,9 +1470,20 @@ type GameDealtData struct {
 	Move  int        `json:"move"`
 	Rules EventRules `json:"rules"`
 
+	// SolutionCommitment winnable: SHA-256 over the canonical winning line and the salt (R7.2)
+	//
+	// Example: sha256:7a3c…
+	SolutionCommitment *string `json:"solution_commitment,omitempty"`
+
 	// V payload version
 	V int `json:"v"`
+
+	// Winnable present and true on a proven winnable deal (R7.2)
+	Winnable *bool `json:"winnable,omitempty"`
 }
+
+// GameDealtDataDifficulty winnable: the deal's band (R7.5)
+type GameDealtDataDifficulty string
 
 // GameDealtEvent An event of type game_dealt: its data is GameDealtData.
 type GameDealtEvent struct {
@@ -1453,6 +1649,9 @@ type GameSummary struct {
 	// Example: pysolfc:12345
 	Deal *string `json:"deal"`
 
+	// Difficulty winnable: the deal's band (R7.5); null otherwise
+	Difficulty *GameSummaryDifficulty `json:"difficulty"`
+
 	// ElapsedMs playing time in milliseconds (R5.2)
 	ElapsedMs int `json:"elapsed_ms"`
 
@@ -1483,7 +1682,13 @@ type GameSummary struct {
 
 	// Version events in the log; the ETag
 	Version int `json:"version"`
+
+	// Winnable dealt from a deal proven winnable (R7.2)
+	Winnable bool `json:"winnable"`
 }
+
+// GameSummaryDifficulty winnable: the deal's band (R7.5); null otherwise
+type GameSummaryDifficulty string
 
 // GameSummaryStatus in_progress until the game ends once (R2.8)
 type GameSummaryStatus string
@@ -1636,6 +1841,9 @@ type Leaderboard struct {
 	//
 	// Example: klondike
 	Variant string `json:"variant"`
+
+	// Winnable wins on proven winnable deals (R7.2), else on random deals
+	Winnable bool `json:"winnable"`
 }
 
 // LeaderboardDraw cards per draw
@@ -2177,6 +2385,9 @@ type VariantStats struct {
 	// WinRatePct round(100 × won / played); 0 when none played
 	WinRatePct int `json:"win_rate_pct"`
 
+	// Winnable games on proven winnable deals (R7.2), else on random deals
+	Winnable bool `json:"winnable"`
+
 	// Won of them won
 	Won int `json:"won"`
 }
@@ -2285,6 +2496,9 @@ type GetLeaderboardParams struct {
 	// Draw draw count; default the variant's
 	Draw *GetLeaderboardParamsDraw `form:"draw,omitempty" json:"draw,omitempty"`
 
+	// Winnable wins on winnable deals (true) or on random deals (false)
+	Winnable *bool `form:"winnable,omitempty" json:"winnable,omitempty"`
+
 	// Limit number of entries
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 }
@@ -2311,6 +2525,9 @@ type GetMyStatsParams struct {
 
 	// Draw only this draw count
 	Draw *GetMyStatsParamsDraw `form:"draw,omitempty" json:"draw,omitempty"`
+
+	// Winnable games on winnable deals (true) or on random deals (false)
+	Winnable *bool `form:"winnable,omitempty" json:"winnable,omitempty"`
 }
 
 // GetMyStatsParamsDraw defines parameters for GetMyStats.
@@ -2954,7 +3171,7 @@ type ClientInterface interface {
 
 	// PlayDaily Play today's daily deal
 	//
-	// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day. One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
+	// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable on one-deck variants (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
 	// A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 	//
 	// Corresponds with POST /v1/daily/{variant}/games (the `PlayDaily` operationId).
@@ -2962,7 +3179,7 @@ type ClientInterface interface {
 
 	// CreateDuelWithBody Create a duel
 	//
-	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
+	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4). The deal is proven winnable (RULES R7.2) unless winnable is false or the variant deals more than one deck: then solution_commitment and difficulty are published too, and each game's audit reveals the winning line once the duel has closed; with no proven deal ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 	// max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 	//
 	// Takes any type of body and a specified content type.
@@ -2972,7 +3189,7 @@ type ClientInterface interface {
 
 	// CreateDuel Create a duel
 	//
-	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
+	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4). The deal is proven winnable (RULES R7.2) unless winnable is false or the variant deals more than one deck: then solution_commitment and difficulty are published too, and each game's audit reveals the winning line once the duel has closed; with no proven deal ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 	// max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 	//
 	// Takes a body of the `application/json` content type.
@@ -3006,6 +3223,7 @@ type ClientInterface interface {
 	// CreateGameWithBody Create a game
 	//
 	// Deals a new game of a variant, optionally with options, from a seed, from a custom layout (RULES R6.5) or from a PySolFC game number (deal "pysolfc:<number>", R6.7); seed, layout and deal make it unranked.
+	// winnable: true deals a deal the solver proved winnable (RULES R7.2; one-deck variants): the game stays ranked, publishes solution_commitment and difficulty, and reveals the line in its audit once the deal may be revealed. Proofs are made in the background; when none is ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 	// Send Idempotency-Key to retry safely: the same key and body return the first response again.
 	//
 	// Takes any type of body and a specified content type.
@@ -3016,6 +3234,7 @@ type ClientInterface interface {
 	// CreateGame Create a game
 	//
 	// Deals a new game of a variant, optionally with options, from a seed, from a custom layout (RULES R6.5) or from a PySolFC game number (deal "pysolfc:<number>", R6.7); seed, layout and deal make it unranked.
+	// winnable: true deals a deal the solver proved winnable (RULES R7.2; one-deck variants): the game stays ranked, publishes solution_commitment and difficulty, and reveals the line in its audit once the deal may be revealed. Proofs are made in the background; when none is ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 	// Send Idempotency-Key to retry safely: the same key and body return the first response again.
 	//
 	// Takes a body of the `application/json` content type.
@@ -3044,7 +3263,8 @@ type ClientInterface interface {
 	// Verifies the game's log from the first event: the hash chain (chain_ok), the rules by replay, every command re-decided from the state before it giving exactly the logged events (replay_ok), and the stored record (version, status, moves, score) against the replayed state (projection_ok). first_broken_version names the first version found broken.
 	// Once the game has ended the audit also reveals seed and salt and checks the commitment published at creation against the deal in the log (commitment_ok); anyone may then audit it. While it is in progress only its owner may, and commitment_ok, seed, salt and problem are null (RULES R6.4).
 	// A game on a shared deal (a duel or a daily deal) is sealed until its competition closes (R6.6): sealed is true, only its owner may audit it, commitment_ok, seed, salt and problem stay null even after it has ended, and commitment_checked_after says when the competition closes at the latest; from then on the commitment is checked too.
-	// The same checks run offline on the NDJSON export: `solitaire audit FILE -salt SALT`.
+	// A game on a proven winnable deal (RULES R7.2) shows solution_commitment; once its deal may be revealed the audit also gives the winning line (solution) and checks it (solution_ok: it wins the committed deal through the rules and matches the commitment). Before that neither appears.
+	// The same checks run offline on the NDJSON export: `solitaire audit FILE -salt SALT [-solution AUDIT.json]`.
 	//
 	// Corresponds with GET /v1/games/{id}/audit (the `AuditGame` operationId).
 	AuditGame(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3137,7 +3357,7 @@ type ClientInterface interface {
 
 	// GetLeaderboard Get a leaderboard
 	//
-	// Each player's best ranked win of the variant and draw count, best first: by score where the variant scores, else by time then moves; equal results share a rank. period=day counts only games won on the current UTC date. Needs no auth.
+	// Each player's best ranked win of the variant and draw count, best first: by score where the variant scores, else by time then moves; equal results share a rank. period=day counts only games won on the current UTC date. Wins on proven winnable deals (RULES R7.2) rank apart from wins on random deals: winnable=true, or false (the default). Needs no auth.
 	//
 	// Corresponds with GET /v1/leaderboards/{variant} (the `GetLeaderboard` operationId).
 	GetLeaderboard(ctx context.Context, variant string, params *GetLeaderboardParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3213,6 +3433,7 @@ type ClientInterface interface {
 	//
 	// The caller's statistics per variant and draw count: played, won, win rate, current and longest winning streak, best time, fewest moves, best score, vegas balance. Ranked games only (RULES R3); a game counts once its first move is made.
 	// With variant: that variant, for draw or else every draw count it deals (even if not played). Without: every variant and draw the caller has played.
+	// Games on proven winnable deals (RULES R7.2: winnable games, and daily deals and duels by default) count apart from games on random deals: winnable=true shows those, winnable=false (the default) the random deals.
 	//
 	// Corresponds with GET /v1/players/me/stats (the `GetMyStats` operationId).
 	GetMyStats(ctx context.Context, params *GetMyStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3384,7 +3605,7 @@ func (c *Client) GetDaily(ctx context.Context, variant string, params *GetDailyP
 
 // PlayDaily Play today's daily deal
 //
-// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day. One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
+// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable on one-deck variants (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
 // A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 //
 // Corresponds with POST /v1/daily/{variant}/games (the `PlayDaily` operationId).
@@ -3402,7 +3623,7 @@ func (c *Client) PlayDaily(ctx context.Context, variant string, params *PlayDail
 
 // CreateDuelWithBody Create a duel
 //
-// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
+// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4). The deal is proven winnable (RULES R7.2) unless winnable is false or the variant deals more than one deck: then solution_commitment and difficulty are published too, and each game's audit reveals the winning line once the duel has closed; with no proven deal ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 // max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 //
 // Takes any type of body and a specified content type.
@@ -3422,7 +3643,7 @@ func (c *Client) CreateDuelWithBody(ctx context.Context, params *CreateDuelParam
 
 // CreateDuel Create a duel
 //
-// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
+// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4). The deal is proven winnable (RULES R7.2) unless winnable is false or the variant deals more than one deck: then solution_commitment and difficulty are published too, and each game's audit reveals the winning line once the duel has closed; with no proven deal ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 // max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 //
 // Takes a body of the `application/json` content type.
@@ -3496,6 +3717,7 @@ func (c *Client) ListGames(ctx context.Context, params *ListGamesParams, reqEdit
 // CreateGameWithBody Create a game
 //
 // Deals a new game of a variant, optionally with options, from a seed, from a custom layout (RULES R6.5) or from a PySolFC game number (deal "pysolfc:<number>", R6.7); seed, layout and deal make it unranked.
+// winnable: true deals a deal the solver proved winnable (RULES R7.2; one-deck variants): the game stays ranked, publishes solution_commitment and difficulty, and reveals the line in its audit once the deal may be revealed. Proofs are made in the background; when none is ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 // Send Idempotency-Key to retry safely: the same key and body return the first response again.
 //
 // Takes any type of body and a specified content type.
@@ -3516,6 +3738,7 @@ func (c *Client) CreateGameWithBody(ctx context.Context, params *CreateGameParam
 // CreateGame Create a game
 //
 // Deals a new game of a variant, optionally with options, from a seed, from a custom layout (RULES R6.5) or from a PySolFC game number (deal "pysolfc:<number>", R6.7); seed, layout and deal make it unranked.
+// winnable: true deals a deal the solver proved winnable (RULES R7.2; one-deck variants): the game stays ranked, publishes solution_commitment and difficulty, and reveals the line in its audit once the deal may be revealed. Proofs are made in the background; when none is ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 // Send Idempotency-Key to retry safely: the same key and body return the first response again.
 //
 // Takes a body of the `application/json` content type.
@@ -3574,7 +3797,8 @@ func (c *Client) AnalyseGame(ctx context.Context, id string, reqEditors ...Reque
 // Verifies the game's log from the first event: the hash chain (chain_ok), the rules by replay, every command re-decided from the state before it giving exactly the logged events (replay_ok), and the stored record (version, status, moves, score) against the replayed state (projection_ok). first_broken_version names the first version found broken.
 // Once the game has ended the audit also reveals seed and salt and checks the commitment published at creation against the deal in the log (commitment_ok); anyone may then audit it. While it is in progress only its owner may, and commitment_ok, seed, salt and problem are null (RULES R6.4).
 // A game on a shared deal (a duel or a daily deal) is sealed until its competition closes (R6.6): sealed is true, only its owner may audit it, commitment_ok, seed, salt and problem stay null even after it has ended, and commitment_checked_after says when the competition closes at the latest; from then on the commitment is checked too.
-// The same checks run offline on the NDJSON export: `solitaire audit FILE -salt SALT`.
+// A game on a proven winnable deal (RULES R7.2) shows solution_commitment; once its deal may be revealed the audit also gives the winning line (solution) and checks it (solution_ok: it wins the committed deal through the rules and matches the commitment). Before that neither appears.
+// The same checks run offline on the NDJSON export: `solitaire audit FILE -salt SALT [-solution AUDIT.json]`.
 //
 // Corresponds with GET /v1/games/{id}/audit (the `AuditGame` operationId).
 func (c *Client) AuditGame(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3767,7 +3991,7 @@ func (c *Client) StreamGame(ctx context.Context, id string, params *StreamGamePa
 
 // GetLeaderboard Get a leaderboard
 //
-// Each player's best ranked win of the variant and draw count, best first: by score where the variant scores, else by time then moves; equal results share a rank. period=day counts only games won on the current UTC date. Needs no auth.
+// Each player's best ranked win of the variant and draw count, best first: by score where the variant scores, else by time then moves; equal results share a rank. period=day counts only games won on the current UTC date. Wins on proven winnable deals (RULES R7.2) rank apart from wins on random deals: winnable=true, or false (the default). Needs no auth.
 //
 // Corresponds with GET /v1/leaderboards/{variant} (the `GetLeaderboard` operationId).
 func (c *Client) GetLeaderboard(ctx context.Context, variant string, params *GetLeaderboardParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3943,6 +4167,7 @@ func (c *Client) CreatePlayer(ctx context.Context, body CreatePlayerJSONRequestB
 //
 // The caller's statistics per variant and draw count: played, won, win rate, current and longest winning streak, best time, fewest moves, best score, vegas balance. Ranked games only (RULES R3); a game counts once its first move is made.
 // With variant: that variant, for draw or else every draw count it deals (even if not played). Without: every variant and draw the caller has played.
+// Games on proven winnable deals (RULES R7.2: winnable games, and daily deals and duels by default) count apart from games on random deals: winnable=true shows those, winnable=false (the default) the random deals.
 //
 // Corresponds with GET /v1/players/me/stats (the `GetMyStats` operationId).
 func (c *Client) GetMyStats(ctx context.Context, params *GetMyStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5157,6 +5382,18 @@ func NewGetLeaderboardRequest(server string, variant string, params *GetLeaderbo
 
 		}
 
+		if params.Winnable != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "winnable", *params.Winnable, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Limit != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
@@ -5621,6 +5858,18 @@ func NewGetMyStatsRequest(server string, params *GetMyStatsParams) (*http.Reques
 
 		}
 
+		if params.Winnable != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "winnable", *params.Winnable, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -5821,7 +6070,7 @@ type ClientWithResponsesInterface interface {
 
 	// PlayDailyWithResponse Play today's daily deal
 	//
-	// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day. One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
+	// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable on one-deck variants (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
 	// A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -5831,7 +6080,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateDuelWithBodyWithResponse Create a duel
 	//
-	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
+	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4). The deal is proven winnable (RULES R7.2) unless winnable is false or the variant deals more than one deck: then solution_commitment and difficulty are published too, and each game's audit reveals the winning line once the duel has closed; with no proven deal ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 	// max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -5841,7 +6090,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateDuelWithResponse Create a duel
 	//
-	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
+	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4). The deal is proven winnable (RULES R7.2) unless winnable is false or the variant deals more than one deck: then solution_commitment and difficulty are published too, and each game's audit reveals the winning line once the duel has closed; with no proven deal ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 	// max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -5881,6 +6130,7 @@ type ClientWithResponsesInterface interface {
 	// CreateGameWithBodyWithResponse Create a game
 	//
 	// Deals a new game of a variant, optionally with options, from a seed, from a custom layout (RULES R6.5) or from a PySolFC game number (deal "pysolfc:<number>", R6.7); seed, layout and deal make it unranked.
+	// winnable: true deals a deal the solver proved winnable (RULES R7.2; one-deck variants): the game stays ranked, publishes solution_commitment and difficulty, and reveals the line in its audit once the deal may be revealed. Proofs are made in the background; when none is ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 	// Send Idempotency-Key to retry safely: the same key and body return the first response again.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -5891,6 +6141,7 @@ type ClientWithResponsesInterface interface {
 	// CreateGameWithResponse Create a game
 	//
 	// Deals a new game of a variant, optionally with options, from a seed, from a custom layout (RULES R6.5) or from a PySolFC game number (deal "pysolfc:<number>", R6.7); seed, layout and deal make it unranked.
+	// winnable: true deals a deal the solver proved winnable (RULES R7.2; one-deck variants): the game stays ranked, publishes solution_commitment and difficulty, and reveals the line in its audit once the deal may be revealed. Proofs are made in the background; when none is ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 	// Send Idempotency-Key to retry safely: the same key and body return the first response again.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -5923,7 +6174,8 @@ type ClientWithResponsesInterface interface {
 	// Verifies the game's log from the first event: the hash chain (chain_ok), the rules by replay, every command re-decided from the state before it giving exactly the logged events (replay_ok), and the stored record (version, status, moves, score) against the replayed state (projection_ok). first_broken_version names the first version found broken.
 	// Once the game has ended the audit also reveals seed and salt and checks the commitment published at creation against the deal in the log (commitment_ok); anyone may then audit it. While it is in progress only its owner may, and commitment_ok, seed, salt and problem are null (RULES R6.4).
 	// A game on a shared deal (a duel or a daily deal) is sealed until its competition closes (R6.6): sealed is true, only its owner may audit it, commitment_ok, seed, salt and problem stay null even after it has ended, and commitment_checked_after says when the competition closes at the latest; from then on the commitment is checked too.
-	// The same checks run offline on the NDJSON export: `solitaire audit FILE -salt SALT`.
+	// A game on a proven winnable deal (RULES R7.2) shows solution_commitment; once its deal may be revealed the audit also gives the winning line (solution) and checks it (solution_ok: it wins the committed deal through the rules and matches the commitment). Before that neither appears.
+	// The same checks run offline on the NDJSON export: `solitaire audit FILE -salt SALT [-solution AUDIT.json]`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6028,7 +6280,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetLeaderboardWithResponse Get a leaderboard
 	//
-	// Each player's best ranked win of the variant and draw count, best first: by score where the variant scores, else by time then moves; equal results share a rank. period=day counts only games won on the current UTC date. Needs no auth.
+	// Each player's best ranked win of the variant and draw count, best first: by score where the variant scores, else by time then moves; equal results share a rank. period=day counts only games won on the current UTC date. Wins on proven winnable deals (RULES R7.2) rank apart from wins on random deals: winnable=true, or false (the default). Needs no auth.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6120,6 +6372,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// The caller's statistics per variant and draw count: played, won, win rate, current and longest winning streak, best time, fewest moves, best score, vegas balance. Ranked games only (RULES R3); a game counts once its first move is made.
 	// With variant: that variant, for draw or else every draw count it deals (even if not played). Without: every variant and draw the caller has played.
+	// Games on proven winnable deals (RULES R7.2: winnable games, and daily deals and duels by default) count apart from games on random deals: winnable=true shows those, winnable=false (the default) the random deals.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -9394,7 +9647,7 @@ func (c *ClientWithResponses) GetDailyWithResponse(ctx context.Context, variant 
 
 // PlayDailyWithResponse Play today's daily deal
 //
-// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day. One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
+// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable on one-deck variants (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
 // A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -9410,7 +9663,7 @@ func (c *ClientWithResponses) PlayDailyWithResponse(ctx context.Context, variant
 
 // CreateDuelWithBodyWithResponse Create a duel
 //
-// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
+// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4). The deal is proven winnable (RULES R7.2) unless winnable is false or the variant deals more than one deck: then solution_commitment and difficulty are published too, and each game's audit reveals the winning line once the duel has closed; with no proven deal ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 // max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -9426,7 +9679,7 @@ func (c *ClientWithResponses) CreateDuelWithBodyWithResponse(ctx context.Context
 
 // CreateDuelWithResponse Create a duel
 //
-// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4).
+// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4). The deal is proven winnable (RULES R7.2) unless winnable is false or the variant deals more than one deck: then solution_commitment and difficulty are published too, and each game's audit reveals the winning line once the duel has closed; with no proven deal ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 // max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -9490,6 +9743,7 @@ func (c *ClientWithResponses) ListGamesWithResponse(ctx context.Context, params 
 // CreateGameWithBodyWithResponse Create a game
 //
 // Deals a new game of a variant, optionally with options, from a seed, from a custom layout (RULES R6.5) or from a PySolFC game number (deal "pysolfc:<number>", R6.7); seed, layout and deal make it unranked.
+// winnable: true deals a deal the solver proved winnable (RULES R7.2; one-deck variants): the game stays ranked, publishes solution_commitment and difficulty, and reveals the line in its audit once the deal may be revealed. Proofs are made in the background; when none is ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 // Send Idempotency-Key to retry safely: the same key and body return the first response again.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -9506,6 +9760,7 @@ func (c *ClientWithResponses) CreateGameWithBodyWithResponse(ctx context.Context
 // CreateGameWithResponse Create a game
 //
 // Deals a new game of a variant, optionally with options, from a seed, from a custom layout (RULES R6.5) or from a PySolFC game number (deal "pysolfc:<number>", R6.7); seed, layout and deal make it unranked.
+// winnable: true deals a deal the solver proved winnable (RULES R7.2; one-deck variants): the game stays ranked, publishes solution_commitment and difficulty, and reveals the line in its audit once the deal may be revealed. Proofs are made in the background; when none is ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 // Send Idempotency-Key to retry safely: the same key and body return the first response again.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -9556,7 +9811,8 @@ func (c *ClientWithResponses) AnalyseGameWithResponse(ctx context.Context, id st
 // Verifies the game's log from the first event: the hash chain (chain_ok), the rules by replay, every command re-decided from the state before it giving exactly the logged events (replay_ok), and the stored record (version, status, moves, score) against the replayed state (projection_ok). first_broken_version names the first version found broken.
 // Once the game has ended the audit also reveals seed and salt and checks the commitment published at creation against the deal in the log (commitment_ok); anyone may then audit it. While it is in progress only its owner may, and commitment_ok, seed, salt and problem are null (RULES R6.4).
 // A game on a shared deal (a duel or a daily deal) is sealed until its competition closes (R6.6): sealed is true, only its owner may audit it, commitment_ok, seed, salt and problem stay null even after it has ended, and commitment_checked_after says when the competition closes at the latest; from then on the commitment is checked too.
-// The same checks run offline on the NDJSON export: `solitaire audit FILE -salt SALT`.
+// A game on a proven winnable deal (RULES R7.2) shows solution_commitment; once its deal may be revealed the audit also gives the winning line (solution) and checks it (solution_ok: it wins the committed deal through the rules and matches the commitment). Before that neither appears.
+// The same checks run offline on the NDJSON export: `solitaire audit FILE -salt SALT [-solution AUDIT.json]`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -9721,7 +9977,7 @@ func (c *ClientWithResponses) StreamGameWithResponse(ctx context.Context, id str
 
 // GetLeaderboardWithResponse Get a leaderboard
 //
-// Each player's best ranked win of the variant and draw count, best first: by score where the variant scores, else by time then moves; equal results share a rank. period=day counts only games won on the current UTC date. Needs no auth.
+// Each player's best ranked win of the variant and draw count, best first: by score where the variant scores, else by time then moves; equal results share a rank. period=day counts only games won on the current UTC date. Wins on proven winnable deals (RULES R7.2) rank apart from wins on random deals: winnable=true, or false (the default). Needs no auth.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -9873,6 +10129,7 @@ func (c *ClientWithResponses) CreatePlayerWithResponse(ctx context.Context, body
 //
 // The caller's statistics per variant and draw count: played, won, win rate, current and longest winning streak, best time, fewest moves, best score, vegas balance. Ranked games only (RULES R3); a game counts once its first move is made.
 // With variant: that variant, for draw or else every draw count it deals (even if not played). Without: every variant and draw the caller has played.
+// Games on proven winnable deals (RULES R7.2: winnable games, and daily deals and duels by default) count apart from games on random deals: winnable=true shows those, winnable=false (the default) the random deals.
 //
 // Returns a wrapper object for the known response body format(s).
 //

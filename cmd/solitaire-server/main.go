@@ -65,6 +65,7 @@ import (
 	"github.com/openpatience/solitaire/api"
 	"github.com/openpatience/solitaire/api/apistore"
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/solver"
 	"github.com/openpatience/solitaire/persistence"
 )
 
@@ -140,6 +141,10 @@ type config struct {
 	// SOLITAIRE_SOLVER_MAX_BUDGET_MS; solver.go).
 	solverWorkers, solverQueue int
 	solverMaxBudget            time.Duration
+	// supply configures the supply of proven winnable deals (supply.go,
+	// SOLITAIRE_WINNABLE_*); supplyOn is false with no workers.
+	supply   solver.SupplyConfig
+	supplyOn bool
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
@@ -207,6 +212,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		return config{}, err
 	}
 	if err := c.loadSolver(getenv); err != nil {
+		return config{}, err
+	}
+	if err := c.loadSupply(getenv); err != nil {
 		return config{}, err
 	}
 	c.heartbeat, c.maxStreams = api.DefaultHeartbeat, api.DefaultMaxStreamsPerPlayer
@@ -310,6 +318,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 	reg.MustRegister(storeMetrics(store)...)
 	games := domain.NewGames(store)
 	competitions := domain.NewCompetitions(games, store) // also seals shared deals in games (R6.6)
+	defer startSupply(cfg, games, log)()                 // proven winnable deals (R7.2)
 	tlog, err := store.OpenLog(ctx, cfg.tlog.open)
 	if err != nil {
 		return err

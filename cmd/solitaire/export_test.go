@@ -22,6 +22,7 @@ import (
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/solver"
 	"github.com/openpatience/solitaire/persistence"
 	"github.com/openpatience/solitaire/persistence/pgtest"
 )
@@ -37,6 +38,8 @@ type server struct {
 	log   *persistence.Log // the transparency log, sequenced by the test (verify_test.go)
 	skey  string           // its signer key
 	shift *atomic.Int64    // the server clock runs this many nanoseconds ahead of the real one
+
+	supply *solver.Supply // the games' Dealer of proven winnable deals (R7.2)
 }
 
 // idempotencyAdapter is persistence's idempotency records in api's types.
@@ -72,6 +75,9 @@ func newServer(t *testing.T, backend string) *server {
 	shift := new(atomic.Int64)
 	games := domain.NewGames(store)
 	games.Now = func() time.Time { return time.Now().Add(time.Duration(shift.Load())) }
+	supply := solver.NewSupply(solver.SupplyConfig{Wait: 2 * time.Minute})
+	t.Cleanup(supply.Close)
+	games.Dealer = supply
 	h, err := api.New(api.Config{Games: games, Players: store, Idempotency: idempotencyAdapter{store},
 		Spec: solitaire.OpenAPIYAML, Feed: store, Log: l, Competitions: domain.NewCompetitions(games, store)})
 	if err != nil {
@@ -79,7 +85,7 @@ func newServer(t *testing.T, backend string) *server {
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	s := &server{t: t, url: srv.URL, store: store, log: l, skey: skey, shift: shift}
+	s := &server{t: t, url: srv.URL, store: store, log: l, skey: skey, shift: shift, supply: supply}
 	var p api.PlayerCreated
 	s.call("POST", "/v1/players", api.NewPlayer{Name: "Ada"}, http.StatusCreated, &p)
 	s.token = p.Token

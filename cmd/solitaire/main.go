@@ -4,7 +4,8 @@
 //
 // Usage:
 //
-//	solitaire audit FILE [-salt HEX] [-json]   verify chain, rules replay and commitment
+//	solitaire audit FILE [-salt HEX] [-solution AUDIT] [-json]
+//	                                            verify chain, rules replay, commitment and a winnable deal's line
 //	solitaire replay FILE [-at N] [-reveal]     print the board after event N (default: last)
 //	solitaire export URL GAME_ID [-token T]     fetch a game's log as NDJSON to stdout
 //	solitaire verify FILE -key VKEY (-proof PROOF.json | -server URL) [-checkpoint CP] [-salt HEX] [-owner ID]
@@ -43,7 +44,7 @@ func main() {
 }
 
 const usage = `usage:
-  solitaire audit FILE [-salt HEX] [-json]
+  solitaire audit FILE [-salt HEX] [-solution AUDIT.json] [-json]
   solitaire replay FILE [-at N] [-reveal]
   solitaire export URL GAME_ID [-token TOKEN]
   solitaire verify FILE -key VKEY (-proof PROOF.json | -server URL [-token TOKEN]) [-checkpoint CP] [-salt HEX] [-owner ID]
@@ -150,10 +151,22 @@ func audit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	saltHex := fs.String("salt", "", "the game's salt (hex), revealed after the end, to check the commitment")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	solFile := fs.String("solution", "", "a winnable deal's line (R7.2): GET /v1/games/{id}/audit saved as JSON, or a JSON array of move requests; its salt is used unless -salt is given")
 	pos, err := parse(fs, args)
 	if err != nil || len(pos) != 1 {
 		fmt.Fprint(stderr, usage)
 		return 2
+	}
+	var line []domain.Move
+	if *solFile != "" {
+		var auditSalt string
+		if line, auditSalt, err = readSolution(*solFile); err != nil {
+			fmt.Fprintf(stderr, "solitaire: -solution: %v\n", err)
+			return 2
+		}
+		if *saltHex == "" {
+			*saltHex = auditSalt
+		}
 	}
 	var salt []byte
 	if *saltHex != "" {
@@ -166,6 +179,11 @@ func audit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "solitaire: %s: %v\n", pos[0], err)
 		return 2
+	}
+	var sol *domain.SolutionReport
+	if *solFile != "" {
+		r := checkSolution(recs, line, salt)
+		sol = &r
 	}
 	gameID := recs[0].GameID
 	for _, r := range recs {
@@ -185,6 +203,9 @@ func audit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			"chain_ok": a.ChainOK, "chain_broken_at": a.ChainBrokenAt, "replay_ok": a.ReplayOK,
 			"replay_broken_at": a.ReplayBrokenAt, "replay_problem": a.ReplayProblem,
 			"commitment": a.Commitment, "commitment_ok": a.CommitmentOK, "first_broken": a.FirstBroken()}
+		if sol != nil {
+			out["solution_commitment"], out["solution_ok"], out["solution_problem"] = sol.Commitment, sol.OK, sol.Problem
+		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(out)
@@ -200,14 +221,68 @@ func audit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		default:
 			fmt.Fprintf(stdout, "commitment: MISMATCH (%s)\n", a.Commitment)
 		}
+		if sol != nil {
+			if sol.OK {
+				fmt.Fprintf(stdout, "solution:   ok, %d moves win the deal (%s)\n", len(line), sol.Commitment)
+			} else {
+				fmt.Fprintf(stdout, "solution:   FAILED: %s\n", sol.Problem)
+			}
+		}
 		if a.State != nil && a.State.Version > 0 {
 			fmt.Fprintf(stdout, "final:      %s after %d moves\n", a.State.Status, a.State.Moves)
 		}
 	}
-	if a.FirstBroken() != 0 || (a.CommitmentOK != nil && !*a.CommitmentOK) {
+	if a.FirstBroken() != 0 || (a.CommitmentOK != nil && !*a.CommitmentOK) || (sol != nil && !sol.OK) {
 		return 1
 	}
 	return 0
+}
+
+// readSolution reads a winnable deal's line (R7.2) from file: the JSON of
+// GET /v1/games/{id}/audit (its solution, and its salt, "" if null) or a
+// bare JSON array of move requests.
+func readSolution(file string) ([]domain.Move, string, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, "", err
+	}
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '[' {
+		line, err := domain.DecodeLine(string(b))
+		return line, "", err
+	}
+	var a struct {
+		Solution json.RawMessage `json:"solution"`
+		Salt     *string         `json:"salt"`
+	}
+	if err := json.Unmarshal(b, &a); err != nil {
+		return nil, "", err
+	}
+	if len(a.Solution) == 0 || string(a.Solution) == "null" {
+		return nil, "", errors.New("the audit has no solution: not a winnable deal, or its deal may not be revealed yet")
+	}
+	line, err := domain.DecodeLine(string(a.Solution))
+	salt := ""
+	if a.Salt != nil {
+		salt = *a.Salt
+	}
+	return line, salt, err
+}
+
+// checkSolution checks line against the log's first event and salt
+// (domain.CheckSolution).
+func checkSolution(recs []domain.RecordedEvent, line []domain.Move, salt []byte) domain.SolutionReport {
+	if len(recs) == 0 {
+		return domain.SolutionReport{Problem: "empty log"}
+	}
+	first, err := domain.DecodeEvent(recs[0].Version, recs[0].Type, recs[0].OccurredAt, recs[0].Payload)
+	if err != nil {
+		return domain.SolutionReport{Problem: err.Error()}
+	}
+	if salt == nil {
+		return domain.SolutionReport{Commitment: first.Data.SolutionCommitment, Problem: "no salt: give -salt (the commitment cannot be checked without it)"}
+	}
+	return domain.CheckSolution(first, line, salt)
 }
 
 func verdict(ok bool, at int, why string) string {

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/solver"
+)
+
+// loadSupply reads the configuration of the supply of proven winnable deals
+// (RULES R7.2; solver.Supply): SOLITAIRE_WINNABLE_WORKERS (0..8 goroutines,
+// default 1; 0 turns the supply off: winnable games answer 503
+// deal_not_ready and duels and daily deals are dealt at random),
+// SOLITAIRE_WINNABLE_BUFFER (deals kept per rule set, 1..100, default 2),
+// SOLITAIRE_WINNABLE_WAIT (the longest a request waits for an empty
+// buffer, 0s..10s, default 2s) and SOLITAIRE_WINNABLE_NODES (the node
+// budget of one proof attempt, 1000..solver.DifficultyNodes, default
+// solver.DefaultProofNodes).
+func (c *config) loadSupply(getenv func(string) string) error {
+	c.supply = solver.SupplyConfig{Workers: solver.DefaultSupplyWorkers, Nice: true}
+	c.supplyOn = true
+	if v := getenv("SOLITAIRE_WINNABLE_WORKERS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 8 {
+			return fmt.Errorf("SOLITAIRE_WINNABLE_WORKERS=%q: want 0..8 goroutines, 0 for no winnable deals", v)
+		}
+		c.supply.Workers, c.supplyOn = n, n > 0
+	}
+	if v := getenv("SOLITAIRE_WINNABLE_BUFFER"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100 {
+			return fmt.Errorf("SOLITAIRE_WINNABLE_BUFFER=%q: want 1..100 deals per rule set", v)
+		}
+		c.supply.Buffer = n
+	}
+	if v := getenv("SOLITAIRE_WINNABLE_WAIT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || d > 10*time.Second {
+			return fmt.Errorf("SOLITAIRE_WINNABLE_WAIT=%q: want a duration of 0s..10s, e.g. 2s", v)
+		}
+		c.supply.Wait = max(d, time.Millisecond) // 0 would mean the default
+	}
+	if v := getenv("SOLITAIRE_WINNABLE_NODES"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1000 || n > solver.DifficultyNodes {
+			return fmt.Errorf("SOLITAIRE_WINNABLE_NODES=%q: want 1000..%d nodes", v, solver.DifficultyNodes)
+		}
+		c.supply.Nodes = n
+	}
+	return nil
+}
+
+// startSupply starts the supply of proven deals and makes it games'
+// Dealer, unless it is off. It begins at once with the rules of every
+// one-deck variant's daily deal (the variant's defaults) and of the
+// duels' default variant, so that the day's first daily game and the
+// first duel find a deal: the buffer of two holds today's and tomorrow's.
+// The returned function stops it.
+func startSupply(cfg config, games *domain.Games, log *slog.Logger) func() {
+	if !cfg.supplyOn {
+		log.Warn("winnable deals are off (SOLITAIRE_WINNABLE_WORKERS=0): duels and daily deals are dealt at random")
+		return func() {}
+	}
+	s := solver.NewSupply(cfg.supply)
+	games.Dealer = s
+	for _, v := range domain.Variants() {
+		rules, _, err := v.Resolve(domain.Options{})
+		if err == nil && rules.OneDeck() {
+			s.Want(rules)
+		}
+	}
+	if v, err := domain.LookupVariant(domain.DefaultDuelVariant); err == nil {
+		if rules, _, err := v.Resolve(domain.Options{}); err == nil && rules.OneDeck() {
+			s.Want(rules)
+		}
+	}
+	return s.Close
+}

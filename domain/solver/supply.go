@@ -1,0 +1,364 @@
+package solver
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/openpatience/solitaire/domain"
+)
+
+// Defaults of a Supply (SupplyConfig's zero fields).
+const (
+	// DefaultSupplyWorkers is how many goroutines prove deals: one, so the
+	// supply never takes more than one of the server's cores.
+	DefaultSupplyWorkers = 1
+	// DefaultSupplyBuffer is how many proven deals a Supply keeps ready
+	// per rule set: two, today's and tomorrow's daily deal.
+	DefaultSupplyBuffer = 2
+	// DefaultSupplyWait is the longest a request waits for a proven deal
+	// when none is ready (SupplyConfig.Wait).
+	DefaultSupplyWait = 2 * time.Second
+	// DefaultSupplyRetryAfter is the Retry-After a request that found no
+	// deal in time is told.
+	DefaultSupplyRetryAfter = 5 * time.Second
+	// DefaultProofNodes is the node budget of one proof attempt: a deal
+	// the search does not win within it is skipped (never counted
+	// unwinnable) and the next seed tried. Far below DifficultyNodes, so
+	// an attempt costs well under a second on the strict variants; the
+	// nodes to the first solution, and so the band (R7.5), do not depend
+	// on the budget (the search order is fixed), only which deals are
+	// kept: bands beyond this budget's reach ("expert" above it) are not
+	// dealt. See README "Winnable deals" for the distribution.
+	DefaultProofNodes = 200_000
+	// DefaultSupplyKeys bounds the rule sets a Supply keeps a buffer for;
+	// beyond it the one asked for least recently (and not pinned by Want)
+	// is dropped.
+	DefaultSupplyKeys = 64
+)
+
+// SupplyConfig configures a Supply; a zero field takes its default.
+type SupplyConfig struct {
+	Workers    int           // goroutines proving deals, default DefaultSupplyWorkers
+	Buffer     int           // proven deals kept ready per rule set, default DefaultSupplyBuffer
+	Wait       time.Duration // longest wait of ProvenDeal for an empty buffer, default DefaultSupplyWait
+	RetryAfter time.Duration // told to a request that waited in vain, default DefaultSupplyRetryAfter
+	Nodes      int64         // node budget of one proof attempt, default DefaultProofNodes
+	MaxKeys    int           // rule sets kept, default DefaultSupplyKeys
+	// Random is the source of the secret seeds (domain.SecretSeed),
+	// default crypto/rand.Reader: the generator the competitions use.
+	Random io.Reader
+	// Nice lowers the priority of the proving threads below the
+	// requests' where the system allows it (Linux: nice 10). Default
+	// false; the server sets it.
+	Nice bool
+}
+
+func (c SupplyConfig) withDefaults() SupplyConfig {
+	if c.Workers <= 0 {
+		c.Workers = DefaultSupplyWorkers
+	}
+	if c.Buffer <= 0 {
+		c.Buffer = DefaultSupplyBuffer
+	}
+	if c.Wait <= 0 {
+		c.Wait = DefaultSupplyWait
+	}
+	if c.RetryAfter < time.Second {
+		c.RetryAfter = DefaultSupplyRetryAfter
+	}
+	if c.Nodes <= 0 {
+		c.Nodes = DefaultProofNodes
+	}
+	if c.MaxKeys <= 0 {
+		c.MaxKeys = DefaultSupplyKeys
+	}
+	if c.Random == nil {
+		c.Random = rand.Reader
+	}
+	return c
+}
+
+// Supply is a domain.Dealer: per rule set (a variant's resolved rules) a
+// small buffer of secret seeds already proven winnable (R7.2), each with
+// its winning line, the nodes its search took and its band (R7.5), filled
+// in the background by a bounded number of goroutines. A request takes a
+// deal from the buffer and waits only a short bound when it is empty, so
+// no request waits long for a proof.
+//
+// Proofs use a node budget and no time limit, so which deals are kept and
+// their bands are the same on any machine; only how fast the buffer fills
+// depends on it. A rule set is proven for once something asks for it
+// (ProvenDeal) or Want names it (the server names the daily deals' and the
+// duels' default rules at start-up).
+type Supply struct {
+	cfg    SupplyConfig
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	wake   chan struct{} // a buffer wants filling
+
+	mu      sync.Mutex
+	shelves map[domain.Rules]*shelf
+	turn    int // round-robin position over keys
+
+	proven, tried atomic.Int64
+}
+
+// shelf is the buffer of one rule set.
+type shelf struct {
+	rules   domain.Rules
+	deals   []domain.ProvenDeal
+	ready   chan struct{} // closed (and replaced) when a deal is added
+	waiting int           // requests waiting for a deal
+	pinned  bool          // named by Want: never dropped
+	asked   time.Time     // last ProvenDeal or Want
+	busy    bool          // a worker proves for it now
+}
+
+// NewSupply starts a supply with cfg: its workers begin at once and
+// prove for the rule sets asked for. Close stops them.
+func NewSupply(cfg SupplyConfig) *Supply {
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Supply{cfg: cfg.withDefaults(), ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1),
+		shelves: map[domain.Rules]*shelf{}}
+	for range s.cfg.Workers {
+		s.wg.Add(1)
+		go s.work()
+	}
+	return s
+}
+
+// Close stops the workers (a proof under way is abandoned) and waits for
+// them. Waiting requests get *domain.DealNotReadyError.
+func (s *Supply) Close() {
+	s.cancel()
+	s.wg.Wait()
+}
+
+// Want makes the supply keep a buffer for rules from now on (pinned: never
+// dropped for others), and start filling it.
+func (s *Supply) Want(rules domain.Rules) {
+	s.mu.Lock()
+	sh := s.shelf(key(rules))
+	sh.pinned = true
+	s.mu.Unlock()
+	s.poke()
+}
+
+// Ready is how many proven deals of rules are ready now.
+func (s *Supply) Ready(rules domain.Rules) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sh, ok := s.shelves[key(rules)]; ok {
+		return len(sh.deals)
+	}
+	return 0
+}
+
+// Wanted are the rule sets Want named (their time limits cleared, as the
+// buffers key them), in no particular order.
+func (s *Supply) Wanted() []domain.Rules {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []domain.Rules
+	for k, sh := range s.shelves {
+		if sh.pinned {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Counts are how many deals the supply has proven and tried (proven ones
+// included) since it started.
+func (s *Supply) Counts() (proven, tried int64) { return s.proven.Load(), s.tried.Load() }
+
+// ProvenDeal implements domain.Dealer: it takes the oldest proven deal of
+// rules, waiting at most SupplyConfig.Wait for one (less if ctx ends
+// first). Errors: *domain.DealNotReadyError when none came in time, ctx
+// ended or the supply is closed.
+func (s *Supply) ProvenDeal(ctx context.Context, rules domain.Rules) (domain.ProvenDeal, error) {
+	k := key(rules)
+	timer := time.NewTimer(s.cfg.Wait)
+	defer timer.Stop()
+	s.mu.Lock()
+	sh := s.shelf(k)
+	sh.waiting++
+	defer func() {
+		s.mu.Lock()
+		sh.waiting--
+		s.mu.Unlock()
+	}()
+	for {
+		if len(sh.deals) > 0 {
+			d := sh.deals[0]
+			sh.deals = append(sh.deals[:0:0], sh.deals[1:]...)
+			s.mu.Unlock()
+			s.poke() // refill
+			return d, nil
+		}
+		ready := sh.ready
+		s.mu.Unlock()
+		s.poke()
+		select {
+		case <-ready:
+			s.mu.Lock()
+		case <-ctx.Done():
+			return domain.ProvenDeal{}, s.notReady()
+		case <-timer.C:
+			return domain.ProvenDeal{}, s.notReady()
+		case <-s.ctx.Done():
+			return domain.ProvenDeal{}, s.notReady()
+		}
+	}
+}
+
+func (s *Supply) notReady() error { return &domain.DealNotReadyError{Wait: s.cfg.RetryAfter} }
+
+// key is the rule set a proof holds for: the time limit is cleared, since
+// a line is checked at one instant (no clock runs out) and the deal does
+// not depend on it.
+func key(r domain.Rules) domain.Rules {
+	r.TimeLimitS = 0
+	return r
+}
+
+// shelf returns the shelf of k, making it (and dropping the least recently
+// asked unpinned one beyond MaxKeys). s.mu is held.
+func (s *Supply) shelf(k domain.Rules) *shelf {
+	sh, ok := s.shelves[k]
+	if !ok {
+		if len(s.shelves) >= s.cfg.MaxKeys {
+			var old *shelf
+			for _, o := range s.shelves {
+				if !o.pinned && o.waiting == 0 && !o.busy && (old == nil || o.asked.Before(old.asked)) {
+					old = o
+				}
+			}
+			if old != nil {
+				delete(s.shelves, old.rules)
+			}
+		}
+		sh = &shelf{rules: k, ready: make(chan struct{})}
+		s.shelves[k] = sh
+	}
+	sh.asked = time.Now()
+	return sh
+}
+
+// poke wakes a worker that found nothing to do.
+func (s *Supply) poke() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// next picks the rule set to prove for: one a request waits for first,
+// else the next buffer below its size in turn; ok false if all are full.
+// It marks the shelf busy. s.mu is held.
+func (s *Supply) next() (*shelf, bool) {
+	var open []*shelf
+	for _, sh := range s.shelves {
+		if sh.busy {
+			continue
+		}
+		if sh.waiting > len(sh.deals) {
+			sh.busy = true
+			return sh, true
+		}
+		if len(sh.deals) < s.cfg.Buffer {
+			open = append(open, sh)
+		}
+	}
+	if len(open) == 0 {
+		return nil, false
+	}
+	// Map order is random; take turns over the open ones in a stable
+	// order so every buffer gets its share.
+	slices.SortFunc(open, func(a, b *shelf) int { return strings.Compare(fmt.Sprint(a.rules), fmt.Sprint(b.rules)) })
+	s.turn++
+	sh := open[s.turn%len(open)]
+	sh.busy = true
+	return sh, true
+}
+
+// work is one worker: it proves deals for the buffers that want them until
+// the supply closes.
+func (s *Supply) work() {
+	defer s.wg.Done()
+	if s.cfg.Nice {
+		runtime.LockOSThread() // the lowered priority is the thread's
+		lowerPriority()
+	}
+	for {
+		s.mu.Lock()
+		sh, ok := s.next()
+		s.mu.Unlock()
+		if !ok {
+			select {
+			case <-s.wake:
+				continue
+			case <-s.ctx.Done():
+				return
+			}
+		}
+		d, won := s.prove(sh.rules)
+		s.mu.Lock()
+		sh.busy = false
+		if won {
+			sh.deals = append(sh.deals, d)
+			close(sh.ready)
+			sh.ready = make(chan struct{})
+		}
+		s.mu.Unlock()
+		if s.ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+// prove tries one fresh secret seed under rules: the deal, proven
+// winnable within the node budget, or false.
+func (s *Supply) prove(rules domain.Rules) (domain.ProvenDeal, bool) {
+	seed, err := domain.SecretSeed(s.cfg.Random)
+	if err != nil {
+		select { // a failing random source: try again later, not in a hot loop
+		case <-time.After(time.Second):
+		case <-s.ctx.Done():
+		}
+		return domain.ProvenDeal{}, false
+	}
+	s.tried.Add(1)
+	d, ok := Prove(s.ctx, rules, seed, s.cfg.Nodes)
+	if ok {
+		s.proven.Add(1)
+	}
+	return d, ok
+}
+
+// Prove solves the deal of seed under rules (domain.Deal) within nodes
+// (no time limit, so the answer is the same on every machine) and returns
+// it as a proven deal with its line, nodes and band (BandOf) when the
+// search wins it; false when it does not (unwinnable, or undecided within
+// the budget) or ctx ended.
+func Prove(ctx context.Context, rules domain.Rules, seed uint64, nodes int64) (domain.ProvenDeal, bool) {
+	st := &domain.State{}
+	st.Apply(domain.DealtEvent(rules, domain.Deal(rules, seed), "", time.Unix(0, 0)))
+	if st.Fault != "" {
+		return domain.ProvenDeal{}, false
+	}
+	res := Solve(ctx, st, Budget{Nodes: nodes, Time: 1<<63 - 1})
+	if res.Verdict != Winnable || ctx.Err() != nil {
+		return domain.ProvenDeal{}, false
+	}
+	return domain.ProvenDeal{Seed: seed, Line: res.Line, Nodes: res.Nodes, Difficulty: string(BandOf(res.Nodes))}, true
+}

@@ -1,0 +1,151 @@
+package solver
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/openpatience/solitaire/domain"
+)
+
+func relaxedRules(t *testing.T) domain.Rules {
+	t.Helper()
+	v, err := domain.LookupVariant("relaxed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := v.Resolve(domain.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// blocked is a random source that never answers until released: a supply
+// on it proves nothing.
+type blocked chan struct{}
+
+func (b blocked) Read(p []byte) (int, error) {
+	<-b
+	return rand.Read(p)
+}
+
+// TestR7_2_SupplyDealsAreProven: a deal taken from the supply is dealt by
+// its seed under the rules asked for, its line wins it through
+// domain.Decide, its band is BandOf its nodes and the same as Difficulty
+// gives (R7.5: the node count to the first solution does not depend on
+// the proof's smaller budget), and Prove gives it again on the same seed
+// (a node budget: the same on every machine). Two takes are two deals.
+func TestR7_2_SupplyDealsAreProven(t *testing.T) {
+	t.Parallel()
+	rules := relaxedRules(t)
+	s := NewSupply(SupplyConfig{Wait: 2 * time.Minute})
+	defer s.Close()
+	s.Want(rules)
+	ctx := context.Background()
+	a, err := s.ProvenDeal(ctx, rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.ProvenDeal(ctx, rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Seed == b.Seed {
+		t.Errorf("two takes gave seed %d twice", a.Seed)
+	}
+	for _, d := range []domain.ProvenDeal{a, b} {
+		dealt := domain.DealtEvent(rules, domain.Deal(rules, d.Seed), "", time.Unix(0, 0))
+		if ok, why := domain.SolutionWins(dealt, d.Line); !ok {
+			t.Errorf("seed %d: the line does not win: %s", d.Seed, why)
+		}
+		if d.Difficulty != string(BandOf(d.Nodes)) || d.Nodes < 1 || d.Nodes > DefaultProofNodes {
+			t.Errorf("seed %d: %d nodes, band %s", d.Seed, d.Nodes, d.Difficulty)
+		}
+		st := &domain.State{}
+		st.Apply(dealt)
+		band, res := Difficulty(ctx, st)
+		if string(band) != d.Difficulty || res.Nodes != d.Nodes {
+			t.Errorf("seed %d: Difficulty says %s after %d nodes, the supply %s after %d", d.Seed, band, res.Nodes, d.Difficulty, d.Nodes)
+		}
+		again, ok := Prove(ctx, rules, d.Seed, DefaultProofNodes)
+		if !ok || again.Nodes != d.Nodes || domain.EncodeLine(again.Line) != domain.EncodeLine(d.Line) {
+			t.Errorf("seed %d: proving again gave %v, %d nodes", d.Seed, ok, again.Nodes)
+		}
+	}
+}
+
+// TestR7_2_SupplyNotReady: an empty supply answers within its wait, or at
+// once when ctx ends or the supply closes, with *domain.DealNotReadyError
+// (a Retry-After of at least a second): never a random deal, never a hang.
+func TestR7_2_SupplyNotReady(t *testing.T) {
+	t.Parallel()
+	gate := make(blocked)
+	s := NewSupply(SupplyConfig{Random: gate, Wait: 30 * time.Millisecond, RetryAfter: 3 * time.Second})
+	rules := relaxedRules(t)
+	_, err := s.ProvenDeal(context.Background(), rules)
+	var nr *domain.DealNotReadyError
+	if !errors.As(err, &nr) || !errors.Is(err, domain.ErrDealNotReady) || nr.RetryAfter() != 3*time.Second {
+		t.Fatalf("empty supply: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.ProvenDeal(ctx, rules); !errors.Is(err, domain.ErrDealNotReady) {
+		t.Errorf("cancelled request: %v", err)
+	}
+	if s.Ready(rules) != 0 {
+		t.Error("a deal without a seed")
+	}
+	close(gate)
+	s.Close()
+	if _, err := s.ProvenDeal(context.Background(), rules); !errors.Is(err, domain.ErrDealNotReady) {
+		t.Errorf("closed supply: %v", err)
+	}
+}
+
+// TestR7_2_CheckSolution: the check of a revealed line fails for a line
+// one move short, a reordered line, another salt and another commitment.
+func TestR7_2_CheckSolution(t *testing.T) {
+	t.Parallel()
+	rules := relaxedRules(t)
+	var d domain.ProvenDeal
+	for seed := uint64(1); ; seed++ {
+		var ok bool
+		if d, ok = Prove(context.Background(), rules, seed, DefaultProofNodes); ok && len(d.Line) > 2 {
+			break
+		}
+	}
+	salt := make([]byte, 32)
+	salt[0] = 7
+	dealt := domain.DealtEvent(rules, domain.Deal(rules, d.Seed), "", time.Unix(0, 0))
+	dealt.Data.SolutionCommitment = domain.SolutionCommitment(d.Line, salt)
+	if r := domain.CheckSolution(dealt, d.Line, salt); !r.OK || r.Problem != "" {
+		t.Fatalf("the proven line: %+v", r)
+	}
+	swapped := slices.Clone(d.Line)
+	swapped[0], swapped[len(swapped)-1] = swapped[len(swapped)-1], swapped[0]
+	other := slices.Clone(salt)
+	other[31] ^= 1
+	tampered := dealt
+	tampered.Data.SolutionCommitment = "sha256:" + string(make([]byte, 0))
+	for what, r := range map[string]domain.SolutionReport{
+		"one move short":     domain.CheckSolution(dealt, d.Line[:len(d.Line)-1], salt),
+		"reordered":          domain.CheckSolution(dealt, swapped, salt),
+		"another salt":       domain.CheckSolution(dealt, d.Line, other),
+		"another commitment": domain.CheckSolution(tampered, d.Line, salt),
+	} {
+		if r.OK || r.Problem == "" {
+			t.Errorf("%s: %+v", what, r)
+		}
+	}
+	if r := domain.CheckSolution(dealt, d.Line[:len(d.Line)-1], salt); r.Wins {
+		t.Error("a line one move short wins")
+	}
+	line, err := domain.DecodeLine(domain.EncodeLine(d.Line))
+	if err != nil || domain.EncodeLine(line) != domain.EncodeLine(d.Line) {
+		t.Errorf("the canonical encoding does not round-trip: %v", err)
+	}
+}
