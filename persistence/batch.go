@@ -351,7 +351,11 @@ func (s *Store) finish(r *appendReq, err error) {
 	if err == nil {
 		// r's state and records are the appender's own copies (Append
 		// cloned the state, and made the records): the cache takes them.
-		s.cache.keep(r.gameID, r.after, r.recs[len(r.recs)-1].Hash, r.recs)
+		head := r.recs[len(r.recs)-1].Hash
+		s.cache.keep(r.gameID, r.after, head, r.recs)
+		if s.snapshotDue(r.expected, r.after.Version) {
+			s.snapshotLater(r.gameID, head, r.after) // the cache's: never changed
+		}
 		s.appended(r.gameID, r.after.Version)
 	}
 	r.done <- err
@@ -394,8 +398,8 @@ const appendManySQL = `WITH i AS (
 	RETURNING game_id, version, position`
 
 // appendMany is Append in one statement on PostgreSQL, for one or several
-// games (one append each) whose stream heads' hashes the cache knows and
-// with no snapshot due (appendManySQL): every conditional update of a games row, then
+// games (one append each) whose stream heads' hashes the cache knows
+// (appendManySQL): every conditional update of a games row, then
 // the events of the rows that matched. It fills in the positions of the
 // inserted records and returns how many events of each append went in:
 // all of them or, when its version condition did not match, none.

@@ -22,10 +22,11 @@ const insertBatch = 500
 // gameID in one transaction: the conditional update of games.version
 // (and the projection, from after, as domain.Game.Project computes it)
 // decides; then the events are inserted, chained from the stream head's
-// hash (domain.Record); then, if the new version crosses a multiple of
-// Config.SnapshotEvery, a snapshot of after is written. With a state cache
-// (Config.StateCacheBytes) that knows the head's hash, on PostgreSQL, and
-// no snapshot due, the update and the insert are one statement instead,
+// hash (domain.Record). If the new version crosses a multiple of
+// Config.SnapshotEvery, a snapshot of after is written once the append has
+// committed, off the append's path (snapshots.go). With a state cache
+// (Config.StateCacheBytes) that knows the head's hash, on PostgreSQL, the
+// update and the insert are one statement instead,
 // written with other games' appends (appendMany, batch.go). After the
 // commit the cache takes after, and live streams hear of it (Subscribe):
 // on PostgreSQL through a pg_notify on
@@ -63,7 +64,7 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 	receipt := domain.ReceiptOf(ctx)
 	var p domain.Game
 	p.Project(after)
-	if head, ok := s.cache.head(gameID, expected); ok && s.dialect == DialectPostgres && !s.snapshotDue(expected, last) {
+	if head, ok := s.cache.head(gameID, expected); ok && s.dialect == DialectPostgres {
 		// The usual move with a cache: one statement (cache.go), written
 		// with the appends of other games that wait at the same moment
 		// (batch.go).
@@ -128,19 +129,18 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 			return err
 		}
 		if receipt != nil {
-			if err := writeReceipt(tx, receipt, gameID, expected+1, last); err != nil {
-				return err
-			}
-		}
-		if s.snapshotDue(expected, last) {
-			return s.writeSnapshot(tx, gameID, recs[len(recs)-1].Hash, after)
+			return writeReceipt(tx, receipt, gameID, expected+1, last)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, wrap("append", err)
 	}
-	s.cache.put(gameID, after, recs[len(recs)-1].Hash, recs)
+	head := recs[len(recs)-1].Hash
+	s.cache.put(gameID, after, head, recs)
+	if s.snapshotDue(expected, last) {
+		s.snapshotLater(gameID, head, after.Clone()) // the caller may change after
+	}
 	s.appended(gameID, after.Version)
 	return recs, nil
 }
