@@ -113,14 +113,20 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 		if res.RowsAffected == 0 {
 			return s.missingOrConflict(tx, gameID)
 		}
-		var head []byte
-		err := tx.Raw(`SELECT hash FROM events WHERE game_id = ? AND version = ?`, gameID, expected).Row().Scan(&head)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("game %s has no event %d, its head", gameID, expected)
+		// The head's hash: from the cache when it holds the game at
+		// expected (the update's version condition proved that is the
+		// log's head, and events never change), else read.
+		head, cached := s.cache.head(gameID, expected)
+		if !cached {
+			err := tx.Raw(`SELECT hash FROM events WHERE game_id = ? AND version = ?`, gameID, expected).Row().Scan(&head)
+			if errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("game %s has no event %d, its head", gameID, expected)
+			}
+			if err != nil {
+				return err
+			}
 		}
-		if err != nil {
-			return err
-		}
+		var err error
 		recs, err = record(gameID, head, events)
 		if err != nil {
 			return err
