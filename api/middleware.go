@@ -79,6 +79,9 @@ func (s *server) accessLog(c *gin.Context) {
 	case status >= 500:
 		level = slog.LevelError
 	}
+	if !s.log.Enabled(c.Request.Context(), level) {
+		return // at a level above info the line would be built for nothing
+	}
 	attrs := []slog.Attr{
 		slog.String("request_id", requestIDOf(c)),
 		slog.String("method", c.Request.Method),

@@ -54,7 +54,7 @@ func (s *State) Apply(e Event) {
 			s.StartedAt = e.OccurredAt // R5.2: clock starts at the first move
 		}
 		if e.Type.undoable() && s.Rules.Undo {
-			s.Turns = append(s.Turns, Turn{Version: e.Version, Move: e.Data.Move, OpStart: len(s.Ops),
+			s.pushTurn(Turn{Version: e.Version, Move: e.Data.Move, OpStart: len(s.Ops),
 				Recycles: s.Recycles, Score: s.Score})
 		}
 	}
@@ -178,6 +178,7 @@ func (s *State) end(st Status, at time.Time) {
 	s.Status = st
 	s.EndedAt = at
 	s.Turns, s.Ops, s.Redo = nil, nil, nil // a finished game cannot be undone (R2.5) or redone (R2.9)
+	s.turnsGrowth, s.opsGrowth = nil, nil
 }
 
 // applyDeal starts the game from the first event (R6.2).
@@ -219,7 +220,7 @@ func (s *State) applyDeal(e Event) {
 // record puts op on the undo record of the current turn.
 func (s *State) record(op Op) {
 	if len(s.Turns) > 0 && s.Turns[len(s.Turns)-1].Move == s.Moves {
-		s.Ops = append(s.Ops, op)
+		s.pushOps(op)
 	}
 }
 
@@ -380,8 +381,8 @@ func (s *State) undoTurn(undo int) {
 			s.Tableau[op.FromI].Down++
 		}
 	}
-	// Shrink with the capacity clipped, so the next append copies instead
-	// of writing into an array a Clone may share (see Clone).
+	// Shrink with the capacity clipped: the next append copies (it would
+	// anyway: the growth claim is past the new length, undorecord.go).
 	s.Ops = s.Ops[:t.OpStart:t.OpStart]
 	s.Turns = s.Turns[: len(s.Turns)-1 : len(s.Turns)-1]
 	s.Recycles = t.Recycles
@@ -418,8 +419,8 @@ func (s *State) redoTurn() {
 	for _, op := range r.Ops {
 		s.redoOp(op)
 	}
-	s.Turns = append(s.Turns, r.Turn)
-	s.Ops = append(s.Ops, r.Ops...)
+	s.pushTurn(r.Turn)
+	s.pushOps(r.Ops...)
 	s.Recycles, s.Score = r.Recycles, r.Score
 	s.Redo = s.Redo[: len(s.Redo)-1 : len(s.Redo)-1]
 	if len(s.Redo) == 0 {

@@ -33,6 +33,9 @@ func Decide(s *State, m Move, now time.Time) ([]Event, error) {
 		return nil, &MoveError{Move: m, Reason: reason, Detail: detail}
 	}
 	b := &builder{s: s.Clone(), move: s.Moves + 1, now: now}
+	// The working clone's undo-record appends are given back, so that the
+	// caller applying these events to s appends in place (undorecord.go).
+	defer b.s.discard(s)
 	switch n.Type {
 	case MoveDraw:
 		if k := min(s.Rules.Draw, len(s.Stock)); k > 0 {

@@ -74,6 +74,12 @@ type State struct {
 	// server writes. Apply leaves no trace of that event and ignores every
 	// later one, so the state stays the one after the last event that fit.
 	Fault string `json:"fault,omitempty"`
+
+	// turnsGrowth and opsGrowth are the growth claims of the arrays of
+	// Turns and Ops (undorecord.go); nil: not known, the next append
+	// copies.
+	turnsGrowth *growth[Turn]
+	opsGrowth   *growth[Op]
 }
 
 // ScoreState holds what the scores of R4 are computed from. The zero value
@@ -169,12 +175,12 @@ func (s *State) Clone() *State {
 	for i, p := range s.Tableau {
 		c.Tableau[i] = TableauPile{Cards: cp(p.Cards), Down: p.Down}
 	}
-	// The undo record only grows by append and shrinks by reslicing with
-	// the capacity clipped (undoTurn), so no State ever writes below the
-	// length of the slice it holds: sharing it capped at its length is
-	// safe, and a Clone costs the same however long the game.
-	c.Turns = s.Turns[:len(s.Turns):len(s.Turns)]
-	c.Ops = s.Ops[:len(s.Ops):len(s.Ops)]
+	// The undo record only grows by append (pushTurn, pushOps: in place
+	// only past every sharing state's length, undorecord.go) and shrinks by
+	// reslicing, so no State ever writes below the length of the slice it
+	// holds: sharing it is safe, and a Clone costs the same however long
+	// the game.
+	c.Turns, c.Ops = s.Turns, s.Ops
 	c.Redo = s.Redo[:len(s.Redo):len(s.Redo)] // same discipline; a RedoTurn's Ops never change
 	return &c
 }

@@ -22,10 +22,11 @@ const insertBatch = 500
 // gameID in one transaction: the conditional update of games.version
 // (and the projection, from after, as domain.Game.Project computes it)
 // decides; then the events are inserted, chained from the stream head's
-// hash (domain.Record); then, if the new version crosses a multiple of
-// Config.SnapshotEvery, a snapshot of after is written. With a state cache
-// (Config.StateCacheBytes) that knows the head's hash, on PostgreSQL, and
-// no snapshot due, the update and the insert are one statement instead,
+// hash (domain.Record). If the new version crosses a multiple of
+// Config.SnapshotEvery, a snapshot of after is written once the append has
+// committed, off the append's path (snapshots.go). With a state cache
+// (Config.StateCacheBytes) that knows the head's hash, on PostgreSQL, the
+// update and the insert are one statement instead,
 // written with other games' appends (appendMany, batch.go). After the
 // commit the cache takes after, and live streams hear of it (Subscribe):
 // on PostgreSQL through a pg_notify on
@@ -69,7 +70,7 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 	for _, e := range events {
 		unrank = unrank || e.Type == domain.EventHintGiven
 	}
-	if head, ok := s.cache.head(gameID, expected); ok && !unrank && s.dialect == DialectPostgres && !s.snapshotDue(expected, last) {
+	if head, ok := s.cache.head(gameID, expected); ok && !unrank && s.dialect == DialectPostgres {
 		// The usual move with a cache: one statement (cache.go), written
 		// with the appends of other games that wait at the same moment
 		// (batch.go).
@@ -106,6 +107,14 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 		// that has expired, which the statement cannot tell apart. Nothing
 		// was written; the transaction below decides.
 	}
+	if head, ok := s.cache.head(gameID, expected); ok && !unrank && s.dialect == DialectSQLite && len(events) <= insertBatch {
+		recs, err := s.appendSQLite(ctx, gameID, expected, head, events, &p, receipt)
+		if err != nil {
+			return nil, wrap("append", err)
+		}
+		s.committed(gameID, expected, after, recs)
+		return recs, nil
+	}
 	var recs []domain.RecordedEvent
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Exec(`UPDATE games SET version = ?, status = ?, moves = ?, score = ?, elapsed_ms = ?,
@@ -123,14 +132,20 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 				return err
 			}
 		}
-		var head []byte
-		err := tx.Raw(`SELECT hash FROM events WHERE game_id = ? AND version = ?`, gameID, expected).Row().Scan(&head)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("game %s has no event %d, its head", gameID, expected)
+		// The head's hash: from the cache when it holds the game at
+		// expected (the update's version condition proved that is the
+		// log's head, and events never change), else read.
+		head, cached := s.cache.head(gameID, expected)
+		if !cached {
+			err := tx.Raw(`SELECT hash FROM events WHERE game_id = ? AND version = ?`, gameID, expected).Row().Scan(&head)
+			if errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("game %s has no event %d, its head", gameID, expected)
+			}
+			if err != nil {
+				return err
+			}
 		}
-		if err != nil {
-			return err
-		}
+		var err error
 		recs, err = record(gameID, head, events)
 		if err != nil {
 			return err
@@ -139,24 +154,121 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 			return err
 		}
 		if receipt != nil {
-			if err := writeReceipt(tx, receipt, gameID, expected+1, last); err != nil {
-				return err
-			}
-		}
-		if s.snapshotDue(expected, last) {
-			return s.writeSnapshot(tx, gameID, recs[len(recs)-1].Hash, after)
+			return writeReceipt(tx, receipt, gameID, expected+1, last)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, wrap("append", err)
 	}
-	s.cache.put(gameID, after, recs[len(recs)-1].Hash, recs)
+	s.committed(gameID, expected, after, recs)
 	if unrank {
 		s.cache.unrank(gameID)
 	}
-	s.appended(gameID, after.Version)
 	return recs, nil
+}
+
+// committed is what follows a committed transaction append: the cache
+// takes after, the snapshot is queued if due, subscribers hear of it.
+func (s *Store) committed(gameID string, expected int, after *domain.State, recs []domain.RecordedEvent) {
+	head := recs[len(recs)-1].Hash
+	s.cache.put(gameID, after, head, recs)
+	if s.snapshotDue(expected, after.Version) {
+		s.snapshotLater(gameID, head, after.Clone()) // the caller may change after
+	}
+	s.appended(gameID, after.Version)
+}
+
+// appendSQLite is Append's transaction on SQLite when the state cache
+// knows the head's hash, through database/sql rather than gorm (whose
+// statement building was a good part of a move's CPU there): the
+// conditional update, the events' insert and the receipt, as in the
+// gorm transaction. A game the cache holds exists (games are never
+// deleted), so an update that matches nothing is a conflict.
+func (s *Store) appendSQLite(ctx context.Context, gameID string, expected int, head []byte, events []domain.Event,
+	p *domain.Game, receipt *domain.Receipt) ([]domain.RecordedEvent, error) {
+	recs, err := record(gameID, head, events)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := s.sqlDB.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback() // a no-op after Commit
+	res, err := tx.ExecContext(ctx, `UPDATE games SET version = ?, status = ?, moves = ?, score = ?, elapsed_ms = ?,
+			finished_at = ?, updated_at = ? WHERE id = ? AND version = ?`,
+		p.Version, string(p.Status), p.Moves, nullInt(p.Score), p.ElapsedMS,
+		nullTime(p.FinishedAt), millis(p.UpdatedAt), gameID, expected)
+	if err != nil {
+		return nil, err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return nil, err
+	} else if n == 0 {
+		return nil, domain.ErrConflict
+	}
+	q, args := insertEventsSQL(recs)
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	for rows.Next() {
+		var (
+			version  int
+			position int64
+		)
+		if err := rows.Scan(&version, &position); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if i := version - recs[0].Version; i >= 0 && i < len(recs) {
+			recs[i].Position = position
+			n++
+		}
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, err
+	}
+	if n != len(recs) {
+		return nil, fmt.Errorf("inserted %d of %d events", n, len(recs))
+	}
+	if receipt != nil {
+		created, expires := receiptTimes(receipt)
+		res, err := tx.ExecContext(ctx, receiptSQL, receipt.Owner, receipt.Key, nonNil(receipt.Fingerprint), []byte{},
+			created, expires, gameID, expected+1, p.Version)
+		if err != nil {
+			return nil, err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return nil, err
+		} else if n == 0 {
+			return nil, domain.ErrReceiptTaken
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	return recs, nil
+}
+
+// insertEventsSQL is the insert of recs (at most insertBatch) with
+// RETURNING version, position, and its arguments.
+func insertEventsSQL(recs []domain.RecordedEvent) (string, []any) {
+	var q strings.Builder
+	q.WriteString(`INSERT INTO events (game_id, version, type, payload, occurred_at, prev_hash, hash) VALUES `)
+	args := make([]any, 0, 7*len(recs))
+	for i, r := range recs {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(?, ?, ?, ?, ?, ?, ?)")
+		args = append(args, r.GameID, r.Version, string(r.Type), nonNil(r.Payload), millis(r.OccurredAt),
+			r.PrevHash, r.Hash)
+	}
+	q.WriteString(` RETURNING version, position`)
+	return q.String(), args
 }
 
 // appended does what follows a committed append once the cache has taken
@@ -208,19 +320,8 @@ func record(gameID string, prev []byte, events []domain.Event) ([]domain.Recorde
 func insertEvents(tx *gorm.DB, recs []domain.RecordedEvent) error {
 	for len(recs) > 0 {
 		n := min(len(recs), insertBatch)
-		var q strings.Builder
-		q.WriteString(`INSERT INTO events (game_id, version, type, payload, occurred_at, prev_hash, hash) VALUES `)
-		args := make([]any, 0, 7*n)
-		for i, r := range recs[:n] {
-			if i > 0 {
-				q.WriteString(", ")
-			}
-			q.WriteString("(?, ?, ?, ?, ?, ?, ?)")
-			args = append(args, r.GameID, r.Version, string(r.Type), nonNil(r.Payload), millis(r.OccurredAt),
-				r.PrevHash, r.Hash)
-		}
-		q.WriteString(` RETURNING version, position`)
-		if err := scanPositions(tx, q.String(), args, recs[:n]); err != nil {
+		q, args := insertEventsSQL(recs[:n])
+		if err := scanPositions(tx, q, args, recs[:n]); err != nil {
 			return err
 		}
 		recs = recs[n:]

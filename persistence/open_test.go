@@ -127,6 +127,7 @@ func TestSnapshotSetting(t *testing.T) {
 			t.Fatal(err)
 		}
 		id, _ := appendN(t, s, tc.events)
+		s.FlushSnapshots() // written after their appends
 		var n int
 		if err := s.DB().QueryRowContext(t.Context(), "SELECT COUNT(*) FROM snapshots WHERE game_id = ?", id).Scan(&n); err != nil {
 			t.Fatal(err)

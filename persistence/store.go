@@ -103,6 +103,7 @@ type Store struct {
 	cache         *stateCache // nil without Config.StateCacheBytes
 	notifier      notifier    // post-commit pg_notify batches (notify.go)
 	appender      appender    // group commit of one-statement appends (batch.go)
+	snapshots     snapshotter // snapshots written after their appends (snapshots.go)
 	// pooled is true when a connection pooler was detected in front of
 	// DatabaseURL (pgconnect.go); listenURL and migrateURL are
 	// Config.ListenURL and Config.MigrateURL.
@@ -162,6 +163,7 @@ func (s *Store) migrate(ctx context.Context) error {
 // Close releases the database connections. The store is unusable after.
 func (s *Store) Close() error {
 	s.appender.close()
+	s.snapshots.close() // after the appender, which queues snapshots
 	s.notifier.close()
 	if err := s.sqlDB.Close(); err != nil {
 		return fmt.Errorf("persistence: close: %w", err)

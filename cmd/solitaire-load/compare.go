@@ -36,6 +36,13 @@ type compareConfig struct {
 	Self     string        // this tool's binary, run as `baseline`; "" is os.Executable
 	SQLite   bool          // also run the server on SQLite (a fresh file per client count)
 	Env      []string      // extra server environment, NAME=value (both databases)
+	// Profile, if set, is the path prefix of CPU profiles of the product's
+	// measured run on PostgreSQL, one per client count (PREFIX-N.pprof),
+	// taken through the server's pprof listener after the warm-up.
+	Profile string
+	// ProductOnly skips pgbench, the baseline and the table: a quick look
+	// at the product alone (with Profile, where its CPU goes).
+	ProductOnly bool
 }
 
 // defaultCompareConfig is the configuration the flags start from.
@@ -161,25 +168,27 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 	for _, clients := range cfg.Clients {
 		row := compareRow{Clients: clients}
 		fmt.Fprintf(w, "\n== %d clients (load average %s)\n", clients, loadAverage())
-		bc := benchConfig{Clients: clients, Jobs: max(min(cfg.Jobs, clients), 1), Duration: cfg.Duration}
-		if row.PgbenchTPS, _, err = runPgbench(ctx, pgbench, dbURL, tmp, bc, w); err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(w, "pgbench      %.1f transactions/s\n", row.PgbenchTPS)
+		if !cfg.ProductOnly {
+			bc := benchConfig{Clients: clients, Jobs: max(min(cfg.Jobs, clients), 1), Duration: cfg.Duration}
+			if row.PgbenchTPS, _, err = runPgbench(ctx, pgbench, dbURL, tmp, bc, w); err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(w, "pgbench      %.1f transactions/s\n", row.PgbenchTPS)
 
-		// The baseline: any game id and token will do.
-		targets := make([]leanTarget, clients)
-		for i := range targets {
-			targets[i] = leanTarget{Path: "/v1/games/b" + strconv.Itoa(i) + "/moves", Token: "baseline"}
+			// The baseline: any game id and token will do.
+			targets := make([]leanTarget, clients)
+			for i := range targets {
+				targets[i] = leanTarget{Path: "/v1/games/b" + strconv.Itoa(i) + "/moves", Token: "baseline"}
+			}
+			start := func() (*serverProc, error) {
+				return startBaseline(ctx, self, dbURL, filepath.Join(tmp, "baseline.log"))
+			}
+			if row.Baseline, row.BaselineCommits, err = measureLean(ctx, counts, start, targets, clients, cfg, "", w); err != nil {
+				return nil, fmt.Errorf("baseline: %w", err)
+			}
+			fmt.Fprintf(w, "baseline     %.1f requests/s, p50 %s, p99 %s, %.2f commits per request, %d errors\n",
+				row.Baseline.PerSecond(), ms(row.Baseline.Quantile(50)), ms(row.Baseline.Quantile(99)), row.BaselineCommits, row.Baseline.Errors)
 		}
-		start := func() (*serverProc, error) {
-			return startBaseline(ctx, self, dbURL, filepath.Join(tmp, "baseline.log"))
-		}
-		if row.Baseline, row.BaselineCommits, err = measureLean(ctx, counts, start, targets, clients, cfg, w); err != nil {
-			return nil, fmt.Errorf("baseline: %w", err)
-		}
-		fmt.Fprintf(w, "baseline     %.1f requests/s, p50 %s, p99 %s, %.2f commits per request, %d errors\n",
-			row.Baseline.PerSecond(), ms(row.Baseline.Quantile(50)), ms(row.Baseline.Quantile(99)), row.BaselineCommits, row.Baseline.Errors)
 
 		// The product: a player and a relaxed game per client, made by a
 		// server started for it, then a fresh start for the measured run.
@@ -189,13 +198,17 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 		if err != nil {
 			return nil, err
 		}
-		targets, err = setUpGames(ctx, srv.url, clients)
+		targets, err := setUpGames(ctx, srv.url, clients)
 		srv.stop(w)
 		if err != nil {
 			return nil, err
 		}
-		start = func() (*serverProc, error) { return startServer(ctx, server, env, "warn", false, logPath) }
-		if row.Product, row.ProductCommits, err = measureLean(ctx, counts, start, targets, clients, cfg, w); err != nil {
+		profile := ""
+		if cfg.Profile != "" {
+			profile = cfg.Profile + "-" + strconv.Itoa(clients) + ".pprof"
+		}
+		start := func() (*serverProc, error) { return startServer(ctx, server, env, "warn", profile != "", logPath) }
+		if row.Product, row.ProductCommits, err = measureLean(ctx, counts, start, targets, clients, cfg, profile, w); err != nil {
 			return nil, fmt.Errorf("product: %w", err)
 		}
 		fmt.Fprintf(w, "product      %.1f moves/s, p50 %s, p99 %s, %.2f commits per move, %d errors\n",
@@ -219,6 +232,10 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 		}
 		rows = append(rows, row)
 	}
+	if cfg.ProductOnly {
+		fmt.Fprintf(w, "\n(load average now %s)\n", loadAverage())
+		return rows, nil
+	}
 	fmt.Fprintf(w, "\n== summary (load average now %s; figures on a machine with other work running are not target measurements)\n\n", loadAverage())
 	writeCompareTable(w, rows)
 	if cfg.SQLite {
@@ -233,9 +250,11 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 // measureLean starts a server with start, runs the lean generator on it,
 // stops it, and returns the result and the database's commits (counts:
 // xactCommits) per 200 answer, read once the server's connections are
-// gone, so that every backend has reported its counts.
+// gone, so that every backend has reported its counts. With profile set
+// (and a server started with its pprof listener) a CPU profile of the
+// counted part is written there.
 func measureLean(ctx context.Context, counts func(context.Context) (int64, error), start func() (*serverProc, error),
-	targets []leanTarget, clients int, cfg compareConfig, w io.Writer) (*leanResult, float64, error) {
+	targets []leanTarget, clients int, cfg compareConfig, profile string, w io.Writer) (*leanResult, float64, error) {
 	before, err := counts(ctx)
 	if err != nil {
 		return nil, 0, err
@@ -244,7 +263,18 @@ func measureLean(ctx context.Context, counts func(context.Context) (int64, error
 	if err != nil {
 		return nil, 0, err
 	}
+	profDone := make(chan error, 1)
+	if profile != "" {
+		go func() { profDone <- srv.cpuProfile(ctx, cfg.Warmup, cfg.Duration-cfg.Warmup, profile) }()
+	}
 	res, err := leanLoad(ctx, srv.url, targets, clients, cfg.Duration, cfg.Warmup)
+	if profile != "" {
+		if perr := <-profDone; perr != nil {
+			fmt.Fprintf(w, "warning: cpu profile: %v\n", perr)
+		} else {
+			fmt.Fprintf(w, "cpu profile  %s\n", profile)
+		}
+	}
 	srv.stop(w)
 	if err != nil {
 		return nil, 0, err

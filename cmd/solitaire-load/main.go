@@ -125,6 +125,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		fs.StringVar(&cfg.Pgbench, "pgbench", "", "the pgbench binary (default: /usr/lib/postgresql/*/bin/pgbench, then $PATH)")
 		fs.StringVar(&cfg.Server, "server", "", "the solitaire-server binary (default: go build ./cmd/solitaire-server)")
 		fs.BoolVar(&cfg.SQLite, "sqlite", false, "also run the server on SQLite at each client count")
+		fs.StringVar(&cfg.Profile, "cpuprofile", "", "write CPU profiles of the product's run on PostgreSQL to PREFIX-<clients>.pprof")
+		fs.BoolVar(&cfg.ProductOnly, "product-only", false, "run only the product (no pgbench, baseline or table)")
 		env := fs.String("env", "", "extra server environment, NAME=value,NAME=value")
 		if err := fs.Parse(args[1:]); err != nil {
 			return err

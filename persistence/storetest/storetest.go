@@ -619,6 +619,7 @@ func testSnapshots(t *testing.T, s *persistence.Store) {
 	g, st := f.create(domain.NewGame{Variant: "relaxed"})
 	// Cross several multiples of SnapshotEvery, in batches of 1..3.
 	st = f.appendDraws(g.ID, st, 8*SnapshotEvery+3, rng)
+	s.FlushSnapshots() // written after their appends
 	f.checkLoad(g.ID, st)
 	n := f.count(`SELECT COUNT(*) FROM snapshots WHERE game_id = ?`, g.ID)
 	if n < 8 || n > st.Version/SnapshotEvery {
@@ -674,6 +675,7 @@ func testSnapshots(t *testing.T, s *persistence.Store) {
 	f.checkLoad(g.ID, st)
 	// And new ones are written as the game goes on.
 	st = f.appendDraws(g.ID, st, SnapshotEvery, rng)
+	s.FlushSnapshots()
 	if n := f.count(`SELECT COUNT(*) FROM snapshots WHERE game_id = ?`, g.ID); n != 1 {
 		t.Fatalf("%d snapshots after %d more events, want 1", n, SnapshotEvery)
 	}
