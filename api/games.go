@@ -370,11 +370,7 @@ func (s *server) moveReply(c *gin.Context, g *domain.Game, st *domain.State, rec
 		}
 	}
 	out := MoveResult{Game: newGame(g, st, st.LastAt, reveal), Events: moveEvents(recs, !reveal)}
-	b, err := renderMoveResult(&out) // render.go: encodeJSON's bytes
-	if err != nil {
-		return s.jsonReply(http.StatusOK, out).with("ETag", etag(st.Version))
-	}
-	return reply{status: http.StatusOK, contentType: mimeJSON, body: b}.with("ETag", etag(st.Version))
+	return s.jsonReply(http.StatusOK, out).with("ETag", etag(st.Version))
 }
 
 // createReply is the answer to the creation of game g, in state st after
