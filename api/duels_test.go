@@ -65,7 +65,7 @@ func newCompEnv(t *testing.T, backend string) *cenv {
 	tlog := openTestLog(t, store, clk.Now)
 	h, err := api.New(api.Config{Games: games, Players: store, Idempotency: apistore.Idempotency(store),
 		Ready: store.Ping, Spec: solitaire.OpenAPIYAML,
-		Competitions: domain.NewCompetitions(games, store), Stats: store,
+		Competitions: domain.NewCompetitions(games, store), Stats: store, SolverMaxBudget: testSolverBudget,
 		Logger: slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn})), Log: tlog})
 	if err != nil {
 		t.Fatal(err)

@@ -292,6 +292,11 @@ type env struct {
 	supply *solver.Supply // the Dealer of proven winnable deals (R7.2)
 }
 
+// testSolverBudget is the servers' SolverMaxBudget in tests: long enough
+// that the solver's node budget (solver.DefaultNodes) ends every search,
+// so that verdicts do not depend on the machine's speed or load.
+const testSolverBudget = 10 * time.Minute
+
 // backends are the databases every HTTP test runs on.
 var backends = []string{"sqlite", "postgres"}
 
@@ -352,8 +357,9 @@ func newEnvWith(t *testing.T, backend string, supply solver.SupplyConfig, opts .
 	tlog := openTestLog(t, store, clk.Now)
 	cfg := api.Config{Games: games, Players: store, Idempotency: apistore.Idempotency(store),
 		Ready: store.Ping, Spec: solitaire.OpenAPIYAML, Competitions: domain.NewCompetitions(games, store), Stats: store,
-		Log:    tlog,
-		Logger: slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+		Log:             tlog,
+		Logger:          slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		SolverMaxBudget: testSolverBudget}
 	for _, o := range opts {
 		o(&cfg)
 	}

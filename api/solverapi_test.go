@@ -42,12 +42,13 @@ func (l solvedLine) apiLayout() *api.Layout {
 // the file's draw count.
 func relaxedDraw(draw int) *api.CreateOptions { return &api.CreateOptions{Draw: &draw} }
 
-// solveLayout posts a layout to POST /v1/solve and returns the answer.
+// solveLayout posts a layout to POST /v1/solve with the tests' largest
+// budget (testSolverBudget: the node budget decides) and returns the answer.
 func (e *env) solveLayout(variant string, opts *api.CreateOptions, l *api.Layout) api.SolveResult {
 	e.t.Helper()
 	var out api.SolveResult
-	e.must(http.StatusOK, req{method: "POST", path: "/v1/solve",
-		body: api.SolveRequest{Variant: variant, Options: opts, Layout: l}}).decode(e.t, &out)
+	e.must(http.StatusOK, req{method: "POST", path: "/v1/solve", body: api.SolveRequest{Variant: variant, Options: opts,
+		Layout: l, BudgetMS: num(int(testSolverBudget.Milliseconds()))}}).decode(e.t, &out)
 	return out
 }
 
@@ -74,7 +75,7 @@ func TestR7_1_SolveTestdataDeals(t *testing.T) {
 	forEachStore(t, func(t *testing.T, e *env) {
 		won := 0
 		for _, file := range []string{"klondike-solved-draw1.jsonl", "klondike-solved-draw3.jsonl"} {
-			for _, l := range loadSolvedLines(t, file) {
+			for _, l := range fewerUnderRace(loadSolvedLines(t, file), 3) {
 				opts := relaxedDraw(l.Draw)
 				res := e.solveLayout("relaxed", opts, l.apiLayout())
 				if res.Verdict != "winnable" || len(res.Line) == 0 {
@@ -118,7 +119,7 @@ func TestR7_1_SolveBadInput(t *testing.T) {
 			{"card count", api.SolveRequest{Variant: "relaxed", Layout: dup}, http.StatusUnprocessableEntity, api.CodeInvalidLayout},
 			{"bad card", api.SolveRequest{Variant: "relaxed", Layout: &api.Layout{Tableau: []api.LayoutPile{{FaceDown: []string{}, FaceUp: []string{"ZZ"}}}, Stock: []string{}}}, http.StatusUnprocessableEntity, api.CodeInvalidLayout},
 			{"budget 0", api.SolveRequest{Variant: "relaxed", Layout: good, BudgetMS: num(0)}, http.StatusUnprocessableEntity, api.CodeInvalidField},
-			{"budget above the maximum", api.SolveRequest{Variant: "relaxed", Layout: good, BudgetMS: num(10_001)}, http.StatusUnprocessableEntity, api.CodeInvalidField},
+			{"budget above the maximum", api.SolveRequest{Variant: "relaxed", Layout: good, BudgetMS: num(int(testSolverBudget.Milliseconds()) + 1)}, http.StatusUnprocessableEntity, api.CodeInvalidField},
 		} {
 			r := e.do(req{method: "POST", path: "/v1/solve", body: c.body, invalid: true})
 			if p := r.problem(t); r.status != c.status || p.Code != c.code {
@@ -138,7 +139,7 @@ func TestR7_1_SolveBadInput(t *testing.T) {
 		// At the maximum the budget is taken; the nearly won layout is winnable.
 		var res api.SolveResult
 		e.must(http.StatusOK, req{method: "POST", path: "/v1/solve",
-			body: api.SolveRequest{Variant: "relaxed", Layout: good, BudgetMS: num(10_000)}}).decode(t, &res)
+			body: api.SolveRequest{Variant: "relaxed", Layout: good, BudgetMS: num(int(testSolverBudget.Milliseconds()))}}).decode(t, &res)
 		if res.Verdict != "winnable" || len(res.Line) == 0 {
 			t.Errorf("the runs layout: %+v", res)
 		}
@@ -148,6 +149,15 @@ func TestR7_1_SolveBadInput(t *testing.T) {
 			t.Errorf("POST /v1/solve created %d games", len(games.Games))
 		}
 	})
+}
+
+// fewerUnderRace is ls, or only its first n under -race (raceBuild),
+// where every search takes ten times as long.
+func fewerUnderRace(ls []solvedLine, n int) []solvedLine {
+	if raceBuild {
+		return ls[:min(n, len(ls))]
+	}
+	return ls
 }
 
 // dealState is the state after the deal of variant from seed.
@@ -163,11 +173,11 @@ func dealState(t testing.TB, variant string, seed uint64) *domain.State {
 }
 
 // winnableSeeds are the first n seeds from 1 whose deal of variant the
-// solver wins within a second each, with the solver's line for each.
+// solver wins within 100,000 nodes each, with the solver's line for each.
 func winnableSeeds(t testing.TB, variant string, n int) (seeds []uint64, lines [][]domain.Move) {
 	t.Helper()
 	for seed := uint64(1); len(seeds) < n && seed < 200; seed++ {
-		res := solver.Solve(context.Background(), dealState(t, variant, seed), solver.Budget{Time: time.Second})
+		res := solver.Solve(context.Background(), dealState(t, variant, seed), solver.Budget{Nodes: 100_000, Time: time.Hour})
 		if res.Verdict == solver.Winnable {
 			seeds, lines = append(seeds, seed), append(lines, res.Line)
 		}
@@ -271,7 +281,8 @@ func TestR7_3_FollowingHintsWins(t *testing.T) {
 			t.Errorf("leaderboard: %+v", lb.Entries)
 		}
 		for _, file := range []string{"klondike-solved-draw1.jsonl", "klondike-solved-draw3.jsonl"} {
-			for _, l := range loadSolvedLines(t, file)[:3] {
+			ls := loadSolvedLines(t, file)
+			for _, l := range fewerUnderRace(ls[:min(3, len(ls))], 1) {
 				g := e.createGame(api.CreateGameRequest{Variant: "relaxed", Options: relaxedDraw(l.Draw), Layout: l.apiLayout()})
 				if g, hints := e.followHints(g); g.Status != "won" {
 					t.Fatalf("%s %s: after %d hints the game is %s", file, l.ID, hints, g.Status)
@@ -446,7 +457,7 @@ func TestR7_4_Analysis(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return solver.Solve(context.Background(), st, solver.Budget{Time: 10 * time.Second}).Verdict
+			return solver.Solve(context.Background(), st, solver.Budget{Time: testSolverBudget}).Verdict
 		}
 		if before, at := solveAt(lv-1), solveAt(lv); before != solver.Winnable || at != solver.Unwinnable {
 			t.Errorf("losing version %d: winnable before %s, at it %s", lv, before, at)
