@@ -38,7 +38,10 @@ type benchDeal struct {
 // thread, printing the share decided, the winnable share with its 95 %
 // interval, and percentiles of the CPU time per deal (the thread's own,
 // from getrusage RUSAGE_THREAD, so other processes on a loaded machine do
-// not count) and of the wall time. With -ks it writes the deals instead, in
+// not count) and of the wall time. The time budget is on that same CPU
+// clock, so load on the machine slows a run down but does not turn deals
+// into unknowns; the node budget's default is high enough never to bind
+// first. With -ks it writes the deals instead, in
 // the deck format of ShootMe's Klondike-Solver (one deal per line), for a
 // side-by-side run.
 func solveBench(args []string, stdout, stderr io.Writer) int {
@@ -47,7 +50,7 @@ func solveBench(args []string, stdout, stderr io.Writer) int {
 	gf := addGameFlags(fs)
 	n := fs.Int("n", 1000, "number of deals")
 	seed0 := fs.Uint64("seed0", 1, "first seed")
-	budget := fs.Duration("budget", 10*time.Second, "time budget per deal")
+	budget := fs.Duration("budget", 10*time.Second, "time budget per deal, in CPU time of the solving thread")
 	nodes := fs.Int64("nodes", 1<<40, "node budget per deal")
 	outFile := fs.String("out", "", "write one JSON line per deal here")
 	ksFile := fs.String("ks", "", "write the deals in Klondike-Solver's deck format to this file and stop")
@@ -101,7 +104,7 @@ func solveBench(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		c0 := threadCPU()
-		res := solver.Solve(context.Background(), s, solver.Budget{Nodes: *nodes, Time: *budget})
+		res := solver.Solve(context.Background(), s, solver.Budget{Nodes: *nodes, Time: *budget, Clock: threadCPU})
 		d := benchDeal{Seed: seed, Verdict: res.Verdict, Nodes: res.Nodes, CPUMS: ms(threadCPU() - c0),
 			WallMS: ms(res.Elapsed), Moves: len(res.Line)}
 		deals = append(deals, d)

@@ -54,6 +54,8 @@ type game struct {
 	draw, passes         int // passes 0 = unlimited
 	seq, takeBack        bool
 	flipPlayer           bool
+	noPrune              bool // tests: no dominance pruning of tableau moves (candidates)
+	dropped              int  // tests: tableau moves the pruning dropped
 	// position
 	tab     [maxPiles]pile
 	found   [maxFound]byte // top card, noCard when empty
