@@ -69,6 +69,7 @@ type game struct {
 	th [2]uint64           // talon: sum of the keys of the cards gone
 
 	scratch [pileCap]byte
+	runs    [maxPiles]uint8 // candidates: runLen of every pile
 }
 
 // fromState builds the compact position of s. It reports false for a

@@ -148,9 +148,12 @@ func (g *game) candidates(out []move) []move {
 		}
 	}
 	prune := !g.noPrune && g.seq
+	for i := 0; i < g.piles; i++ {
+		g.runs[i] = uint8(g.runLen(i))
+	}
 	king := -1 // kingWaiting, computed once when needed: -1 unknown, 0 no, 1 yes
 	for i := 0; i < g.piles; i++ {
-		run := g.runLen(i)
+		run := int(g.runs[i])
 		if run == 0 {
 			continue
 		}
@@ -168,11 +171,22 @@ func (g *game) candidates(out []move) []move {
 			if j == i || (g.tab[j].n == 0 && j != firstEmpty) {
 				continue
 			}
-			for k := 1; k <= run; k++ {
-				c := p.c[int(p.n)-k]
-				if !g.takes(j, c) {
-					continue
-				}
+			// The run's ranks go up by one from the top down, so at most
+			// one of its cards fits on pile j: the k-th from the top.
+			q := &g.tab[j]
+			var k int
+			switch {
+			case q.n == 0:
+				k = 14 - int(rankOf[top]) // the king
+			case q.down == q.n:
+				continue
+			default:
+				k = int(rankOf[q.top()]) - int(rankOf[top])
+			}
+			if k < 1 || k > run || !g.takes(j, p.c[int(p.n)-k]) {
+				continue
+			}
+			{
 				m := move{kind: kTab, from: uint8(i), to: uint8(j), n: uint8(k)}
 				switch {
 				case k < up:
@@ -209,7 +223,6 @@ func (g *game) candidates(out []move) []move {
 					}
 					add(prEmpty, m)
 				}
-				break
 			}
 		}
 	}
@@ -251,7 +264,8 @@ func (g *game) usefulPartial(i, k int) bool {
 		return true
 	}
 	fitsX := func(c byte) bool { return fits(c, x) }
-	return g.tableauHas(i, false, fitsX) || g.talonHas(fitsX) || (g.takeBack && g.foundHas(fitsX))
+	return g.tableauHas(i, false, rankOf[x]-1, !redOf[x], false) || g.talonHas(fitsX) ||
+		(g.takeBack && g.foundHas(fitsX))
 }
 
 // kingWaiting reports whether some king could be moved into an empty pile
@@ -260,27 +274,34 @@ func (g *game) usefulPartial(i, k int) bool {
 // one on a foundation.
 func (g *game) kingWaiting(i int) bool {
 	isKing := func(c byte) bool { return rankOf[c] == 13 }
-	return g.tableauHas(i, true, isKing) || g.talonHas(isKing) || (g.takeBack && g.foundHas(isKing))
+	return g.tableauHas(i, true, 13, false, true) || g.talonHas(isKing) || (g.takeBack && g.foundHas(isKing))
 }
 
-// tableauHas reports whether a card with property want heads a movable part
-// of the face-up run of a pile other than skip; with under, only one with a
-// card under it (a king at a pile's bottom moved to an empty pile changes
-// nothing).
-func (g *game) tableauHas(skip int, under bool, want func(byte) bool) bool {
+// tableauHas reports whether a card of rank r (and colour red, unless
+// anyColour) heads a movable part of the face-up run of a pile other than
+// skip; with under, only one with a card under it (a king at a pile's
+// bottom moved to an empty pile changes nothing).
+func (g *game) tableauHas(skip int, under bool, r int8, red, anyColour bool) bool {
 	for j := 0; j < g.piles; j++ {
 		if j == skip {
 			continue
 		}
-		run := g.runLen(j)
+		run := int(g.runs[j]) // set by candidates
 		if !g.seq {
 			run = min(run, 1)
 		}
+		if run == 0 {
+			continue
+		}
 		p := &g.tab[j]
-		for k := 1; k <= run; k++ {
-			if idx := int(p.n) - k; (idx > 0 || !under) && want(p.c[idx]) {
-				return true
-			}
+		// the run's ranks go up by one from the top down
+		k := int(r) - int(rankOf[p.top()]) + 1
+		if k < 1 || k > run {
+			continue
+		}
+		idx := int(p.n) - k
+		if c := p.c[idx]; (anyColour || redOf[c] == red) && (idx > 0 || !under) {
+			return true
 		}
 	}
 	return false

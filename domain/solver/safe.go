@@ -79,8 +79,10 @@ func (g *game) homeCount(s byte, r int8) int {
 
 // frozen reports whether some tableau card can never leave its pile, a
 // proof that the position cannot be won (every card must reach a
-// foundation). One deck only. It finds the largest set S of tableau cards,
-// none a king, such that for each card y in S
+// foundation). One deck only. It finds the largest set S of tableau cards
+// (and waste cards, when no recycle is left: the waste is then a pile whose
+// cards leave from the top only), none a king, such that for each card y
+// in S
 //
 //   - some lower card of y's suit is in S or lies under a card of S in its
 //     pile, so it never reaches its foundation before a card of S moves,
@@ -118,11 +120,22 @@ func (g *game) frozen() bool {
 			depth[p.c[k]] = uint8(k)
 		}
 	}
+	// Without a recycle left the waste is one more pile: its cards leave
+	// from the top only, and draws only cover them.
+	waste := -1
+	if !g.canRecycle() && g.w > 1 {
+		waste = g.piles
+		for k := 0; k < g.w; k++ {
+			c := g.orig[g.talon[k]]
+			where[c] = int8(waste)
+			depth[c] = uint8(k)
+		}
+	}
 	var in [52]bool
 	for c := byte(0); c < 52; c++ {
 		in[c] = where[c] >= 0 && rankOf[c] != 13
 	}
-	var high [maxPiles]int // per pile: the highest index of a card of S, -1 if none
+	var high [maxPiles + 1]int // per pile: the highest index of a card of S, -1 if none
 	under := func(c byte) bool { return where[c] >= 0 && high[where[c]] > int(depth[c]) }
 	for changed := true; changed; {
 		changed = false
@@ -132,6 +145,15 @@ func (g *game) frozen() bool {
 			for k := int(p.n) - 1; k >= 0; k-- {
 				if in[p.c[k]] {
 					high[i] = k
+					break
+				}
+			}
+		}
+		if waste >= 0 {
+			high[waste] = -1
+			for k := g.w - 1; k >= 0; k-- {
+				if in[g.orig[g.talon[k]]] {
+					high[waste] = k
 					break
 				}
 			}
@@ -157,7 +179,7 @@ func (g *game) frozen() bool {
 					ok = !g.takeBack && g.homeCount(s, r+1) > 0
 				}
 			}
-			if ok && g.seq {
+			if ok && g.seq && int(where[c]) != waste {
 				p := &g.tab[where[c]]
 				for k := int(depth[c]); k > 0 && ok && fits(p.c[k], p.c[k-1]); k-- {
 					ok = in[p.c[k-1]]
