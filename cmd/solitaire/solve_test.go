@@ -189,6 +189,24 @@ func TestSolveBench(t *testing.T) {
 	if code != 0 || !strings.Contains(again, "decided") {
 		t.Fatalf("-summarize: exit %d\n%s%s", code, again, errs)
 	}
+	// -redo solves the unknowns of a run again; -summarize a,b merges.
+	tiny := filepath.Join(dir, "tiny.ndjson")
+	if code, _, errs := runTool("solve-bench", "-variant", "relaxed", "-n", "4", "-nodes", "3", "-out", tiny); code != 0 {
+		t.Fatalf("tiny run: exit %d %s", code, errs)
+	}
+	redo := filepath.Join(dir, "redo.ndjson")
+	if code, _, errs := runTool("solve-bench", "-variant", "relaxed", "-redo", tiny, "-nodes", "300000", "-out", redo); code != 0 {
+		t.Fatalf("-redo: exit %d %s", code, errs)
+	}
+	first, _ := os.ReadFile(tiny)
+	second, _ := os.ReadFile(redo)
+	if u, n := strings.Count(string(first), `"unknown"`), strings.Count(string(second), "\n"); u == 0 || n != u {
+		t.Fatalf("%d unknowns in the first run, %d deals solved again", u, n)
+	}
+	code, merged, errs := runTool("solve-bench", "-variant", "relaxed", "-summarize", tiny+","+redo)
+	if code != 0 || !strings.Contains(merged, ": 4 deals") || strings.Contains(merged, "unknown 4") {
+		t.Fatalf("-summarize merged: exit %d\n%s%s", code, merged, errs)
+	}
 	ks := filepath.Join(dir, "ks.txt")
 	if code, _, errs := runTool("solve-bench", "-variant", "klondike", "-n", "2", "-ks", ks); code != 0 {
 		t.Fatalf("-ks: exit %d %s", code, errs)

@@ -20,7 +20,7 @@ import (
 )
 
 const benchUsage = `usage: solitaire solve-bench [-variant ID] [-draw 1|3] [-n DEALS] [-seed0 N] [-budget DURATION]
-       [-nodes N] [-out FILE.ndjson] [-ks FILE] [-summarize FILE.ndjson]
+       [-nodes N] [-out FILE.ndjson] [-redo FILE.ndjson] [-ks FILE] [-summarize FILE.ndjson[,FILE.ndjson...]]
 `
 
 // benchDeal is one line of solve-bench's -out file.
@@ -38,7 +38,13 @@ type benchDeal struct {
 // thread, printing the share decided, the winnable share with its 95 %
 // interval, and percentiles of the CPU time per deal (the thread's own,
 // from getrusage RUSAGE_THREAD, so other processes on a loaded machine do
-// not count) and of the wall time. With -ks it writes the deals instead, in
+// not count) and of the wall time. With -redo it solves again only the
+// deals an earlier run left unknown, with a larger budget: the search is
+// deterministic, so merging the two files (-summarize a,b) gives the
+// figures of one run with the larger budget. The time budget is on that same CPU
+// clock, so load on the machine slows a run down but does not turn deals
+// into unknowns; the node budget's default is high enough never to bind
+// first. With -ks it writes the deals instead, in
 // the deck format of ShootMe's Klondike-Solver (one deal per line), for a
 // side-by-side run.
 func solveBench(args []string, stdout, stderr io.Writer) int {
@@ -47,11 +53,12 @@ func solveBench(args []string, stdout, stderr io.Writer) int {
 	gf := addGameFlags(fs)
 	n := fs.Int("n", 1000, "number of deals")
 	seed0 := fs.Uint64("seed0", 1, "first seed")
-	budget := fs.Duration("budget", 10*time.Second, "time budget per deal")
+	budget := fs.Duration("budget", 10*time.Second, "time budget per deal, in CPU time of the solving thread")
 	nodes := fs.Int64("nodes", 1<<40, "node budget per deal")
 	outFile := fs.String("out", "", "write one JSON line per deal here")
 	ksFile := fs.String("ks", "", "write the deals in Klondike-Solver's deck format to this file and stop")
-	summarize := fs.String("summarize", "", "print the figures of an -out file (a run cut short included) and stop")
+	summarize := fs.String("summarize", "", "print the figures of -out files (comma-separated; a later file's deal replaces an earlier one's of the same seed; a run cut short included) and stop")
+	redo := fs.String("redo", "", "solve again only the unknown deals of this -out file (with -budget), writing them to -out")
 	pos, err := parse(fs, args)
 	if err != nil || len(pos) != 0 || *n < 1 {
 		fmt.Fprint(stderr, benchUsage)
@@ -63,7 +70,7 @@ func solveBench(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *summarize != "" {
-		deals, err := readBenchDeals(*summarize)
+		deals, err := mergeBenchDeals(strings.Split(*summarize, ","))
 		if err != nil {
 			fmt.Fprintf(stderr, "solitaire: %v\n", err)
 			return 2
@@ -89,19 +96,39 @@ func solveBench(args []string, stdout, stderr io.Writer) int {
 		out = bufio.NewWriter(f)
 		defer out.Flush()
 	}
+	seeds := make([]uint64, *n)
+	for k := range seeds {
+		seeds[k] = *seed0 + uint64(k)
+	}
+	if *redo != "" {
+		before, err := readBenchDeals(*redo)
+		if err != nil {
+			fmt.Fprintf(stderr, "solitaire: %v\n", err)
+			return 2
+		}
+		seeds = seeds[:0]
+		for _, d := range before {
+			if d.Verdict == solver.Unknown {
+				seeds = append(seeds, d.Seed)
+			}
+		}
+		if len(seeds) == 0 {
+			fmt.Fprintln(stdout, "no unknown deal to solve again")
+			return 0
+		}
+	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	load0 := loadAvg()
 	var deals []benchDeal
-	for k := 0; k < *n; k++ {
-		seed := *seed0 + uint64(k)
+	for _, seed := range seeds {
 		s, err := dealt(r, domain.Deal(r, seed))
 		if err != nil {
 			fmt.Fprintf(stderr, "solitaire: seed %d: %v\n", seed, err)
 			return 1
 		}
 		c0 := threadCPU()
-		res := solver.Solve(context.Background(), s, solver.Budget{Nodes: *nodes, Time: *budget})
+		res := solver.Solve(context.Background(), s, solver.Budget{Nodes: *nodes, Time: *budget, Clock: threadCPU})
 		d := benchDeal{Seed: seed, Verdict: res.Verdict, Nodes: res.Nodes, CPUMS: ms(threadCPU() - c0),
 			WallMS: ms(res.Elapsed), Moves: len(res.Line)}
 		deals = append(deals, d)
@@ -113,6 +140,32 @@ func solveBench(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprint(stdout, benchSummary(r, deals, *budget, load0, loadAvg()))
 	return 0
+}
+
+// mergeBenchDeals reads -out files in order; a deal of a later file
+// replaces the deal of the same seed from an earlier one (a -redo run over
+// the unknowns of the first), in the first file's order.
+func mergeBenchDeals(names []string) ([]benchDeal, error) {
+	var deals []benchDeal
+	at := map[uint64]int{}
+	for _, name := range names {
+		ds, err := readBenchDeals(name)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range ds {
+			if i, ok := at[d.Seed]; ok {
+				deals[i] = d
+				continue
+			}
+			at[d.Seed] = len(deals)
+			deals = append(deals, d)
+		}
+	}
+	if len(deals) == 0 {
+		return nil, fmt.Errorf("%s: no deals", strings.Join(names, ","))
+	}
+	return deals, nil
 }
 
 // readBenchDeals reads an -out file.

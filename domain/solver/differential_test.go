@@ -55,6 +55,7 @@ func excluded(t domain.MoveType) bool {
 func snapshot(g *game) game {
 	c := *g
 	c.scratch = [pileCap]byte{}
+	c.runs = [maxPiles]uint8{}
 	for i := range c.tab {
 		clear(c.tab[i].c[c.tab[i].n:])
 	}

@@ -18,13 +18,22 @@
 //     are turned up at once (a face-up card only adds options), and a card
 //     goes to a foundation when nothing could ever usefully be built on it
 //     (safe.go gives the proof for each rule set).
+//   - Dominated tableau moves are not searched (moves.go, candidates):
+//     where sequences move, a move of part of a run is made only when the
+//     card it uncovers goes home or can take a card now, and a move that
+//     empties a pile only when a king could go there now; such a move
+//     can always wait until it is needed.
+//   - A position where some card can never leave its pile (its lower
+//     same-suit card and both cards it fits on buried under cards in the
+//     same plight) is lost at once (safe.go, frozen).
 //   - A transposition table of every position seen, keyed by a 128-bit
 //     hash that ignores the order of tableau piles and foundations (they
 //     are interchangeable under every rule), so a position reached twice
 //     is searched once. The position is the whole search state, so the
 //     table also stops cycles (a move and its reverse).
-//   - Depth-first search with a fixed move order (revealing moves first),
-//     bounded by a node and a time budget.
+//   - Depth-first search with a fixed move order (moves home first, then
+//     moves that reveal a face-down card, the pile with the most face-down
+//     cards first), bounded by a node and a time budget.
 //
 // Every winning line is replayed through domain.Decide before Solve says
 // Winnable; the differential test checks the move generator against

@@ -54,6 +54,8 @@ type game struct {
 	draw, passes         int // passes 0 = unlimited
 	seq, takeBack        bool
 	flipPlayer           bool
+	noPrune              bool // tests: no dominance pruning of tableau moves (candidates)
+	dropped              int  // tests: tableau moves the pruning dropped
 	// position
 	tab     [maxPiles]pile
 	found   [maxFound]byte // top card, noCard when empty
@@ -67,6 +69,7 @@ type game struct {
 	th [2]uint64           // talon: sum of the keys of the cards gone
 
 	scratch [pileCap]byte
+	runs    [maxPiles]uint8 // candidates: runLen of every pile
 }
 
 // fromState builds the compact position of s. It reports false for a

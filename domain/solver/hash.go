@@ -13,7 +13,12 @@ package solver
 //   - the talon adds a key per card that has left it (its order is fixed:
 //     only removals change it), and a key of the waste size and the
 //     recycles made, except where neither matters: with draw 1 and
-//     unlimited passes every talon card is always reachable.
+//     unlimited passes every talon card is always reachable. With draw 3
+//     and unlimited passes a waste size that is a multiple of 3, or the
+//     whole talon, reaches the same talon cards as an empty waste (the
+//     waste sizes 3, 6, ... and the talon's end, after a recycle where
+//     needed), so those sizes share the empty waste's key: the search's
+//     moves from such positions are the same.
 //
 // Suit symmetry (swapping the two black or the two red suits maps a
 // position to an equivalent one) is not used: within the search of one
@@ -94,8 +99,12 @@ func (g *game) key() [2]uint64 {
 		}
 	}
 	if g.draw != 1 || g.passes != 0 {
-		k[0] += ptrKey[0][g.w]
-		k[1] += ptrKey[1][g.w]
+		w := g.w
+		if g.passes == 0 && (w%g.draw == 0 || w == g.tl) {
+			w = 0 // the same talon cards reachable as from an empty waste
+		}
+		k[0] += ptrKey[0][w]
+		k[1] += ptrKey[1][w]
 		if g.passes != 0 {
 			k[0] ^= recKey[0][g.rec]
 			k[1] ^= recKey[1][g.rec]

@@ -95,7 +95,9 @@ func (m move) request() domain.Move {
 	return domain.Move{}
 }
 
-// Move classes of the search order, best first.
+// Move classes of the search order, best first. Within prReveal the piles
+// with the most face-down cards come first (candidates adds that to the
+// class), so the search turns up the deepest piles first.
 const (
 	prHome     = iota // tableau top to a foundation
 	prReveal          // a whole face-up part moves off face-down cards
@@ -106,15 +108,36 @@ const (
 	prClasses
 )
 
+// ordShift makes room within a class for the prReveal sub-order.
+const ordShift = 5
+
 // candidates appends the search's moves in search order: the legal moves
 // minus those that lead to a position equal to the current one or to
-// another candidate's up to the order of piles, with the draws folded into
-// talon moves. Automatic moves (safe.go) are not among them: the search
-// makes those itself after every move.
+// another candidate's up to the order of piles, minus tableau moves that
+// are dominated (below), with the draws folded into talon moves. Automatic
+// moves (safe.go) are not among them: the search makes those itself after
+// every move.
+//
+// Dominated tableau moves, where sequences move (R1.6): a move of part of
+// a run that leaves a face-up card x behind is made only when x goes to a
+// foundation now or some other card that fits on x could be put there by
+// the next move (usefulPartial); a move that empties a pile without
+// face-down cards is made only when a king could be put into an empty pile
+// by the next move (kingWaiting). The proof: take a shortest winning line
+// that starts with such a move M, and move M later, to just before the
+// first move that needs it. The moves in between never touch what M
+// changes (the card x or the empty pile M uncovers, the card M covers),
+// and whatever they build on the moved run is moved along with it when M
+// comes (sequences move whole, so M stays legal); a move of the run M
+// moved merges with M into one move from its old place. So the first move
+// that needs M puts a card on x, takes x home, or fills an empty pile
+// with a king, and just before it the condition holds: M is a candidate
+// there. Without sequence moves a card built on the moved one would pin
+// it, so nothing is pruned.
 func (g *game) candidates(out []move) []move {
 	start := len(out)
 	add := func(pri int, m move) {
-		m.pri = uint8(pri)
+		m.pri = uint8(pri << ordShift)
 		out = append(out, m)
 	}
 	firstEmpty := -1
@@ -124,8 +147,13 @@ func (g *game) candidates(out []move) []move {
 			break
 		}
 	}
+	prune := !g.noPrune && g.seq
 	for i := 0; i < g.piles; i++ {
-		run := g.runLen(i)
+		g.runs[i] = uint8(g.runLen(i))
+	}
+	king := -1 // kingWaiting, computed once when needed: -1 unknown, 0 no, 1 yes
+	for i := 0; i < g.piles; i++ {
+		run := int(g.runs[i])
 		if run == 0 {
 			continue
 		}
@@ -138,27 +166,63 @@ func (g *game) candidates(out []move) []move {
 			run = 1
 		}
 		up := int(p.n) - int(p.down)
+		var useful [14]int8 // usefulPartial by k, computed once: 0 unknown, 1 yes, 2 no
 		for j := 0; j < g.piles; j++ {
 			if j == i || (g.tab[j].n == 0 && j != firstEmpty) {
 				continue
 			}
-			for k := 1; k <= run; k++ {
-				c := p.c[int(p.n)-k]
-				if !g.takes(j, c) {
-					continue
-				}
+			// The run's ranks go up by one from the top down, so at most
+			// one of its cards fits on pile j: the k-th from the top.
+			q := &g.tab[j]
+			var k int
+			switch {
+			case q.n == 0:
+				k = 14 - int(rankOf[top]) // the king
+			case q.down == q.n:
+				continue
+			default:
+				k = int(rankOf[q.top()]) - int(rankOf[top])
+			}
+			if k < 1 || k > run || !g.takes(j, p.c[int(p.n)-k]) {
+				continue
+			}
+			{
 				m := move{kind: kTab, from: uint8(i), to: uint8(j), n: uint8(k)}
 				switch {
 				case k < up:
+					if prune && k < len(useful) {
+						if useful[k] == 0 {
+							useful[k] = 2
+							if g.usefulPartial(i, k) {
+								useful[k] = 1
+							}
+						}
+						if useful[k] == 2 {
+							g.dropped++
+							break
+						}
+					}
 					add(prPartial, m)
 				case p.down > 0:
-					add(prReveal, m)
+					m.pri = uint8(prReveal<<ordShift + max(0, (1<<ordShift)-1-int(p.down)))
+					out = append(out, m)
 				case g.tab[j].n == 0:
 					// a whole pile onto an empty one: the same position
 				default:
+					if prune {
+						if king < 0 {
+							king = 0
+							if g.kingWaiting(i) {
+								king = 1
+							}
+						}
+						if king == 0 {
+							g.dropped++
+							break
+						}
+					}
 					add(prEmpty, m)
 				}
-				break
 			}
 		}
 	}
@@ -185,6 +249,100 @@ func (g *game) candidates(out []move) []move {
 		}
 	}
 	return out
+}
+
+// usefulPartial reports whether moving the top k cards of pile i (the
+// card x under them face up, staying) can be needed now: x goes to a
+// foundation, or a card other than the moved run's head that fits on x
+// could be moved onto it next, from another pile's face-up run, the talon
+// (a card the draws reach within the passes left) or a foundation (with
+// take-back).
+func (g *game) usefulPartial(i, k int) bool {
+	p := &g.tab[i]
+	x := p.c[int(p.n)-k-1]
+	if g.foundFor(x) >= 0 {
+		return true
+	}
+	fitsX := func(c byte) bool { return fits(c, x) }
+	return g.tableauHas(i, false, rankOf[x]-1, !redOf[x], false) || g.talonHas(fitsX) ||
+		(g.takeBack && g.foundHas(fitsX))
+}
+
+// kingWaiting reports whether some king could be moved into an empty pile
+// next (besides pile i, about to be emptied): one with something under it
+// in another pile's face-up run, one the draws reach, or (with take-back)
+// one on a foundation.
+func (g *game) kingWaiting(i int) bool {
+	isKing := func(c byte) bool { return rankOf[c] == 13 }
+	return g.tableauHas(i, true, 13, false, true) || g.talonHas(isKing) || (g.takeBack && g.foundHas(isKing))
+}
+
+// tableauHas reports whether a card of rank r (and colour red, unless
+// anyColour) heads a movable part of the face-up run of a pile other than
+// skip; with under, only one with a card under it (a king at a pile's
+// bottom moved to an empty pile changes nothing).
+func (g *game) tableauHas(skip int, under bool, r int8, red, anyColour bool) bool {
+	for j := 0; j < g.piles; j++ {
+		if j == skip {
+			continue
+		}
+		run := int(g.runs[j]) // set by candidates
+		if !g.seq {
+			run = min(run, 1)
+		}
+		if run == 0 {
+			continue
+		}
+		p := &g.tab[j]
+		// the run's ranks go up by one from the top down
+		k := int(r) - int(rankOf[p.top()]) + 1
+		if k < 1 || k > run {
+			continue
+		}
+		idx := int(p.n) - k
+		if c := p.c[idx]; (anyColour || redOf[c] == red) && (idx > 0 || !under) {
+			return true
+		}
+	}
+	return false
+}
+
+// foundHas reports whether a foundation's top card has property want.
+func (g *game) foundHas(want func(byte) bool) bool {
+	for f := 0; f < g.nfound; f++ {
+		if c := g.found[f]; c != noCard && want(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// talonHas reports whether a card the draws can bring to the waste's top
+// within the passes left (the waste sizes of talonMoves) has property want.
+func (g *game) talonHas(want func(byte) bool) bool {
+	if g.tl == 0 {
+		return false
+	}
+	at := func(p int) bool { return p > 0 && want(g.orig[g.talon[p-1]]) }
+	for p := g.w; ; p += g.draw {
+		if p >= g.tl {
+			if at(g.tl) {
+				return true
+			}
+			break
+		}
+		if at(p) {
+			return true
+		}
+	}
+	if g.canRecycle() {
+		for p := g.draw; p < g.tl; p += g.draw {
+			if at(p) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // sameFoundBefore reports whether a lower-numbered foundation has the same
@@ -217,13 +375,13 @@ func (g *game) talonMoves(out []move, firstEmpty int) []move {
 		seen[p] = true
 		c := g.orig[g.talon[p-1]]
 		if f := g.foundFor(c); f >= 0 {
-			out = append(out, move{kind: kTalon, to: uint8(f) | toFound, n: 1, p: uint8(p), rc: rc, pri: prTalon})
+			out = append(out, move{kind: kTalon, to: uint8(f) | toFound, n: 1, p: uint8(p), rc: rc, pri: prTalon << ordShift})
 		}
 		for j := 0; j < g.piles; j++ {
 			if (g.tab[j].n == 0 && j != firstEmpty) || !g.takes(j, c) {
 				continue
 			}
-			out = append(out, move{kind: kTalon, to: uint8(j), n: 1, p: uint8(p), rc: rc, pri: prTalon})
+			out = append(out, move{kind: kTalon, to: uint8(j), n: 1, p: uint8(p), rc: rc, pri: prTalon << ordShift})
 		}
 	}
 	for p := g.w; ; p += g.draw {

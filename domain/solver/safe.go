@@ -16,11 +16,15 @@ package solver
 //   - Without take-back, rank r >= 3: when every copy of both cards that
 //     fit on c (the opposite colour's r-1) is on a foundation, none ever
 //     leaves it (no take-back, R2.3), so nothing is ever built on c.
-//   - With take-back, rank r >= 3: when every card of every suit below r is
-//     on a foundation, all cards still in play are r or higher, and what
-//     could be built on c (r-1, r-2, ...) can only come from a foundation
-//     and can only hold cards from a foundation: such a pile is never worth
-//     building, so c serves as a base for nothing.
+//   - With take-back, rank r >= 3: when every copy of the opposite colour's
+//     r-1 and every copy of c's own colour's r-2 is on a foundation (c's
+//     own foundation, at r-1, counts), then every card that could ever lie
+//     in a run built on c (opposite colour r-1, own colour r-2, opposite
+//     r-3, ...: the colours alternate with the ranks) is on a foundation
+//     too. Such a run can only be built from take-backs, and a card that
+//     fits on any card of it is again one of those foundation cards, so no
+//     card in play ever lands on it: building it never helps, and c serves
+//     as a base for nothing. (This is the classic "safe autoplay" rule.)
 //
 // In every case c itself never needs to move elsewhere than home, and
 // taking it home first only uncovers what lies beneath sooner. From the
@@ -49,8 +53,13 @@ func (g *game) safeHome(c byte) bool {
 		}
 		return true
 	}
+	red := redOf[c]
 	for s := byte(0); s < 4; s++ {
-		if g.homeCount(s, r-1) < decks {
+		need := r - 1
+		if redOf[s*13] == red {
+			need = r - 2
+		}
+		if g.homeCount(s, need) < decks {
 			return false
 		}
 	}
@@ -66,4 +75,126 @@ func (g *game) homeCount(s byte, r int8) int {
 		}
 	}
 	return n
+}
+
+// frozen reports whether some tableau card can never leave its pile, a
+// proof that the position cannot be won (every card must reach a
+// foundation). One deck only. It finds the largest set S of tableau cards
+// (and waste cards, when no recycle is left: the waste is then a pile whose
+// cards leave from the top only), none a king, such that for each card y
+// in S
+//
+//   - some lower card of y's suit is in S or lies under a card of S in its
+//     pile, so it never reaches its foundation before a card of S moves,
+//     and y cannot go home first;
+//   - each of the two cards y fits on (the opposite colour's rank y+1)
+//     lies under a card of S in its pile, or is on a foundation where no
+//     take-back brings it back;
+//   - where sequences move, the cards under y that could carry it along
+//     (the card y lies on if y fits on it, the one under that if it fits
+//     on that one, and so on) are in S too.
+//
+// If S is not empty, consider the first move that takes any card of S off
+// its pile, and the card of S it moves that lies lowest, y: a card under a
+// card of S stays there until that card moves, so at that moment y's
+// lower card is not home (y cannot go home), both cards y fits on are
+// covered or gone for good (y cannot go onto the tableau), y is no king
+// (no empty pile takes it), and the cards under y are still the ones there
+// now, so a run carrying y would start at a card of S under it (and y
+// would not be the lowest). So no card of S ever leaves, and the game is
+// lost. S is found by starting from every non-king tableau
+// card and dropping cards that fail a condition until none does.
+func (g *game) frozen() bool {
+	if g.cards != 52 {
+		return false
+	}
+	var where [52]int8 // the pile of card c, -1 outside the tableau
+	var depth [52]uint8
+	for c := range where {
+		where[c] = -1
+	}
+	for i := 0; i < g.piles; i++ {
+		p := &g.tab[i]
+		for k := 0; k < int(p.n); k++ {
+			where[p.c[k]] = int8(i)
+			depth[p.c[k]] = uint8(k)
+		}
+	}
+	// Without a recycle left the waste is one more pile: its cards leave
+	// from the top only, and draws only cover them.
+	waste := -1
+	if !g.canRecycle() && g.w > 1 {
+		waste = g.piles
+		for k := 0; k < g.w; k++ {
+			c := g.orig[g.talon[k]]
+			where[c] = int8(waste)
+			depth[c] = uint8(k)
+		}
+	}
+	var in [52]bool
+	for c := byte(0); c < 52; c++ {
+		in[c] = where[c] >= 0 && rankOf[c] != 13
+	}
+	var high [maxPiles + 1]int // per pile: the highest index of a card of S, -1 if none
+	under := func(c byte) bool { return where[c] >= 0 && high[where[c]] > int(depth[c]) }
+	for changed := true; changed; {
+		changed = false
+		for i := 0; i < g.piles; i++ {
+			high[i] = -1
+			p := &g.tab[i]
+			for k := int(p.n) - 1; k >= 0; k-- {
+				if in[p.c[k]] {
+					high[i] = k
+					break
+				}
+			}
+		}
+		if waste >= 0 {
+			high[waste] = -1
+			for k := g.w - 1; k >= 0; k-- {
+				if in[g.orig[g.talon[k]]] {
+					high[waste] = k
+					break
+				}
+			}
+		}
+		for c := byte(0); c < 52; c++ {
+			if !in[c] {
+				continue
+			}
+			suit, r := c/13, rankOf[c]
+			ok := false
+			for q := byte(0); q < byte(r-1) && !ok; q++ {
+				z := suit*13 + q
+				ok = where[z] >= 0 && (in[z] || under(z))
+			}
+			for s := byte(0); s < 4 && ok; s++ {
+				if redOf[s*13] == redOf[c] {
+					continue
+				}
+				t := s*13 + byte(r) // rank r+1 of suit s
+				if where[t] >= 0 {
+					ok = under(t)
+				} else {
+					ok = !g.takeBack && g.homeCount(s, r+1) > 0
+				}
+			}
+			if ok && g.seq && int(where[c]) != waste {
+				p := &g.tab[where[c]]
+				for k := int(depth[c]); k > 0 && ok && fits(p.c[k], p.c[k-1]); k-- {
+					ok = in[p.c[k-1]]
+				}
+			}
+			if !ok {
+				in[c] = false
+				changed = true
+			}
+		}
+	}
+	for c := range in {
+		if in[c] {
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"github.com/openpatience/solitaire/domain"
@@ -18,6 +19,8 @@ type search struct {
 	tt       *table
 	maxNodes int64
 	deadline time.Time
+	clock    func() time.Duration // Budget.Clock, or nil for the wall clock
+	clockEnd time.Duration        // on clock: when the time budget ends
 	nodes    int64
 	aborted  bool
 
@@ -29,12 +32,20 @@ type search struct {
 func newSearch(ctx context.Context, g *game, b Budget, start time.Time) *search {
 	s := &search{ctx: ctx, g: g, root: *g, tt: newTable(14), maxNodes: b.Nodes,
 		deadline: start.Add(b.Time), buf: make([]move, 0, 1024)}
+	if b.Clock != nil {
+		s.clock = b.Clock
+		now := b.Clock()
+		s.clockEnd = now + min(b.Time, math.MaxInt64-now)
+	}
 	return s
 }
 
 // run searches and reports whether it found a win (then path holds it).
 func (s *search) run() bool {
 	s.automatic()
+	if s.g.frozen() {
+		return false // lost: exhaustive without a search (safe.go)
+	}
 	s.tt.insert(s.g.key())
 	return s.dfs()
 }
@@ -104,7 +115,7 @@ func (s *search) dfs() bool {
 		return false
 	}
 	if s.nodes&1023 == 0 {
-		if time.Now().After(s.deadline) || s.ctx.Err() != nil {
+		if s.timeUp() || s.ctx.Err() != nil {
 			s.aborted = true
 			return false
 		}
@@ -128,6 +139,14 @@ func (s *search) dfs() bool {
 	}
 	s.buf = s.buf[:start]
 	return false
+}
+
+// timeUp reports whether the time budget has run out.
+func (s *search) timeUp() bool {
+	if s.clock != nil {
+		return s.clock() >= s.clockEnd
+	}
+	return time.Now().After(s.deadline)
 }
 
 // line expands the path into move requests, replaying it on a copy of the
