@@ -56,6 +56,13 @@ type game struct {
 	flipPlayer           bool
 	noPrune              bool // tests: no dominance pruning of tableau moves (candidates)
 	dropped              int  // tests: tableau moves the pruning dropped
+	countDrops           bool // tests: count the rearrangements abstract mode leaves out in dropped
+	// abs: the position is searched up to the arrangement of its face-up
+	// runs (abstract.go); orig0 is each pile's bottom card at the root
+	// (noCard for an empty pile), the one base abstract mode must tell
+	// from a king that came later.
+	abs   bool
+	orig0 [maxPiles]byte
 	// position
 	tab     [maxPiles]pile
 	found   [maxFound]byte // top card, noCard when empty
@@ -97,6 +104,10 @@ func fromState(s *domain.State) (*game, bool) {
 	for i, t := range s.Tableau {
 		if len(t.Cards) > pileCap {
 			return nil, false
+		}
+		g.orig0[i] = noCard
+		if len(t.Cards) > 0 {
+			g.orig0[i] = byte(t.Cards[0])
 		}
 		p := &g.tab[i]
 		p.n, p.down = uint8(len(t.Cards)), uint8(t.Down)
@@ -164,6 +175,22 @@ func (g *game) foundFor(c byte) int {
 	return -1
 }
 
+// homeNext is the set of cards (bit c for card c) that some foundation
+// takes now: the next card of every foundation's suit, every ace while a
+// foundation is empty (R1.4).
+func (g *game) homeNext() uint64 {
+	var m uint64
+	for i := 0; i < g.nfound; i++ {
+		switch t := g.found[i]; {
+		case t == noCard:
+			m |= 1 | 1<<13 | 1<<26 | 1<<39
+		case rankOf[t] < 13:
+			m |= 1 << (t + 1)
+		}
+	}
+	return m
+}
+
 // wasteTop is the waste's top card, or noCard.
 func (g *game) wasteTop() byte {
 	if g.w == 0 {
@@ -190,6 +217,9 @@ type move struct {
 	p                 uint8 // kTalon: the waste size to draw to
 	rc                uint8 // kTalon: 1 if the draws recycle once
 	pri               uint8 // candidates: the move's class in the search order
+	// pre, pj (abstract mode): before the move, the top pre cards of pile
+	// from move onto pile j, to free the card the move takes home.
+	pre, pj uint8
 }
 
 // undo is what unmake needs besides the move.

@@ -7,7 +7,9 @@ package solver
 //
 //   - tableau piles are hashed one by one and the pile hashes summed after
 //     a mixing step, so the order of piles does not matter (the rules treat
-//     every pile alike);
+//     every pile alike); in abstract mode (abstract.go) a pile adds only a
+//     key of its count of locked cards, and the face-up cards off the
+//     bases are left out: their arrangement does not matter there;
 //   - foundations add a key of their top card, so their order does not
 //     matter either (R1.4: any ace starts any foundation);
 //   - the talon adds a key per card that has left it (its order is fixed:
@@ -39,6 +41,8 @@ var (
 	talonKey [2][maxCards]uint64     // by talon index gone
 	ptrKey   [2][maxCards + 1]uint64 // by waste size
 	recKey   [2][101]uint64          // by recycles made
+	// abstract mode: by pile and its count of locked cards (abstract.go)
+	lockKey [2][maxPiles][53]uint64
 )
 
 func init() {
@@ -57,11 +61,19 @@ func init() {
 		for i := range recKey[h] {
 			recKey[h][i] = next()
 		}
+		for i := range lockKey[h] {
+			for j := range lockKey[h][i] {
+				lockKey[h][i][j] = next()
+			}
+		}
 	}
 }
 
 // rehashPile recomputes the hash of tableau pile i.
 func (g *game) rehashPile(i int) {
+	if g.abs {
+		return // abstract mode keys piles by their locked cards only
+	}
 	p := &g.tab[i]
 	a := uint64(p.down)*0x100000001B3 + 0xCBF29CE484222325
 	b := uint64(p.down)*0xC2B2AE3D27D4EB4F + 0x165667B19E3779F9
@@ -88,9 +100,17 @@ func (g *game) addTalonKey(idx byte, sign int) {
 // key is the canonical 128-bit key of the position.
 func (g *game) key() [2]uint64 {
 	k := g.th
-	for i := 0; i < g.piles; i++ {
-		k[0] += g.ph[i][0]
-		k[1] += g.ph[i][1]
+	if g.abs {
+		for i := 0; i < g.piles; i++ {
+			l := g.locked(i)
+			k[0] += lockKey[0][i][l]
+			k[1] += lockKey[1][i][l]
+		}
+	} else {
+		for i := 0; i < g.piles; i++ {
+			k[0] += g.ph[i][0]
+			k[1] += g.ph[i][1]
+		}
 	}
 	for i := 0; i < g.nfound; i++ {
 		if c := g.found[i]; c != noCard {

@@ -135,6 +135,9 @@ const ordShift = 5
 // there. Without sequence moves a card built on the moved one would pin
 // it, so nothing is pruned.
 func (g *game) candidates(out []move) []move {
+	if g.abs {
+		return g.absCandidates(out)
+	}
 	start := len(out)
 	add := func(pri int, m move) {
 		m.pri = uint8(pri << ordShift)
@@ -230,8 +233,8 @@ func (g *game) candidates(out []move) []move {
 	if g.takeBack {
 		for f := 0; f < g.nfound; f++ {
 			c := g.found[f]
-			if c == noCard || rankOf[c] <= 2 || g.sameFoundBefore(f) {
-				continue
+			if c == noCard || rankOf[c] <= 2 || g.sameFoundBefore(f) || g.safeHome(c) {
+				continue // a safe card would go straight back (safe.go)
 			}
 			for j := 0; j < g.piles; j++ {
 				if (g.tab[j].n == 0 && j != firstEmpty) || !g.takes(j, c) {
@@ -376,12 +379,18 @@ func (g *game) talonMoves(out []move, firstEmpty int) []move {
 		c := g.orig[g.talon[p-1]]
 		if f := g.foundFor(c); f >= 0 {
 			out = append(out, move{kind: kTalon, to: uint8(f) | toFound, n: 1, p: uint8(p), rc: rc, pri: prTalon << ordShift})
+			if g.safeHome(c) {
+				return // a safe card goes home rather than anywhere else (safe.go)
+			}
 		}
 		for j := 0; j < g.piles; j++ {
 			if (g.tab[j].n == 0 && j != firstEmpty) || !g.takes(j, c) {
 				continue
 			}
 			out = append(out, move{kind: kTalon, to: uint8(j), n: 1, p: uint8(p), rc: rc, pri: prTalon << ordShift})
+			if g.abs {
+				break // every free card gives the same abstract position
+			}
 		}
 	}
 	for p := g.w; ; p += g.draw {

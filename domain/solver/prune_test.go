@@ -98,6 +98,7 @@ func prunes(s *domain.State, b Budget) bool {
 	if !ok {
 		return false
 	}
+	g.countDrops = true
 	sr := newSearch(context.Background(), g, b.withDefaults(), time.Now())
 	sr.run()
 	return g.dropped > 0

@@ -30,6 +30,7 @@ type search struct {
 }
 
 func newSearch(ctx context.Context, g *game, b Budget, start time.Time) *search {
+	g.abs = !g.noPrune && g.abstractOK()
 	s := &search{ctx: ctx, g: g, root: *g, tt: newTable(14), maxNodes: b.Nodes,
 		deadline: start.Add(b.Time), buf: make([]move, 0, 1024)}
 	if b.Clock != nil {
@@ -72,6 +73,7 @@ func (s *search) automatic() {
 	g := s.g
 	for changed := true; changed; {
 		changed = false
+		next := g.homeNext()
 		for i := 0; i < g.piles; i++ {
 			p := &g.tab[i]
 			if p.n == 0 {
@@ -84,16 +86,32 @@ func (s *search) automatic() {
 				}
 				continue
 			}
-			{
-				c := p.top()
+			if c := p.top(); next&(1<<c) != 0 {
 				if f := g.foundFor(c); f >= 0 && g.safeHome(c) {
 					s.do(move{kind: kTab, from: uint8(i), to: uint8(f) | toFound, n: 1})
 					changed = true
 				}
 			}
 		}
-		if g.draw == 1 {
-			if c := g.wasteTop(); c != noCard {
+		switch {
+		case g.draw == 1 && g.passes == 0:
+			// Every talon card is always within reach, and taking one out
+			// leaves the others so: a safe one goes home wherever it lies.
+			for p := 1; p <= g.tl; p++ {
+				if c := g.orig[g.talon[p-1]]; next&(1<<c) != 0 {
+					if f := g.foundFor(c); f >= 0 && g.safeHome(c) {
+						m := move{kind: kTalon, to: uint8(f) | toFound, n: 1, p: uint8(p)}
+						if p < g.w {
+							m.rc = 1
+						}
+						s.do(m)
+						changed = true
+						break
+					}
+				}
+			}
+		case g.draw == 1:
+			if c := g.wasteTop(); c != noCard && next&(1<<c) != 0 {
 				if f := g.foundFor(c); f >= 0 && g.safeHome(c) {
 					s.do(move{kind: kWaste, to: uint8(f) | toFound, n: 1})
 					changed = true
@@ -125,7 +143,13 @@ func (s *search) dfs() bool {
 	end := len(s.buf)
 	for i := start; i < end; i++ {
 		n := len(s.path)
-		s.do(s.buf[i])
+		m := s.buf[i]
+		if m.pre > 0 {
+			// abstract mode: free the card first (abstract.go)
+			s.do(move{kind: kTab, from: m.from, to: m.pj, n: m.pre})
+			m.pre = 0
+		}
+		s.do(m)
 		s.automatic()
 		if s.tt.insert(g.key()) {
 			if s.dfs() {

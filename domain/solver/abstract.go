@@ -1,0 +1,230 @@
+package solver
+
+// Abstract mode: one deck, sequence moves (R1.6). The search then works on
+// positions up to the arrangement of the face-up cards, as lonelybot does,
+// which removes every tableau move that only rearranges runs.
+//
+// Terms. A pile's locked cards are its face-down cards and its base, the
+// lowest face-up card, when that card has been in the pile since the root
+// (its face-down cards, or the pile's own bottom card); a pile that was
+// emptied and took a king has no locked card. The locked count of pile i
+// (locked) fixes which cards those are: the face-down cards never change
+// order, and a base leaves only by a move that turns up the card under it
+// (R2.4), so pile i with l locked cards holds the first l cards it held at
+// the root (its bottom card at the root for l = 1). Every other face-up
+// tableau card lies on a card of the next rank and the other colour (the
+// face-up part of a pile is a run: only fitting cards are put there), or
+// is a king at the bottom of a pile.
+//
+// The abstract position is the locked counts, the foundations and the
+// talon. It fixes the set of face-up cards (the rest), so it fixes, for
+// every card c, how many cards of c's class (its rank and colour: c and
+// its twin, the other suit of that colour) lie on a card, and how many
+// cards c could lie on are face up. Claim: two positions with the same
+// abstract position are both winnable or both not. Every move is one of
+//
+//   - a rearrangement: a run whose lowest card is not a base moves from one
+//     card to another (or a king's run to an empty pile); the abstract
+//     position is unchanged;
+//   - a card put on the tableau (from the talon, a foundation, or a base
+//     with its run): legal in some arrangement iff a card it fits on is
+//     face up and free, and the number of free ones is the face-up cards it
+//     fits on minus the cards of its class that lie on one, which the
+//     abstract position fixes; a king needs an empty pile, and the piles in
+//     use are those with locked cards plus the face-up kings that are not
+//     bases, fixed too;
+//   - a face-up card x goes home: legal iff x can be made a top, iff the
+//     cards of x's child class (the rank below, the other colour) that lie
+//     on a card are no more than the face-up twins of x (each lies on x or
+//     its twin; one on x moves to a free twin in one move, the run on it
+//     along); fixed too;
+//   - the talon's moves, which do not look at the tableau.
+//
+// Each non-rearranging move leads to the same abstract position from any
+// arrangement. So from two positions with one abstract position the same
+// moves are possible, up to rearrangements, and they lead again to positions
+// with one abstract position: by induction on a winning line's moves, one
+// is won iff the other is. The search therefore keys positions by the
+// abstract position (hash.go) and makes only non-rearranging moves: a card
+// onto one free card (any free card gives the same abstract position), a
+// king into the first empty pile, a base with its run, and a card home
+// after at most one rearrangement (the run on it onto its free twin),
+// which the path records as two primitive moves, so every line stays a
+// line of legal moves. What a face-down card faces is the locked cards'
+// business only, so the proof holds with draw 1 or 3, any passes, with or
+// without take-back, and with player flips (flips are automatic in the
+// search, safe.go).
+
+// abstractOK reports whether the position can be searched in abstract
+// mode: one deck, sequence moves, the face-up part of every pile a run.
+func (g *game) abstractOK() bool {
+	if g.cards != 52 || !g.seq || g.nfound != 4 {
+		return false
+	}
+	for i := 0; i < g.piles; i++ {
+		p := &g.tab[i]
+		for k := int(p.down) + 1; k < int(p.n); k++ {
+			if !fits(p.c[k], p.c[k-1]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// locked is the locked count of pile i (above); flips are made before a
+// position is keyed, so a pile with face-down cards has its base.
+func (g *game) locked(i int) int {
+	p := &g.tab[i]
+	switch {
+	case p.n == 0:
+		return 0
+	case p.down > 0:
+		return int(p.down) + 1
+	case p.c[0] == g.orig0[i]:
+		return 1
+	}
+	return 0
+}
+
+// twin is the other card of c's rank and colour (one deck): clubs and
+// spades, diamonds and hearts (suits 0..3, R1.1).
+func twin(c byte) byte { return (3-c/13)*13 + c%13 }
+
+// topPile is the pile whose face-up top is c, or -1.
+func (g *game) topPile(c byte) int {
+	for j := 0; j < g.piles; j++ {
+		if p := &g.tab[j]; p.n > p.down && p.c[p.n-1] == c {
+			return j
+		}
+	}
+	return -1
+}
+
+// takerFor is the first pile other than skip whose top takes c (a king:
+// the first empty pile), or -1. Any of them gives the same abstract
+// position.
+func (g *game) takerFor(c byte, skip, firstEmpty int) int {
+	if rankOf[c] == 13 {
+		if firstEmpty == skip {
+			return -1
+		}
+		return firstEmpty
+	}
+	for j := 0; j < g.piles; j++ {
+		if p := &g.tab[j]; j != skip && p.n > p.down && fits(c, p.c[p.n-1]) {
+			return j
+		}
+	}
+	return -1
+}
+
+// absCandidates is candidates in abstract mode: home moves of every
+// face-up card a foundation takes that is a top or can be freed in one
+// move, then bases with their runs (the deepest piles first), then the
+// talon's cards, then a base without face-down cards under it (it empties
+// its pile: only when a king could fill it next, the pruning of
+// candidates), then take-backs; one target pile per card.
+func (g *game) absCandidates(out []move) []move {
+	start := len(out)
+	add := func(pri int, m move) {
+		m.pri = uint8(pri << ordShift)
+		out = append(out, m)
+	}
+	firstEmpty := -1
+	for j := 0; j < g.piles; j++ {
+		p := &g.tab[j]
+		g.runs[j] = p.n - p.down // the face-up part is one run
+		if p.n == 0 && firstEmpty < 0 {
+			firstEmpty = j
+		}
+	}
+	prune := !g.noPrune
+	king := -1 // kingWaiting, computed once when needed
+	next := g.homeNext()
+	for i := 0; i < g.piles; i++ {
+		p := &g.tab[i]
+		if p.n == p.down {
+			continue
+		}
+		for k := int(p.n) - 1; k >= int(p.down); k-- {
+			x := p.c[k]
+			if next&(1<<x) == 0 {
+				continue
+			}
+			f := g.foundFor(x)
+			m := move{kind: kTab, from: uint8(i), to: uint8(f) | toFound, n: 1}
+			if k < int(p.n)-1 {
+				j := g.topPile(twin(x))
+				if j < 0 {
+					continue
+				}
+				m.pre, m.pj = uint8(int(p.n)-1-k), uint8(j)
+			}
+			add(prHome, m)
+		}
+		b := p.c[p.down]
+		if rankOf[b] == 13 && p.down == 0 {
+			continue // a king at the bottom: moving it changes nothing
+		}
+		j := g.takerFor(b, i, firstEmpty)
+		if j < 0 {
+			continue
+		}
+		m := move{kind: kTab, from: uint8(i), to: uint8(j), n: p.n - p.down}
+		if p.down > 0 {
+			m.pri = uint8(prReveal<<ordShift + max(0, (1<<ordShift)-1-int(p.down)))
+			out = append(out, m)
+			continue
+		}
+		if prune {
+			if king < 0 {
+				king = 0
+				if g.kingWaiting(i) {
+					king = 1
+				}
+			}
+			if king == 0 {
+				g.dropped++
+				continue
+			}
+		}
+		add(prEmpty, m)
+	}
+	if g.countDrops {
+		g.countRearrangements()
+	}
+	out = g.talonMoves(out, firstEmpty)
+	if g.takeBack {
+		for f := 0; f < g.nfound; f++ {
+			c := g.found[f]
+			if c == noCard || rankOf[c] <= 2 || g.safeHome(c) {
+				continue // a safe card would go straight back (safe.go)
+			}
+			if j := g.takerFor(c, -1, firstEmpty); j >= 0 {
+				add(prTakeBack, move{kind: kTakeBack, from: uint8(f), to: uint8(j), n: 1})
+			}
+		}
+	}
+	c := out[start:]
+	for i := 1; i < len(c); i++ {
+		for k := i; k > 0 && c[k].pri < c[k-1].pri; k-- {
+			c[k], c[k-1] = c[k-1], c[k]
+		}
+	}
+	return out
+}
+
+// countRearrangements adds to dropped the legal tableau moves of a run
+// whose lowest card is not a base (tests: the moves abstract mode leaves
+// out).
+func (g *game) countRearrangements() {
+	for i := 0; i < g.piles; i++ {
+		p := &g.tab[i]
+		for k := int(p.down) + 1; k < int(p.n); k++ {
+			if g.takerFor(p.c[k], i, -1) >= 0 {
+				g.dropped++
+			}
+		}
+	}
+}
