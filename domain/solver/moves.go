@@ -254,6 +254,32 @@ func (g *game) candidates(out []move) []move {
 	return out
 }
 
+// placeable is the set of cards (bit c for card c) that some tableau pile
+// takes now as the head of what is moved (R1.5): the two cards of the next
+// rank down and the other colour for every face-up top, the kings when
+// firstEmpty >= 0 (an empty pile).
+func (g *game) placeable(firstEmpty int) uint64 {
+	var m uint64
+	if firstEmpty >= 0 {
+		m = 1<<12 | 1<<25 | 1<<38 | 1<<51
+	}
+	for j := 0; j < g.piles; j++ {
+		p := &g.tab[j]
+		if p.n == p.down {
+			continue
+		}
+		t := p.c[p.n-1]
+		if r := rankOf[t]; r > 1 {
+			if redOf[t] {
+				m |= 1<<(r-2) | 1<<(39+r-2) // clubs, spades
+			} else {
+				m |= 1<<(13+r-2) | 1<<(26+r-2) // diamonds, hearts
+			}
+		}
+	}
+	return m
+}
+
 // usefulPartial reports whether moving the top k cards of pile i (the
 // card x under them face up, staying) can be needed now: x goes to a
 // foundation, or a card other than the moved run's head that fits on x
@@ -371,12 +397,16 @@ func (g *game) talonMoves(out []move, firstEmpty int) []move {
 		return out
 	}
 	var seen [maxCards + 1]bool
+	next, place := g.homeNext(), g.placeable(firstEmpty)
 	try := func(p int, rc uint8) {
 		if p == 0 || seen[p] {
 			return
 		}
 		seen[p] = true
 		c := g.orig[g.talon[p-1]]
+		if (next|place)&(1<<c) == 0 {
+			return // neither a foundation nor a pile takes it
+		}
 		if f := g.foundFor(c); f >= 0 {
 			out = append(out, move{kind: kTalon, to: uint8(f) | toFound, n: 1, p: uint8(p), rc: rc, pri: prTalon << ordShift})
 			if g.safeHome(c) {
