@@ -26,6 +26,14 @@
 //   - A position where some card can never leave its pile (its lower
 //     same-suit card and both cards it fits on buried under cards in the
 //     same plight) is lost at once (safe.go, frozen).
+//   - Abstract mode, with one deck and sequence moves (abstract.go): a
+//     position is keyed by its face-down cards and bases, foundations and
+//     talon only, not by how the other face-up cards are arranged in runs
+//     (any arrangement of the same cards is as winnable as any other), and
+//     the search makes only moves that change that key: a card onto the
+//     tableau (one free target of all), a base with its run, a card home
+//     (after moving the run on it to its twin when needed). Every move
+//     that only rearranges runs is left out, which is most tableau moves.
 //   - A transposition table of every position seen, keyed by a 128-bit
 //     hash that ignores the order of tableau piles and foundations (they
 //     are interchangeable under every rule), so a position reached twice

@@ -1,0 +1,71 @@
+package solver
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/openpatience/solitaire/domain"
+)
+
+// R7.1, R1.6: in abstract mode (one deck, sequence moves) a position's key
+// ignores how the face-up cards off the bases are arranged in runs, and
+// only there: a run moved from one card to its twin, and the two runs on
+// a pair of twins swapped (not one move apart: neither twin is ever free
+// for it), give one key; a base that moves, or a card that goes home,
+// gives another. The concrete key tells all of them apart.
+func TestR71AbstractKeyIgnoresArrangement(t *testing.T) {
+	t.Parallel()
+	const rest = "8H 9H TH JH QH KH AD 2D 3D 4D 5D 6D 8D 9D TD JD QD KD AC 2C 3C 4C 5C 7C 9C TC JC QC KC AS 2S 3S 4S 5S 6S 7S 9S TS JS QS KS 6H"
+	stock := ""
+	for i := 0; i < len(rest); i += 3 {
+		stock += rest[i : i+2]
+	}
+	parse := func(piles, stock string) *game {
+		t.Helper()
+		for strings.Count(piles, "/") < 6 {
+			piles += "/:"
+		}
+		pos, err := domain.ParsePosition(piles + " " + stock + " - - 0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, ok := fromState(newGame(t, "klondike", domain.Options{}, pos))
+		if !ok || !g.abstractOK() {
+			t.Fatalf("%s: no abstract mode", piles)
+		}
+		return g
+	}
+	a := parse("AH2H3H:8S7H6C/4H5H:8C7D", stock)
+	b := parse("AH2H3H:8S7D/4H5H:8C7H6C", stock)
+	concrete := func(g *game) [2]uint64 { g.abs = false; k := g.key(); g.abs = true; return k }
+	abstract := func(g *game) [2]uint64 { g.abs = true; return g.key() }
+	if abstract(a) != abstract(b) {
+		t.Error("swapped runs on twins: abstract keys differ")
+	}
+	if concrete(a) == concrete(b) {
+		t.Error("swapped runs on twins: concrete keys equal")
+	}
+
+	// A run moved from 8S to its free twin 8C: one abstract key.
+	c := parse("AH2H3H:8S7H6C/4H5H:8C/:9D", strings.Replace(stock, "9D", "7D", 1))
+	before, beforeConcrete := abstract(c), concrete(c)
+	c.abs = false // keep the pile hashes up to date for the concrete key
+	u := c.make(move{kind: kTab, from: 0, to: 1, n: 2})
+	if abstract(c) != before {
+		t.Error("a rearrangement changed the abstract key")
+	}
+	if concrete(c) == beforeConcrete {
+		t.Error("a rearrangement left the concrete key as it was")
+	}
+	c.abs = false
+	c.unmake(u)
+	if concrete(c) != beforeConcrete || abstract(c) != before {
+		t.Fatal("unmake did not restore the keys")
+	}
+	// The base 8S with its run onto 9D: 3H turns up, a locked card less.
+	c.abs = false
+	c.make(move{kind: kTab, from: 0, to: 2, n: 3})
+	if c.locked(0) != 3 || abstract(c) == before {
+		t.Errorf("a base that moved: %d locked cards in pile 0, key unchanged %v", c.locked(0), abstract(c) == before)
+	}
+}
