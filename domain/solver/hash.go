@@ -167,6 +167,36 @@ func (t *table) insert(k [2]uint64) bool {
 	}
 }
 
+// remove takes k out of the table if it is there (deletion by backward
+// shift, so every other key stays reachable from its home slot).
+func (t *table) remove(k [2]uint64) {
+	if k[0] == 0 {
+		k[0] = 1
+	}
+	i := k[1] & t.mask
+	for ; t.slots[i] != k; i = (i + 1) & t.mask {
+		if t.slots[i][0] == 0 {
+			return
+		}
+	}
+	for j := i; ; {
+		j = (j + 1) & t.mask
+		if t.slots[j][0] == 0 {
+			break
+		}
+		// The key at j may fill hole i unless its home lies cyclically
+		// in (i, j].
+		h := t.slots[j][1] & t.mask
+		if i <= j && i < h && h <= j || i > j && (i < h || h <= j) {
+			continue
+		}
+		t.slots[i] = t.slots[j]
+		i = j
+	}
+	t.slots[i] = [2]uint64{}
+	t.n--
+}
+
 func (t *table) grow() {
 	old := t.slots
 	t.slots = make([][2]uint64, 2*len(old))

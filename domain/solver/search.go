@@ -24,6 +24,14 @@ type search struct {
 	nodes    int64
 	aborted  bool
 
+	// Restarts: the search starts again from the root whenever it has
+	// expanded limit nodes, with a node limit twice the last and its
+	// moves in another order within each class; see run.
+	restart int         // restarts made
+	limit   int64       // nodes at which this attempt stops
+	cut     bool        // the attempt stopped at its limit
+	keys    [][2]uint64 // keys of the positions on the path (dfs frames)
+
 	path  []move // moves from the root: chosen and automatic ones
 	undos []undo // to unmake path
 	buf   []move // candidate lists of the frames on the path
@@ -41,14 +49,54 @@ func newSearch(ctx context.Context, g *game, b Budget, start time.Time) *search 
 	return s
 }
 
+// firstLimit is the node limit of the first attempt (run).
+const firstLimit = 10_000
+
 // run searches and reports whether it found a win (then path holds it).
+//
+// It searches in attempts, restarts from the root with a doubling node
+// limit (10,000, 20,000, ...), each attempt's moves in another order
+// within their classes (a fixed function of the position and the attempt,
+// so a search is the same every time). Depth-first search with a fixed
+// order has a heavy tail: an early wrong move can cost a winnable deal
+// millions of positions, while another order wins it at once. Nothing is
+// lost between attempts: a position that an attempt searched to the end
+// stays in the table, and only the positions on the path when it stopped,
+// searched in part, are taken out of it. The table then holds positions
+// searched to the end and positions on the current path, as the one-attempt
+// search does: a position searched to the end skipped a successor only when
+// that one was on the path at the time, and a later attempt enters every
+// position of that path again (they are all out of the table and linked
+// from the root), so an attempt that ends without a win is exhaustive.
 func (s *search) run() bool {
 	s.automatic()
 	if s.g.frozen() {
 		return false // lost: exhaustive without a search (safe.go)
 	}
-	s.tt.insert(s.g.key())
-	return s.dfs()
+	base := len(s.path)
+	first := int64(firstLimit)
+	if s.g.noRestart {
+		first = math.MaxInt64 / 2
+	}
+	for limit := first; ; limit *= 2 {
+		s.limit = s.nodes + limit
+		rootKey := s.g.key()
+		s.tt.insert(rootKey)
+		s.keys = append(s.keys[:0], rootKey)
+		if s.dfs() {
+			return true
+		}
+		if !s.cut {
+			return false // exhaustive, or the budget ran out
+		}
+		s.back(base)
+		for _, k := range s.keys {
+			s.tt.remove(k)
+		}
+		s.cut = false
+		s.buf = s.buf[:0]
+		s.restart++
+	}
 }
 
 // do makes m and records it on the path.
@@ -132,6 +180,10 @@ func (s *search) dfs() bool {
 		s.aborted = true
 		return false
 	}
+	if s.nodes > s.limit && s.nodes < s.maxNodes/2 {
+		s.cut = true // a restart, unless this attempt could not end before the budget anyway
+		return false
+	}
 	if s.nodes&1023 == 0 {
 		if s.timeUp() || s.ctx.Err() != nil {
 			s.aborted = true
@@ -141,6 +193,9 @@ func (s *search) dfs() bool {
 	start := len(s.buf)
 	s.buf = g.candidates(s.buf)
 	end := len(s.buf)
+	if s.restart > 0 {
+		shuffleClasses(s.buf[start:end], s.keys[len(s.keys)-1][0]^uint64(s.restart)*0x9E3779B97F4A7C15)
+	}
 	for i := start; i < end; i++ {
 		n := len(s.path)
 		m := s.buf[i]
@@ -151,18 +206,37 @@ func (s *search) dfs() bool {
 		}
 		s.do(m)
 		s.automatic()
-		if s.tt.insert(g.key()) {
+		if k := g.key(); s.tt.insert(k) {
+			s.keys = append(s.keys, k)
 			if s.dfs() {
 				return true
 			}
-			if s.aborted {
+			if s.aborted || s.cut {
 				return false
 			}
+			s.keys = s.keys[:len(s.keys)-1]
 		}
 		s.back(n)
 	}
 	s.buf = s.buf[:start]
 	return false
+}
+
+// shuffleClasses puts the moves of each class of ms (sorted by class) in
+// an order drawn from seed (a Fisher-Yates shuffle on SplitMix64).
+func shuffleClasses(ms []move, seed uint64) {
+	for i := 0; i < len(ms); {
+		j := i + 1
+		for j < len(ms) && ms[j].pri == ms[i].pri {
+			j++
+		}
+		for k := j - 1; k > i; k-- {
+			seed = splitmix(seed)
+			r := i + int(seed%uint64(k-i+1))
+			ms[k], ms[r] = ms[r], ms[k]
+		}
+		i = j
+	}
 }
 
 // timeUp reports whether the time budget has run out.
