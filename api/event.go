@@ -4,9 +4,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 
-	jsonv2 "github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/openpatience/solitaire/domain"
 )
 
@@ -56,52 +53,6 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(domain.ExportedEvent{GameID: e.GameID, Version: e.Version, Type: domain.EventType(e.Type),
 		OccurredAt: e.OccurredAt, Data: data, PrevHash: e.PrevHash, Hash: e.Hash})
-}
-
-// MarshalJSONTo writes, for go-json-experiment (encodeJSON), the bytes
-// MarshalJSON gives, without MarshalJSON's second pass (its json.Marshal
-// of the whole event, then the caller's re-reading of that output): the
-// event is encoded once, its payload copied once. MarshalJSON's
-// json.Marshal escapes HTML characters whatever the caller's setting, so
-// this does too; an event that holds anything but plain ASCII, or has no
-// stored payload (a redacted deal), takes MarshalJSON's bytes instead,
-// for the rules of escaping that go past plain ASCII.
-func (e Event) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if e.raw == nil || !plainASCII(e.raw) || !plainASCII(e.GameID) || !plainASCII(e.Type) ||
-		!plainASCII(e.OccurredAt) || !plainASCII(e.PrevHash) || !plainASCII(e.Hash) {
-		b, err := e.MarshalJSON()
-		if err != nil {
-			return err
-		}
-		return enc.WriteValue(b)
-	}
-	return jsonv2.MarshalEncode(enc, wireEvent{GameID: e.GameID, Version: e.Version, Type: e.Type,
-		OccurredAt: e.OccurredAt, Data: jsontext.Value(e.raw), PrevHash: e.PrevHash, Hash: e.Hash},
-		jsontext.EscapeForHTML(true))
-}
-
-// wireEvent is domain.ExportedEvent (the same names in the same order)
-// with its data as a jsontext.Value, which go-json-experiment copies
-// without calling a method.
-type wireEvent struct {
-	GameID     string         `json:"game_id"`
-	Version    int            `json:"version"`
-	Type       string         `json:"type"`
-	OccurredAt string         `json:"occurred_at"`
-	Data       jsontext.Value `json:"data"`
-	PrevHash   string         `json:"prev_hash"`
-	Hash       string         `json:"hash"`
-}
-
-// plainASCII reports whether s is ASCII with none of the characters HTML
-// escaping changes (<, > and &).
-func plainASCII[T ~string | ~[]byte](s T) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 0x80 || c == '<' || c == '>' || c == '&' {
-			return false
-		}
-	}
-	return true
 }
 
 // EventData is an event's payload, the JSON of domain.EventData: each event

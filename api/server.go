@@ -1,8 +1,10 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -14,9 +16,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	jsonv2 "github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
-	jsonv1 "github.com/go-json-experiment/json/v1"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -321,33 +320,14 @@ const (
 	mimeHTML    = "text/html; charset=utf-8"
 )
 
-// jsonOptions make go-json-experiment write what encoding/json's Encoder
-// writes with SetEscapeHTML(false): its v1 semantics (omitempty, nil
-// slices as null, MarshalJSON methods, U+2028 and U+2029 escaped), HTML
-// characters left as they are. The same bytes (the package's tests
-// compare every answer they get with encoding/json's), a little cheaper:
-// an Event goes through its MarshalJSONTo once instead of MarshalJSON's
-// marshal-then-compact. Per answer the two libraries cost about the same
-// (BENCHMARKS.md, issue 15, session 5).
-var jsonOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsontext.EscapeForHTML(false))
-
-// encodeJSON is v as JSON and a newline, byte for byte what
-// json.NewEncoder with SetEscapeHTML(false) writes (jsonOptions).
+// encodeJSON is v as JSON and a newline, without HTML escaping.
 func encodeJSON(v any) ([]byte, error) {
-	b, err := jsonv2.Marshal(v, jsonOptions)
-	if err != nil {
-		return nil, err
-	}
-	b = append(b, '\n')
-	if encodeCheck != nil {
-		encodeCheck(v, b)
-	}
-	return b, nil
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
+	return b.Bytes(), err
 }
-
-// encodeCheck, when set (by the package's tests), sees every value
-// encodeJSON encodes and its bytes, to compare them with encoding/json's.
-var encodeCheck func(v any, b []byte)
 
 // jsonReply encodes v as the body of a status response.
 func (s *server) jsonReply(status int, v any) reply {
