@@ -177,19 +177,9 @@ func (g *game) absCandidates(out []move) []move {
 			out = append(out, m)
 			continue
 		}
-		if prune {
-			if king < 0 {
-				king = 0
-				if g.kingWaiting(i) {
-					king = 1
-				}
-			}
-			if king == 0 {
-				g.dropped++
-				continue
-			}
+		if g.mayEmpty(i, prune, &king) {
+			add(prEmpty, m)
 		}
-		add(prEmpty, m)
 	}
 	if g.countDrops {
 		g.countRearrangements()
@@ -206,12 +196,7 @@ func (g *game) absCandidates(out []move) []move {
 			}
 		}
 	}
-	c := out[start:]
-	for i := 1; i < len(c); i++ {
-		for k := i; k > 0 && c[k].pri < c[k-1].pri; k-- {
-			c[k], c[k-1] = c[k-1], c[k]
-		}
-	}
+	sortByClass(out[start:])
 	return out
 }
 

@@ -212,19 +212,9 @@ func (g *game) candidates(out []move) []move {
 				case g.tab[j].n == 0:
 					// a whole pile onto an empty one: the same position
 				default:
-					if prune {
-						if king < 0 {
-							king = 0
-							if g.kingWaiting(i) {
-								king = 1
-							}
-						}
-						if king == 0 {
-							g.dropped++
-							break
-						}
+					if g.mayEmpty(i, prune, &king) {
+						add(prEmpty, m)
 					}
-					add(prEmpty, m)
 				}
 			}
 		}
@@ -244,14 +234,40 @@ func (g *game) candidates(out []move) []move {
 			}
 		}
 	}
-	// A stable insertion sort by class: the lists are short.
-	c := out[start:]
+	sortByClass(out[start:])
+	return out
+}
+
+// sortByClass orders candidates by class, keeping the order within a
+// class: a stable insertion sort, the lists being short.
+func sortByClass(c []move) {
 	for i := 1; i < len(c); i++ {
 		for k := i; k > 0 && c[k].pri < c[k-1].pri; k-- {
 			c[k], c[k-1] = c[k-1], c[k]
 		}
 	}
-	return out
+}
+
+// mayEmpty reports whether a move that empties pile i (no face-down cards
+// left under what moves) is searched: always without pruning, else only
+// when a king could go into the empty pile next (kingWaiting, computed once
+// per position into *king: -1 unknown, 0 no, 1 yes). A move it refuses
+// counts in dropped.
+func (g *game) mayEmpty(i int, prune bool, king *int) bool {
+	if !prune {
+		return true
+	}
+	if *king < 0 {
+		*king = 0
+		if g.kingWaiting(i) {
+			*king = 1
+		}
+	}
+	if *king == 0 {
+		g.dropped++
+		return false
+	}
+	return true
 }
 
 // placeable is the set of cards (bit c for card c) that some tableau pile
