@@ -82,11 +82,10 @@ func checkHashes(g *game, rootLen int) error {
 			return fmt.Errorf("pile %d hash stale", i)
 		}
 	}
-	var th [2]uint64
+	var th uint64
 	for idx := 0; idx < rootLen; idx++ {
 		if !slices.Contains(g.talon[:g.tl], byte(idx)) {
-			th[0] += talonKey[0][idx]
-			th[1] += talonKey[1][idx]
+			th += talonKey[idx]
 		}
 	}
 	if th != g.th {

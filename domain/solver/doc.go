@@ -34,8 +34,9 @@
 //     tableau (one free target of all), a base with its run, a card home
 //     (after moving the run on it to its twin when needed). Every move
 //     that only rearranges runs is left out, which is most tableau moves.
-//   - A transposition table of every position seen, keyed by a 128-bit
-//     hash that ignores the order of tableau piles and foundations (they
+//   - A transposition table of every position seen, keyed by a 64-bit
+//     hash (8 bytes a position: a large search's time is mostly the
+//     table's memory traffic) that ignores the order of tableau piles and foundations (they
 //     are interchangeable under every rule), so a position reached twice
 //     is searched once. The position is the whole search state, so the
 //     table also stops cycles (a move and its reverse).

@@ -73,8 +73,8 @@ type game struct {
 	rec     int // recycles made
 	onFound int
 	// hashes, kept up to date by every change
-	ph [maxPiles][2]uint64 // per tableau pile
-	th [2]uint64           // talon: sum of the keys of the cards gone
+	ph [maxPiles]uint64 // per tableau pile
+	th uint64           // talon: sum of the keys of the cards gone
 
 	scratch [pileCap]byte
 	runs    [maxPiles]uint8 // candidates: runLen of every pile

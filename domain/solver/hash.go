@@ -1,9 +1,14 @@
 package solver
 
-// The transposition table's key is two independent 64-bit hashes of the
-// position (128 bits: two positions of one search share a key with
-// probability about n²/2¹²⁹, below 10⁻²⁰ for the largest budgets, so an
-// "unwinnable" never rests on a collision in practice). It is canonical:
+// The transposition table's key is a 64-bit hash of the position. Two
+// positions of one search are taken for one only when their keys are equal
+// and one is probed while the other is stored: each probe compares a few
+// stored keys, so with p probes in a search the chance of any such mix-up
+// is below 4p/2⁶⁴, under 10⁻¹⁰ for the largest budgets here (10⁸ probes
+// in a 10 s search), which an "unwinnable" verdict rests on. (A second
+// 64-bit word made that 10⁻²⁹, at the price of twice the memory per
+// position; the table's memory traffic is most of a large search's time.)
+// The key is canonical:
 //
 //   - tableau piles are hashed one by one and the pile hashes summed after
 //     a mixing step, so the order of piles does not matter (the rules treat
@@ -37,34 +42,32 @@ func splitmix(z uint64) uint64 {
 
 // Random keys, fixed (derived from constants, so runs are reproducible).
 var (
-	foundKey [2][257]uint64          // by top card (256 = empty, unused)
-	talonKey [2][maxCards]uint64     // by talon index gone
-	ptrKey   [2][maxCards + 1]uint64 // by waste size
-	recKey   [2][101]uint64          // by recycles made
+	foundKey [257]uint64          // by top card (256 = empty, unused)
+	talonKey [maxCards]uint64     // by talon index gone
+	ptrKey   [maxCards + 1]uint64 // by waste size
+	recKey   [101]uint64          // by recycles made
 	// abstract mode: by pile and its count of locked cards (abstract.go)
-	lockKey [2][maxPiles][53]uint64
+	lockKey [maxPiles][53]uint64
 )
 
 func init() {
 	x := uint64(0x5EED50117A1E)
 	next := func() uint64 { x = splitmix(x); return x }
-	for h := 0; h < 2; h++ {
-		for i := range foundKey[h] {
-			foundKey[h][i] = next()
-		}
-		for i := range talonKey[h] {
-			talonKey[h][i] = next()
-		}
-		for i := range ptrKey[h] {
-			ptrKey[h][i] = next()
-		}
-		for i := range recKey[h] {
-			recKey[h][i] = next()
-		}
-		for i := range lockKey[h] {
-			for j := range lockKey[h][i] {
-				lockKey[h][i][j] = next()
-			}
+	for i := range foundKey {
+		foundKey[i] = next()
+	}
+	for i := range talonKey {
+		talonKey[i] = next()
+	}
+	for i := range ptrKey {
+		ptrKey[i] = next()
+	}
+	for i := range recKey {
+		recKey[i] = next()
+	}
+	for i := range lockKey {
+		for j := range lockKey[i] {
+			lockKey[i][j] = next()
 		}
 	}
 }
@@ -76,46 +79,36 @@ func (g *game) rehashPile(i int) {
 	}
 	p := &g.tab[i]
 	a := uint64(p.down)*0x100000001B3 + 0xCBF29CE484222325
-	b := uint64(p.down)*0xC2B2AE3D27D4EB4F + 0x165667B19E3779F9
 	for k := 0; k < int(p.n); k++ {
-		c := uint64(p.c[k]) + 1
-		a = (a ^ c) * 0x100000001B3
-		b = (b + c) * 0x9E3779B97F4A7C15
-		b ^= b >> 29
+		a = (a ^ (uint64(p.c[k]) + 1)) * 0x100000001B3
 	}
-	g.ph[i] = [2]uint64{splitmix(a ^ uint64(p.n)<<56), splitmix(b + uint64(p.n))}
+	g.ph[i] = splitmix(a ^ uint64(p.n)<<56)
 }
 
 // addTalonKey adds (sign 1) or removes (sign -1) the key of talon index idx.
 func (g *game) addTalonKey(idx byte, sign int) {
 	if sign > 0 {
-		g.th[0] += talonKey[0][idx]
-		g.th[1] += talonKey[1][idx]
+		g.th += talonKey[idx]
 	} else {
-		g.th[0] -= talonKey[0][idx]
-		g.th[1] -= talonKey[1][idx]
+		g.th -= talonKey[idx]
 	}
 }
 
-// key is the canonical 128-bit key of the position.
-func (g *game) key() [2]uint64 {
+// key is the canonical 64-bit key of the position.
+func (g *game) key() uint64 {
 	k := g.th
 	if g.abs {
 		for i := 0; i < g.piles; i++ {
-			l := g.locked(i)
-			k[0] += lockKey[0][i][l]
-			k[1] += lockKey[1][i][l]
+			k += lockKey[i][g.locked(i)]
 		}
 	} else {
 		for i := 0; i < g.piles; i++ {
-			k[0] += g.ph[i][0]
-			k[1] += g.ph[i][1]
+			k += g.ph[i]
 		}
 	}
 	for i := 0; i < g.nfound; i++ {
 		if c := g.found[i]; c != noCard {
-			k[0] += foundKey[0][c]
-			k[1] += foundKey[1][c]
+			k += foundKey[c]
 		}
 	}
 	if g.draw != 1 || g.passes != 0 {
@@ -123,40 +116,40 @@ func (g *game) key() [2]uint64 {
 		if g.passes == 0 && (w%g.draw == 0 || w == g.tl) {
 			w = 0 // the same talon cards reachable as from an empty waste
 		}
-		k[0] += ptrKey[0][w]
-		k[1] += ptrKey[1][w]
+		k += ptrKey[w]
 		if g.passes != 0 {
-			k[0] ^= recKey[0][g.rec]
-			k[1] ^= recKey[1][g.rec]
+			k ^= recKey[g.rec]
 		}
 	}
 	return k
 }
 
-// table is an open-addressing hash set of keys (linear probing, grows at
-// half full). The zero key is never stored: a key with word 0 zero is
-// nudged to 1, which costs a bit of the 128 only.
+// table is an open-addressing hash set of keys: linear probing from the
+// home slot given by a key's top bits, 8 bytes a slot, grown to twice the
+// size when three quarters full. The zero key is never stored (it marks an
+// empty slot): a zero key is nudged to 1.
 type table struct {
-	slots [][2]uint64
+	slots []uint64
 	n     int
-	mask  uint64
+	shift uint // 64 - log2(len(slots)): a key's home is k >> shift
 }
 
 func newTable(logSize uint) *table {
-	return &table{slots: make([][2]uint64, 1<<logSize), mask: 1<<logSize - 1}
+	return &table{slots: make([]uint64, 1<<logSize), shift: 64 - logSize}
 }
 
 // insert adds k and reports whether it was new.
-func (t *table) insert(k [2]uint64) bool {
-	if k[0] == 0 {
-		k[0] = 1
+func (t *table) insert(k uint64) bool {
+	if k == 0 {
+		k = 1
 	}
-	if 2*(t.n+1) > len(t.slots) {
+	if 4*(t.n+1) > 3*len(t.slots) {
 		t.grow()
 	}
-	for i := k[1] & t.mask; ; i = (i + 1) & t.mask {
+	mask := uint64(len(t.slots) - 1)
+	for i := k >> t.shift; ; i = (i + 1) & mask {
 		s := &t.slots[i]
-		if s[0] == 0 {
+		if *s == 0 {
 			*s = k
 			t.n++
 			return true
@@ -169,44 +162,46 @@ func (t *table) insert(k [2]uint64) bool {
 
 // remove takes k out of the table if it is there (deletion by backward
 // shift, so every other key stays reachable from its home slot).
-func (t *table) remove(k [2]uint64) {
-	if k[0] == 0 {
-		k[0] = 1
+func (t *table) remove(k uint64) {
+	if k == 0 {
+		k = 1
 	}
-	i := k[1] & t.mask
-	for ; t.slots[i] != k; i = (i + 1) & t.mask {
-		if t.slots[i][0] == 0 {
+	mask := uint64(len(t.slots) - 1)
+	i := k >> t.shift
+	for ; t.slots[i] != k; i = (i + 1) & mask {
+		if t.slots[i] == 0 {
 			return
 		}
 	}
 	for j := i; ; {
-		j = (j + 1) & t.mask
-		if t.slots[j][0] == 0 {
+		j = (j + 1) & mask
+		if t.slots[j] == 0 {
 			break
 		}
 		// The key at j may fill hole i unless its home lies cyclically
 		// in (i, j].
-		h := t.slots[j][1] & t.mask
+		h := t.slots[j] >> t.shift
 		if i <= j && i < h && h <= j || i > j && (i < h || h <= j) {
 			continue
 		}
 		t.slots[i] = t.slots[j]
 		i = j
 	}
-	t.slots[i] = [2]uint64{}
+	t.slots[i] = 0
 	t.n--
 }
 
 func (t *table) grow() {
 	old := t.slots
-	t.slots = make([][2]uint64, 2*len(old))
-	t.mask = uint64(len(t.slots) - 1)
+	t.slots = make([]uint64, 2*len(old))
+	t.shift--
+	mask := uint64(len(t.slots) - 1)
 	for _, k := range old {
-		if k[0] == 0 {
+		if k == 0 {
 			continue
 		}
-		for i := k[1] & t.mask; ; i = (i + 1) & t.mask {
-			if t.slots[i][0] == 0 {
+		for i := k >> t.shift; ; i = (i + 1) & mask {
+			if t.slots[i] == 0 {
 				t.slots[i] = k
 				break
 			}

@@ -27,10 +27,10 @@ type search struct {
 	// Restarts: the search starts again from the root whenever it has
 	// expanded limit nodes, with a node limit twice the last and its
 	// moves in another order within each class; see run.
-	restart int         // restarts made
-	limit   int64       // nodes at which this attempt stops
-	cut     bool        // the attempt stopped at its limit
-	keys    [][2]uint64 // keys of the positions on the path (dfs frames)
+	restart int      // restarts made
+	limit   int64    // nodes at which this attempt stops
+	cut     bool     // the attempt stopped at its limit
+	keys    []uint64 // keys of the positions on the path (dfs frames)
 
 	path  []move // moves from the root: chosen and automatic ones
 	undos []undo // to unmake path
@@ -194,7 +194,7 @@ func (s *search) dfs() bool {
 	s.buf = g.candidates(s.buf)
 	end := len(s.buf)
 	if s.restart > 0 {
-		shuffleClasses(s.buf[start:end], s.keys[len(s.keys)-1][0]^uint64(s.restart)*0x9E3779B97F4A7C15)
+		shuffleClasses(s.buf[start:end], s.keys[len(s.keys)-1]^uint64(s.restart)*0x9E3779B97F4A7C15)
 	}
 	for i := start; i < end; i++ {
 		n := len(s.path)
