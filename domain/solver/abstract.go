@@ -213,3 +213,49 @@ func (g *game) countRearrangements() {
 		}
 	}
 }
+
+// Talon cards wait where every one is within reach (draw 1, unlimited
+// passes). There a talon card x put on the tableau is needed only by a
+// move that uses it there: a card of x's child class (the rank below, the
+// other colour) put on the tableau from outside the face-up runs (from the
+// talon, a foundation, or a base with its run), since x is one more card
+// to lie on; or x's twin going home after the run on it moves onto x. In
+// the abstract position x on the tableau enables nothing else, and taking
+// it out of the talon changes what the draws reach not at all. Take a
+// winning line whose first move puts x on the tableau and move that move
+// to just before the first move that needs x there (x going home first:
+// straight from the talon instead, and the move is gone): the moves in
+// between are as legal with x still in the talon (it only took a place a
+// card could lie on), the move is still legal there (x is still in reach,
+// and the place it took in the first line is free), and from there the two
+// lines meet. So the search puts a talon card on the tableau only where
+// one of those moves could follow (needsOnTableau).
+
+// needsOnTableau reports whether a move could follow that needs card x
+// face up on the tableau rather than in the talon (above); next is
+// homeNext.
+func (g *game) needsOnTableau(x byte, next uint64) bool {
+	r, red := rankOf[x], redOf[x]
+	kid := func(y byte) bool { return rankOf[y] == r-1 && redOf[y] != red }
+	if r > 1 && (g.talonHas(kid) || (g.takeBack && g.foundHas(kid))) {
+		return true
+	}
+	tw := twin(x)
+	for i := 0; i < g.piles; i++ {
+		p := &g.tab[i]
+		if p.n == p.down {
+			continue
+		}
+		if r > 1 && kid(p.c[p.down]) {
+			return true
+		}
+		if next&(1<<tw) != 0 {
+			for k := int(p.down); k < int(p.n); k++ {
+				if p.c[k] == tw {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

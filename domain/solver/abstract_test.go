@@ -1,8 +1,11 @@
 package solver
 
 import (
+	"context"
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openpatience/solitaire/domain"
 )
@@ -68,4 +71,65 @@ func TestR71AbstractKeyIgnoresArrangement(t *testing.T) {
 	if c.locked(0) != 3 || abstract(c) == before {
 		t.Errorf("a base that moved: %d locked cards in pile 0, key unchanged %v", c.locked(0), abstract(c) == before)
 	}
+}
+
+// R7.1: idle talon cards wait in the talon (abstract.go). With draw 1 and
+// unlimited passes, on positions of seeded deals after random play, with
+// and without take-back (R2.3), the search with the waiting gives the
+// verdict of the search without it wherever both finish, a winning line
+// replays to a win, and the waiting cut the search in a good share of
+// them, both winnable and lost ones.
+func TestR71IdleTalonKeepsVerdicts(t *testing.T) {
+	t.Parallel()
+	want := 150
+	if raceBuild || testing.Short() {
+		want = 30
+	}
+	search := func(s *domain.State, idle bool) (Verdict, int64) {
+		g, ok := fromState(s)
+		if !ok {
+			t.Fatal("no compact position")
+		}
+		g.noIdle = !idle
+		sr := newSearch(context.Background(), g, Budget{Nodes: 300_000, Time: time.Hour}.withDefaults(), time.Now())
+		switch won := sr.run(); {
+		case won:
+			if _, ok := verify(s, sr.line()); !ok {
+				t.Fatalf("a winning line that does not win\n%s", s.Board(true))
+			}
+			return Winnable, sr.nodes
+		case sr.aborted:
+			return Unknown, sr.nodes
+		}
+		return Unwinnable, sr.nodes
+	}
+	one := 1
+	rng := rand.New(rand.NewPCG(23, 9))
+	both, cutWin, cutLost := 0, 0, 0
+	for n := 0; n < 4*want && both < want; n++ {
+		takeBack := n%2 == 0
+		s0 := seeded(t, "relaxed", domain.Options{Draw: &one, TakeBack: &takeBack}, uint64(7000+n))
+		s := walk(rng, s0, rng.IntN(40))
+		on, nodesOn := search(s, true)
+		off, nodesOff := search(s, false)
+		if on == Unknown || off == Unknown {
+			continue
+		}
+		if on != off {
+			t.Fatalf("seed %d take-back %v after random play: %s with idle cards waiting, %s without\n%s",
+				7000+n, takeBack, on, off, s.Board(true))
+		}
+		both++
+		if nodesOn < nodesOff {
+			if on == Winnable {
+				cutWin++
+			} else {
+				cutLost++
+			}
+		}
+	}
+	if both < want || cutWin < want/10 || cutLost == 0 {
+		t.Fatalf("%d positions decided both ways (want %d); the waiting cut %d winnable and %d lost searches", both, want, cutWin, cutLost)
+	}
+	t.Logf("%d positions decided both ways; the waiting cut %d winnable and %d lost searches", both, cutWin, cutLost)
 }

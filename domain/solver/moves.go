@@ -414,6 +414,7 @@ func (g *game) talonMoves(out []move, firstEmpty int) []move {
 	}
 	var seen [maxCards + 1]bool
 	next, place := g.homeNext(), g.placeable(firstEmpty)
+	idle := g.abs && !g.noPrune && !g.noIdle && g.draw == 1 && g.passes == 0
 	try := func(p int, rc uint8) {
 		if p == 0 || seen[p] {
 			return
@@ -428,6 +429,10 @@ func (g *game) talonMoves(out []move, firstEmpty int) []move {
 			if g.safeHome(c) {
 				return // a safe card goes home rather than anywhere else (safe.go)
 			}
+		}
+		if idle && !g.needsOnTableau(c, next) {
+			g.dropped++
+			return // it can wait in the talon until it is needed (abstract.go)
 		}
 		for j := 0; j < g.piles; j++ {
 			if (g.tab[j].n == 0 && j != firstEmpty) || !g.takes(j, c) {
