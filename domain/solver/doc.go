@@ -34,6 +34,9 @@
 //     tableau (one free target of all), a base with its run, a card home
 //     (after moving the run on it to its twin when needed). Every move
 //     that only rearranges runs is left out, which is most tableau moves.
+//     With draw 1 and unlimited passes a talon card goes onto the tableau
+//     only when a card could be put on it or its twin go home next: until
+//     then it can wait in the talon, where it stays within reach.
 //   - A transposition table of every position seen, keyed by a 64-bit
 //     hash (8 bytes a position: a large search's time is mostly the
 //     table's memory traffic) that ignores the order of tableau piles and foundations (they
