@@ -101,9 +101,49 @@ func (g *game) topPile(c byte) int {
 	return -1
 }
 
+// takers fills tkA and tkB with the lowest and the second lowest pile
+// whose face-up top takes each card that is not a king (-1: none) and sets
+// tkPlace to the cards some pile takes (placeable: kings too when
+// firstEmpty >= 0). The candidates of a node ask for them many times.
+func (g *game) takers(firstEmpty int) {
+	for c := range g.tkA {
+		g.tkA[c], g.tkB[c] = -1, -1
+	}
+	var m uint64
+	if firstEmpty >= 0 {
+		m = 1<<12 | 1<<25 | 1<<38 | 1<<51
+	}
+	for j := 0; j < g.piles; j++ {
+		p := &g.tab[j]
+		if p.n == p.down {
+			continue
+		}
+		t := p.c[p.n-1]
+		r := rankOf[t]
+		if r == 1 {
+			continue
+		}
+		// the two cards of rank r-1 and the other colour (R1.5)
+		a, b := byte(r-2), byte(39+r-2) // clubs, spades
+		if !redOf[t] {
+			a, b = byte(13+r-2), byte(26+r-2) // diamonds, hearts
+		}
+		m |= 1<<a | 1<<b
+		for _, c := range [2]byte{a, b} {
+			switch {
+			case g.tkA[c] < 0:
+				g.tkA[c] = int8(j)
+			case g.tkB[c] < 0:
+				g.tkB[c] = int8(j)
+			}
+		}
+	}
+	g.tkPlace = m
+}
+
 // takerFor is the first pile other than skip whose top takes c (a king:
-// the first empty pile), or -1. Any of them gives the same abstract
-// position.
+// the first empty pile), or -1, from the tables of takers. Any of them
+// gives the same abstract position.
 func (g *game) takerFor(c byte, skip, firstEmpty int) int {
 	if rankOf[c] == 13 {
 		if firstEmpty == skip {
@@ -111,12 +151,10 @@ func (g *game) takerFor(c byte, skip, firstEmpty int) int {
 		}
 		return firstEmpty
 	}
-	for j := 0; j < g.piles; j++ {
-		if p := &g.tab[j]; j != skip && p.n > p.down && fits(c, p.c[p.n-1]) {
-			return j
-		}
+	if j := int(g.tkA[c]); j != skip {
+		return j
 	}
-	return -1
+	return int(g.tkB[c])
 }
 
 // absCandidates is candidates in abstract mode: home moves of every
@@ -139,6 +177,7 @@ func (g *game) absCandidates(out []move) []move {
 			firstEmpty = j
 		}
 	}
+	g.takers(firstEmpty)
 	prune := !g.noPrune
 	king := -1 // kingWaiting, computed once when needed
 	next := g.homeNext()

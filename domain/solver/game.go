@@ -77,6 +77,11 @@ type game struct {
 	ph [maxPiles]uint64 // per tableau pile
 	th uint64           // talon: sum of the keys of the cards gone
 
+	// abstract mode, during candidates: the piles that take each card
+	// and the cards some pile takes (takers)
+	tkA, tkB [52]int8
+	tkPlace  uint64
+
 	scratch [pileCap]byte
 	runs    [maxPiles]uint8 // candidates: runLen of every pile
 }

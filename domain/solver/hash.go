@@ -12,8 +12,8 @@ package solver
 //
 //   - tableau piles are hashed one by one and the pile hashes summed after
 //     a mixing step, so the order of piles does not matter (the rules treat
-//     every pile alike); in abstract mode (abstract.go) a pile adds only a
-//     key of its count of locked cards, and the face-up cards off the
+//     every pile alike); in abstract mode (abstract.go) a pile's hash is
+//     only a key of its count of locked cards, and the face-up cards off the
 //     bases are left out: their arrangement does not matter there;
 //   - foundations add a key of their top card, so their order does not
 //     matter either (R1.4: any ace starts any foundation);
@@ -72,10 +72,12 @@ func init() {
 	}
 }
 
-// rehashPile recomputes the hash of tableau pile i.
+// rehashPile recomputes the hash of tableau pile i (after every change of
+// the pile; rehashAll after a change of mode).
 func (g *game) rehashPile(i int) {
 	if g.abs {
-		return // abstract mode keys piles by their locked cards only
+		g.ph[i] = lockKey[i][g.locked(i)] // abstract mode: the locked cards only
+		return
 	}
 	p := &g.tab[i]
 	a := uint64(p.down)*0x100000001B3 + 0xCBF29CE484222325
@@ -83,6 +85,13 @@ func (g *game) rehashPile(i int) {
 		a = (a ^ (uint64(p.c[k]) + 1)) * 0x100000001B3
 	}
 	g.ph[i] = splitmix(a ^ uint64(p.n)<<56)
+}
+
+// rehashAll recomputes every pile's hash.
+func (g *game) rehashAll() {
+	for i := 0; i < g.piles; i++ {
+		g.rehashPile(i)
+	}
 }
 
 // addTalonKey adds (sign 1) or removes (sign -1) the key of talon index idx.
@@ -97,14 +106,8 @@ func (g *game) addTalonKey(idx byte, sign int) {
 // key is the canonical 64-bit key of the position.
 func (g *game) key() uint64 {
 	k := g.th
-	if g.abs {
-		for i := 0; i < g.piles; i++ {
-			k += lockKey[i][g.locked(i)]
-		}
-	} else {
-		for i := 0; i < g.piles; i++ {
-			k += g.ph[i]
-		}
+	for i := 0; i < g.piles; i++ {
+		k += g.ph[i]
 	}
 	for i := 0; i < g.nfound; i++ {
 		if c := g.found[i]; c != noCard {

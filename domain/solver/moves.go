@@ -413,7 +413,13 @@ func (g *game) talonMoves(out []move, firstEmpty int) []move {
 		return out
 	}
 	var seen [maxCards + 1]bool
-	next, place := g.homeNext(), g.placeable(firstEmpty)
+	next := g.homeNext()
+	var place uint64
+	if g.abs {
+		place = g.tkPlace // set by absCandidates
+	} else {
+		place = g.placeable(firstEmpty)
+	}
 	idle := g.abs && !g.noPrune && !g.noIdle && g.draw == 1 && g.passes == 0
 	try := func(p int, rc uint8) {
 		if p == 0 || seen[p] {
@@ -434,14 +440,18 @@ func (g *game) talonMoves(out []move, firstEmpty int) []move {
 			g.dropped++
 			return // it can wait in the talon until it is needed (abstract.go)
 		}
+		if g.abs {
+			// every free card gives the same abstract position
+			if j := g.takerFor(c, -1, firstEmpty); j >= 0 {
+				out = append(out, move{kind: kTalon, to: uint8(j), n: 1, p: uint8(p), rc: rc, pri: prTalon << ordShift})
+			}
+			return
+		}
 		for j := 0; j < g.piles; j++ {
 			if (g.tab[j].n == 0 && j != firstEmpty) || !g.takes(j, c) {
 				continue
 			}
 			out = append(out, move{kind: kTalon, to: uint8(j), n: 1, p: uint8(p), rc: rc, pri: prTalon << ordShift})
-			if g.abs {
-				break // every free card gives the same abstract position
-			}
 		}
 	}
 	for p := g.w; ; p += g.draw {

@@ -39,6 +39,7 @@ type search struct {
 
 func newSearch(ctx context.Context, g *game, b Budget, start time.Time) *search {
 	g.abs = !g.noPrune && g.abstractOK()
+	g.rehashAll()
 	s := &search{ctx: ctx, g: g, root: *g, tt: newTable(14), maxNodes: b.Nodes,
 		deadline: start.Add(b.Time), buf: make([]move, 0, 1024)}
 	if b.Clock != nil {
