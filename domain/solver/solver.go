@@ -179,8 +179,9 @@ const (
 // backtracking, "medium" with a little, "hard" within a few tens of
 // thousands of positions. On the relaxed draw-1 deals (the daily deals'
 // rules) of BENCHMARKS.md "Solver" these split the winnable deals into all
-// four bands (distribution there); they depend on the search order, so a
-// change to the order comes with new thresholds.
+// four bands (distribution there and in docs/rules.md R7.5); they depend on
+// the search, so a change to it is measured again, and the thresholds move
+// when a band would empty. A game keeps the band it was dealt with.
 const (
 	EasyNodes       = 60
 	MediumNodes     = 200
