@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/glebarez/sqlite"
 	"gorm.io/driver/postgres"
+	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
 
 	"github.com/openpatience/solitaire/domain"
@@ -283,5 +283,8 @@ func connect(ctx context.Context, cfg Config) (*Store, error) {
 //   - _txlock=immediate takes the write lock at BEGIN, so a transaction
 //     never fails half-way upgrading a read lock.
 //   - foreign_keys: events and snapshots must belong to a game.
-const sqliteParams = "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
-	"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+//
+// The names are github.com/mattn/go-sqlite3's, which runs each as a PRAGMA
+// on every new connection.
+const sqliteParams = "?_busy_timeout=10000&_journal_mode=WAL" +
+	"&_synchronous=NORMAL&_foreign_keys=1&_txlock=immediate"
