@@ -208,31 +208,20 @@ func (s *Store) appendSQLite(ctx context.Context, gameID string, expected int, h
 	} else if n == 0 {
 		return nil, domain.ErrConflict
 	}
-	q, args := insertEventsSQL(recs)
-	rows, err := tx.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	n := 0
-	for rows.Next() {
-		var (
-			version  int
-			position int64
-		)
-		if err := rows.Scan(&version, &position); err != nil {
-			rows.Close()
+	if len(recs) == 1 {
+		// One event (a move's usual append): its position is the row id
+		// the insert reports, with no result rows to read.
+		r := &recs[0]
+		res, err := tx.ExecContext(ctx, insertEventSQL, r.GameID, r.Version, string(r.Type), nonNil(r.Payload),
+			millis(r.OccurredAt), r.PrevHash, r.Hash)
+		if err != nil {
 			return nil, err
 		}
-		if i := version - recs[0].Version; i >= 0 && i < len(recs) {
-			recs[i].Position = position
-			n++
+		if r.Position, err = res.LastInsertId(); err != nil {
+			return nil, err
 		}
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+	} else if err := sqliteInsertEvents(ctx, tx, recs); err != nil {
 		return nil, err
-	}
-	if n != len(recs) {
-		return nil, fmt.Errorf("inserted %d of %d events", n, len(recs))
 	}
 	if receipt != nil {
 		created, expires := receiptTimes(receipt)
@@ -251,6 +240,41 @@ func (s *Store) appendSQLite(ctx context.Context, gameID string, expected int, h
 		return nil, err
 	}
 	return recs, nil
+}
+
+// insertEventSQL inserts one event; its position is the new row's id.
+const insertEventSQL = `INSERT INTO events (game_id, version, type, payload, occurred_at, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)`
+
+// sqliteInsertEvents inserts recs (at most insertBatch) in tx with one
+// statement and fills in their positions from its RETURNING rows.
+func sqliteInsertEvents(ctx context.Context, tx *sql.Tx, recs []domain.RecordedEvent) error {
+	q, args := insertEventsSQL(recs)
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for rows.Next() {
+		var (
+			version  int
+			position int64
+		)
+		if err := rows.Scan(&version, &position); err != nil {
+			rows.Close()
+			return err
+		}
+		if i := version - recs[0].Version; i >= 0 && i < len(recs) {
+			recs[i].Position = position
+			n++
+		}
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return err
+	}
+	if n != len(recs) {
+		return fmt.Errorf("inserted %d of %d events", n, len(recs))
+	}
+	return nil
 }
 
 // insertEventsSQL is the insert of recs (at most insertBatch) with
