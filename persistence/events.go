@@ -191,7 +191,19 @@ func (s *Store) appendSQLite(ctx context.Context, gameID string, expected int, h
 	if err != nil {
 		return nil, err
 	}
-	tx, err := s.sqlDB.BeginTx(ctx, nil)
+	// The wait for the connection ends with ctx; the transaction does not.
+	// The driver watches a cancellable context with a goroutine per
+	// statement (to interrupt SQLite), which cost a move more than its
+	// statements' own work; the transaction takes microseconds once it
+	// has the connection, so it runs to its end, as a submitted batch
+	// does on PostgreSQL.
+	conn, err := s.sqlDB.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	ctx = context.WithoutCancel(ctx)
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
