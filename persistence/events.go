@@ -265,28 +265,7 @@ func sqliteInsertEvents(ctx context.Context, tx *sql.Tx, recs []domain.RecordedE
 	if err != nil {
 		return err
 	}
-	n := 0
-	for rows.Next() {
-		var (
-			version  int
-			position int64
-		)
-		if err := rows.Scan(&version, &position); err != nil {
-			rows.Close()
-			return err
-		}
-		if i := version - recs[0].Version; i >= 0 && i < len(recs) {
-			recs[i].Position = position
-			n++
-		}
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return err
-	}
-	if n != len(recs) {
-		return fmt.Errorf("inserted %d of %d events", n, len(recs))
-	}
-	return nil
+	return readPositions(rows, recs)
 }
 
 // insertEventsSQL is the insert of recs (at most insertBatch) with
@@ -372,6 +351,12 @@ func scanPositions(tx *gorm.DB, q string, args []any, recs []domain.RecordedEven
 	if err != nil {
 		return err
 	}
+	return readPositions(rows, recs)
+}
+
+// readPositions sets the Position of each of recs from rows of (version,
+// position), the RETURNING rows of their insert, and closes rows.
+func readPositions(rows *sql.Rows, recs []domain.RecordedEvent) error {
 	defer rows.Close()
 	n := 0
 	for rows.Next() {
@@ -387,7 +372,7 @@ func scanPositions(tx *gorm.DB, q string, args []any, recs []domain.RecordedEven
 			n++
 		}
 	}
-	if err := rows.Err(); err != nil {
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return err
 	}
 	if n != len(recs) {
