@@ -44,7 +44,8 @@ func TestSpecFuzz(t *testing.T) {
 	forEachStore(t, func(t *testing.T, e *env) {
 		n := *specFuzzN
 		if n == 0 {
-			// The pure-Go SQLite runs instrumented under -race: fewer there.
+			// Fewer on SQLite, to keep the suite short (it was the slower store
+			// under -race with its pure-Go driver; not re-timed since).
 			n = 500
 			if e.store.Dialect() == "postgres" {
 				n = 1500

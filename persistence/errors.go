@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/mattn/go-sqlite3"
 
 	"github.com/openpatience/solitaire/domain"
 )
@@ -40,20 +39,6 @@ func isConflict(err error) bool {
 		return true
 	}
 	return false
-}
-
-// sqliteCode is the extended result code of the SQLite error in err's
-// chain (its low byte is the primary code), or 0 when there is none. The
-// driver (mattn/go-sqlite3) returns its Error as a value, not a pointer.
-func sqliteCode(err error) int {
-	var se sqlite3.Error
-	if !errors.As(err, &se) {
-		return 0
-	}
-	if se.ExtendedCode != 0 {
-		return int(se.ExtendedCode)
-	}
-	return int(se.Code)
 }
 
 // wrap turns a database error into what callers may see: ErrNotFound and
