@@ -83,7 +83,7 @@ func TestNoLeaks(t *testing.T) {
 		e.waitReady(rulesOf(t, "relaxed"), 1)
 		moves := 12
 		if e.store.Dialect() == "sqlite" {
-			moves = 6 // the pure-Go SQLite is slow under -race
+			moves = 6 // fewer on SQLite, as when its driver was pure Go (slow under -race)
 		}
 		var bodies, leaks int
 		for _, cr := range requests {

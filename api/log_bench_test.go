@@ -164,6 +164,9 @@ func benchmarkMove(b *testing.B, backend string, every, end time.Duration) {
 // post sends a JSON POST through the handler.
 func post(h http.Handler, token, path, body string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+	ctx, cancel := context.WithCancel(req.Context())
+	defer cancel()
+	req = req.WithContext(ctx)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+token)
 	rec := httptest.NewRecorder()

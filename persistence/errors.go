@@ -34,14 +34,9 @@ func isConflict(err error) bool {
 		}
 		return false
 	}
-	// glebarez/go-sqlite's *Error; matched by method to keep the driver out
-	// of this file.
-	var se interface{ Code() int }
-	if errors.As(err, &se) {
-		switch se.Code() {
-		case sqliteConstraintPrimaryKey, sqliteConstraintUnique:
-			return true
-		}
+	switch sqliteCode(err) {
+	case sqliteConstraintPrimaryKey, sqliteConstraintUnique:
+		return true
 	}
 	return false
 }

@@ -191,7 +191,19 @@ func (s *Store) appendSQLite(ctx context.Context, gameID string, expected int, h
 	if err != nil {
 		return nil, err
 	}
-	tx, err := s.sqlDB.BeginTx(ctx, nil)
+	// The wait for the connection ends with ctx; the transaction does not.
+	// The driver watches a cancellable context with a goroutine per
+	// statement (to interrupt SQLite), which cost a move more than its
+	// statements' own work; the transaction takes microseconds once it
+	// has the connection, so it runs to its end, as a submitted batch
+	// does on PostgreSQL.
+	conn, err := s.sqlDB.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	ctx = context.WithoutCancel(ctx)
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -208,31 +220,20 @@ func (s *Store) appendSQLite(ctx context.Context, gameID string, expected int, h
 	} else if n == 0 {
 		return nil, domain.ErrConflict
 	}
-	q, args := insertEventsSQL(recs)
-	rows, err := tx.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	n := 0
-	for rows.Next() {
-		var (
-			version  int
-			position int64
-		)
-		if err := rows.Scan(&version, &position); err != nil {
-			rows.Close()
+	if len(recs) == 1 {
+		// One event (a move's usual append): its position is the row id
+		// the insert reports, with no result rows to read.
+		r := &recs[0]
+		res, err := tx.ExecContext(ctx, insertEventSQL, r.GameID, r.Version, string(r.Type), nonNil(r.Payload),
+			millis(r.OccurredAt), r.PrevHash, r.Hash)
+		if err != nil {
 			return nil, err
 		}
-		if i := version - recs[0].Version; i >= 0 && i < len(recs) {
-			recs[i].Position = position
-			n++
+		if r.Position, err = res.LastInsertId(); err != nil {
+			return nil, err
 		}
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+	} else if err := sqliteInsertEvents(ctx, tx, recs); err != nil {
 		return nil, err
-	}
-	if n != len(recs) {
-		return nil, fmt.Errorf("inserted %d of %d events", n, len(recs))
 	}
 	if receipt != nil {
 		created, expires := receiptTimes(receipt)
@@ -251,6 +252,20 @@ func (s *Store) appendSQLite(ctx context.Context, gameID string, expected int, h
 		return nil, err
 	}
 	return recs, nil
+}
+
+// insertEventSQL inserts one event; its position is the new row's id.
+const insertEventSQL = `INSERT INTO events (game_id, version, type, payload, occurred_at, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)`
+
+// sqliteInsertEvents inserts recs (at most insertBatch) in tx with one
+// statement and fills in their positions from its RETURNING rows.
+func sqliteInsertEvents(ctx context.Context, tx *sql.Tx, recs []domain.RecordedEvent) error {
+	q, args := insertEventsSQL(recs)
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	return readPositions(rows, recs)
 }
 
 // insertEventsSQL is the insert of recs (at most insertBatch) with
@@ -336,6 +351,12 @@ func scanPositions(tx *gorm.DB, q string, args []any, recs []domain.RecordedEven
 	if err != nil {
 		return err
 	}
+	return readPositions(rows, recs)
+}
+
+// readPositions sets the Position of each of recs from rows of (version,
+// position), the RETURNING rows of their insert, and closes rows.
+func readPositions(rows *sql.Rows, recs []domain.RecordedEvent) error {
 	defer rows.Close()
 	n := 0
 	for rows.Next() {
@@ -351,7 +372,7 @@ func scanPositions(tx *gorm.DB, q string, args []any, recs []domain.RecordedEven
 			n++
 		}
 	}
-	if err := rows.Err(); err != nil {
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return err
 	}
 	if n != len(recs) {

@@ -35,6 +35,14 @@ func TestOpenDefaultPath(t *testing.T) {
 	if err := s.DB().QueryRowContext(t.Context(), "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
 		t.Errorf("journal_mode = %q, %v; want wal", mode, err)
 	}
+	// The rest of the connection settings (store.go, sqliteParams):
+	// synchronous NORMAL is 1.
+	for pragma, want := range map[string]int{"synchronous": 1, "foreign_keys": 1, "busy_timeout": 10000} {
+		var got int
+		if err := s.DB().QueryRowContext(t.Context(), "PRAGMA "+pragma).Scan(&got); err != nil || got != want {
+			t.Errorf("%s = %d, %v; want %d", pragma, got, err, want)
+		}
+	}
 	if err := s.Ping(t.Context()); err != nil {
 		t.Errorf("ping: %v", err)
 	}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/glebarez/sqlite"
 	"gorm.io/driver/postgres"
+	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
 
 	"github.com/openpatience/solitaire/domain"
@@ -283,5 +283,14 @@ func connect(ctx context.Context, cfg Config) (*Store, error) {
 //   - _txlock=immediate takes the write lock at BEGIN, so a transaction
 //     never fails half-way upgrading a read lock.
 //   - foreign_keys: events and snapshots must belong to a game.
-const sqliteParams = "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
-	"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+//   - _stmt_cache_size: the driver keeps up to 64 prepared statements per
+//     connection, keyed by their text, so a move's statements are not
+//     parsed and planned again each time (that was most of the SQLite
+//     engine's work per move: BENCHMARKS.md "SQLite", session 6). A
+//     schema change (a migration) makes SQLite prepare a cached statement
+//     anew.
+//
+// The names are github.com/mattn/go-sqlite3's, which runs each pragma on
+// every new connection.
+const sqliteParams = "?_busy_timeout=10000&_journal_mode=WAL" +
+	"&_synchronous=NORMAL&_foreign_keys=1&_txlock=immediate&_stmt_cache_size=64"

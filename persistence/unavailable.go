@@ -90,12 +90,9 @@ func isUnavailable(err error) bool {
 	if pgconn.SafeToRetry(err) {
 		return true
 	}
-	var se interface{ Code() int }
-	if errors.As(err, &se) {
-		switch se.Code() & 0xff {
-		case sqliteBusy, sqliteLocked:
-			return true
-		}
+	switch sqliteCode(err) & 0xff {
+	case sqliteBusy, sqliteLocked:
+		return true
 	}
 	return false
 }

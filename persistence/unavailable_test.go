@@ -8,19 +8,15 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"path/filepath"
 	"syscall"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/mattn/go-sqlite3"
 
 	"github.com/openpatience/solitaire/domain"
 )
-
-// sqliteErr stands in for the driver's error type (matched by its Code).
-type sqliteErr int
-
-func (e sqliteErr) Error() string { return fmt.Sprintf("sqlite error %d", int(e)) }
-func (e sqliteErr) Code() int     { return int(e) }
 
 // TestUnavailable pins which failures are an outage (ErrUnavailable, the
 // API's 503) and which are not.
@@ -43,13 +39,14 @@ func TestUnavailable(t *testing.T) {
 		{"cannot connect now", &pgconn.PgError{Code: "57P03"}, true},
 		{"too many connections", &pgconn.PgError{Code: "53300"}, true},
 		{"connection failure", &pgconn.PgError{Code: "08006"}, true},
-		{"sqlite busy", sqliteErr(5), true},
-		{"sqlite busy snapshot", sqliteErr(5 | 2<<8), true},
+		{"sqlite busy", sqlite3.Error{Code: sqlite3.ErrBusy}, true},
+		{"sqlite busy snapshot", fmt.Errorf("exec: %w", sqlite3.Error{Code: sqlite3.ErrBusy, ExtendedCode: sqlite3.ErrBusySnapshot}), true},
+		{"sqlite locked", sqlite3.Error{Code: sqlite3.ErrLocked, ExtendedCode: sqlite3.ErrLocked.Extend(1)}, true},
 		{"already wrapped", fmt.Errorf("x: %w", ErrUnavailable), true},
 		{"cancelled by the caller", fmt.Errorf("query: %w", context.Canceled), false},
 		{"unique violation", &pgconn.PgError{Code: "23505"}, false},
 		{"bad text", &pgconn.PgError{Code: "22021"}, false},
-		{"sqlite constraint", sqliteErr(2067), false},
+		{"sqlite constraint", sqlite3.Error{Code: sqlite3.ErrConstraint, ExtendedCode: sqlite3.ErrConstraintUnique}, false},
 		{"no rows", sql.ErrNoRows, false},
 		{"not found", domain.ErrNotFound, false},
 		{"other", errors.New("persistence: something"), false},
@@ -72,5 +69,50 @@ func TestUnavailable(t *testing.T) {
 	// A race is a conflict, not an outage.
 	if err := wrap("append", &pgconn.PgError{Code: "23505"}); !errors.Is(err, domain.ErrConflict) || errors.Is(err, ErrUnavailable) {
 		t.Errorf("unique violation: %v", err)
+	}
+}
+
+// TestSQLiteErrorsFromTheDriver: the driver's own errors, not stand-ins,
+// are classified as the store needs: another connection's write lock held
+// past the busy timeout is an outage, a duplicate key is a conflict.
+func TestSQLiteErrorsFromTheDriver(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "e.db")
+	open := func(params string) *sql.DB {
+		db, err := sql.Open("sqlite3", path+params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.SetMaxOpenConns(1)
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	holder := open("?_journal_mode=WAL&_txlock=immediate")
+	other := open("?_journal_mode=WAL&_txlock=immediate&_busy_timeout=1")
+	if _, err := holder.ExecContext(t.Context(), `CREATE TABLE t (k INTEGER PRIMARY KEY, u TEXT UNIQUE)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := holder.ExecContext(t.Context(), `INSERT INTO t VALUES (1, 'a')`); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`INSERT INTO t VALUES (1, 'b')`, `INSERT INTO t VALUES (2, 'a')`} {
+		_, err := holder.ExecContext(t.Context(), q)
+		if err == nil || !isConflict(err) || isUnavailable(err) {
+			t.Errorf("%s: %v: want a conflict", q, err)
+		}
+		if w := wrap("op", err); !errors.Is(w, domain.ErrConflict) {
+			t.Errorf("%s: wrap = %v, want ErrConflict", q, w)
+		}
+	}
+	tx, err := holder.BeginTx(t.Context(), nil) // BEGIN IMMEDIATE: the write lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	_, err = other.ExecContext(t.Context(), `INSERT INTO t VALUES (3, 'c')`)
+	if err == nil || !isUnavailable(err) || isConflict(err) {
+		t.Fatalf("write under another's lock: %v (code %d): want an outage", err, sqliteCode(err))
+	}
+	if w := wrap("op", err); !errors.Is(w, ErrUnavailable) || !errors.Is(w, err) {
+		t.Errorf("wrap = %v, want ErrUnavailable and the driver's error", w)
 	}
 }
