@@ -267,8 +267,18 @@ func (g *game) countRearrangements() {
 // between are as legal with x still in the talon (it only took a place a
 // card could lie on), the move is still legal there (x is still in reach,
 // and the place it took in the first line is free), and from there the two
-// lines meet. So the search puts a talon card on the tableau only where
-// one of those moves could follow (needsOnTableau).
+// lines meet. A move in between may lose its own reason (a card put on
+// the tableau only so that x could go home from it after its run moved
+// onto that card: with x still in the talon, x goes home straight from
+// there): it is postponed in turn. That ends: a postponed move sits just
+// before the move that needs it, where it is a candidate, and what made
+// it one (the child in the talon, a base or a foundation top; the twin
+// face up with its foundation taking it) holds there, so no move is
+// postponed twice, and induction on the line's length does the rest. The
+// waiting depends on the position only, never on the path, so the
+// transposition table loses nothing by it. So the search puts a talon card
+// on the tableau only where one of those moves could follow
+// (needsOnTableau).
 
 // needsOnTableau reports whether a move could follow that needs card x
 // face up on the tableau rather than in the talon (above); next is
