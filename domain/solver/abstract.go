@@ -286,7 +286,8 @@ func (g *game) countRearrangements() {
 func (g *game) needsOnTableau(x byte, next uint64) bool {
 	r, red := rankOf[x], redOf[x]
 	kid := func(y byte) bool { return rankOf[y] == r-1 && redOf[y] != red }
-	if r > 1 && (g.talonHas(kid) || (g.takeBack && g.foundHas(kid))) {
+	// every talon card is within reach here (one deck: inTalon is exact)
+	if r > 1 && (kidsOf(x)&g.inTalon != 0 || (g.takeBack && g.foundHas(kid))) {
 		return true
 	}
 	tw := twin(x)
@@ -307,4 +308,17 @@ func (g *game) needsOnTableau(x byte, next uint64) bool {
 		}
 	}
 	return false
+}
+
+// kidsOf is the set of the two cards that fit on card x (the rank below,
+// the other colour; R1.5), bit c for card c; none for an ace.
+func kidsOf(x byte) uint64 {
+	r := rankOf[x]
+	if r == 1 {
+		return 0
+	}
+	if redOf[x] {
+		return 1<<(r-2) | 1<<(39+r-2) // clubs, spades
+	}
+	return 1<<(13+r-2) | 1<<(26+r-2) // diamonds, hearts
 }

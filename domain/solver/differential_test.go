@@ -91,6 +91,15 @@ func checkHashes(g *game, rootLen int) error {
 	if th != g.th {
 		return fmt.Errorf("talon hash stale")
 	}
+	if g.cards == 52 {
+		var in uint64
+		for _, idx := range g.talon[:g.tl] {
+			in |= 1 << g.orig[idx]
+		}
+		if in != g.inTalon {
+			return fmt.Errorf("talon card set stale")
+		}
+	}
 	return nil
 }
 

@@ -76,6 +76,9 @@ type game struct {
 	// hashes, kept up to date by every change
 	ph [maxPiles]uint64 // per tableau pile
 	th uint64           // talon: sum of the keys of the cards gone
+	// inTalon has bit c set while card c is in the talon (one deck only:
+	// with more, a bit cannot count the copies), kept by addTalonKey
+	inTalon uint64
 
 	// abstract mode, during candidates: the piles that take each card
 	// and the cards some pile takes (takers)
@@ -136,6 +139,7 @@ func fromState(s *domain.State) (*game, bool) {
 	}
 	for i := 0; i < g.tl; i++ {
 		g.talon[i] = byte(i)
+		g.inTalon |= 1 << (g.orig[i] & 63)
 	}
 	g.w = len(s.Waste)
 	return g, true

@@ -94,12 +94,17 @@ func (g *game) rehashAll() {
 	}
 }
 
-// addTalonKey adds (sign 1) or removes (sign -1) the key of talon index idx.
+// addTalonKey adds (sign 1: the card at talon index idx leaves the talon)
+// or removes (sign -1: it comes back) the key of talon index idx, and
+// keeps inTalon.
 func (g *game) addTalonKey(idx byte, sign int) {
+	bit := uint64(1) << (g.orig[idx] & 63)
 	if sign > 0 {
 		g.th += talonKey[idx]
+		g.inTalon &^= bit
 	} else {
 		g.th -= talonKey[idx]
+		g.inTalon |= bit
 	}
 }
 

@@ -146,6 +146,9 @@ func (s *search) automatic() {
 		case g.draw == 1 && g.passes == 0:
 			// Every talon card is always within reach, and taking one out
 			// leaves the others so: a safe one goes home wherever it lies.
+			if g.cards == 52 && next&g.inTalon == 0 {
+				break // no talon card goes home now
+			}
 			for p := 1; p <= g.tl; p++ {
 				if c := g.orig[g.talon[p-1]]; next&(1<<c) != 0 {
 					if f := g.foundFor(c); f >= 0 && g.safeHome(c) {
