@@ -2,6 +2,7 @@ package domain
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -84,6 +85,45 @@ func TestAuditTamperedByte(t *testing.T) {
 		a := Audit("g", recs, nil)
 		if a.ChainOK || a.ChainBrokenAt != v || a.FirstBroken() != v {
 			t.Fatalf("tamper at %d: chain broken at %d, first broken %d", v, a.ChainBrokenAt, a.FirstBroken())
+		}
+	}
+}
+
+// Import takes back only what Export writes: the same hash in upper-case
+// hex, or the same instant in another RFC 3339 form, decodes to the same
+// value, so a file changed that way would pass the audit unless Import
+// refuses it (an export is audited byte for byte).
+func TestImportRefusesOtherSpellings(t *testing.T) {
+	_, log := playRandom(t, "relaxed", 5, 20, Options{})
+	recs := record(t, "g", log)
+	for _, r := range recs {
+		x := Export(r)
+		if back, err := Import(x); err != nil || !bytes.Equal(back.Hash, r.Hash) || back.Version != r.Version {
+			t.Fatalf("event %d: the export does not import back: %v", r.Version, err)
+		}
+	}
+	x := Export(recs[3])
+	cases := map[string]ExportedEvent{}
+	if y := x; strings.ContainsAny(y.Hash, "abcdef") {
+		y.Hash = strings.ToUpper(y.Hash)
+		cases["hash in upper case"] = y
+	}
+	if y := x; strings.ContainsAny(y.PrevHash, "abcdef") {
+		y.PrevHash = strings.ToUpper(y.PrevHash)
+		cases["prev_hash in upper case"] = y
+	}
+	y := x
+	y.OccurredAt = strings.TrimSuffix(y.OccurredAt, "Z") + "+00:00"
+	cases["occurred_at with +00:00"] = y
+	y = x
+	y.OccurredAt = strings.Replace(y.OccurredAt, ".", ".0", 1) // one more digit of the same instant
+	cases["occurred_at with a fourth fraction digit"] = y
+	if len(cases) < 3 {
+		t.Fatalf("only %d cases: the hashes have no hex letter", len(cases))
+	}
+	for name, c := range cases {
+		if _, err := Import(c); err == nil {
+			t.Errorf("%s: imported", name)
 		}
 	}
 }

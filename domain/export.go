@@ -29,11 +29,18 @@ func Export(r RecordedEvent) ExportedEvent {
 }
 
 // Import converts the wire form back. It returns an error for a malformed
-// time or hash; it does not verify anything (Audit does).
+// time or hash, or one not written the way Export writes it (lowercase hex,
+// FormatTime's form): the decoders accept other spellings of the same value
+// (upper-case hex digits, other RFC 3339 forms), and an audit of a file
+// must fail on any changed byte, not only on a changed value. It does not
+// verify anything else (Audit does).
 func Import(x ExportedEvent) (RecordedEvent, error) {
 	at, err := time.Parse(time.RFC3339Nano, x.OccurredAt)
 	if err != nil {
 		return RecordedEvent{}, fmt.Errorf("event %d: occurred_at: %w", x.Version, err)
+	}
+	if FormatTime(at) != x.OccurredAt {
+		return RecordedEvent{}, fmt.Errorf("event %d: occurred_at %q is not in the export's form %q", x.Version, x.OccurredAt, FormatTime(at))
 	}
 	prev, err := hex.DecodeString(x.PrevHash)
 	if err != nil {
@@ -42,6 +49,9 @@ func Import(x ExportedEvent) (RecordedEvent, error) {
 	hash, err := hex.DecodeString(x.Hash)
 	if err != nil {
 		return RecordedEvent{}, fmt.Errorf("event %d: hash: %w", x.Version, err)
+	}
+	if hex.EncodeToString(prev) != x.PrevHash || hex.EncodeToString(hash) != x.Hash {
+		return RecordedEvent{}, fmt.Errorf("event %d: hashes must be lowercase hex", x.Version)
 	}
 	return RecordedEvent{GameID: x.GameID, Version: x.Version, Type: x.Type, OccurredAt: at.UTC(),
 		Payload: []byte(x.Data), PrevHash: prev, Hash: hash}, nil
