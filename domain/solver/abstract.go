@@ -1,5 +1,7 @@
 package solver
 
+import "math/bits"
+
 // Abstract mode: one deck, sequence moves (R1.6). The search then works on
 // positions up to the arrangement of the face-up cards, as lonelybot does,
 // which removes every tableau move that only rearranges runs.
@@ -111,25 +113,17 @@ func (g *game) takers(firstEmpty int) {
 	}
 	var m uint64
 	if firstEmpty >= 0 {
-		m = 1<<12 | 1<<25 | 1<<38 | 1<<51
+		m = kings
 	}
 	for j := 0; j < g.piles; j++ {
 		p := &g.tab[j]
 		if p.n == p.down {
 			continue
 		}
-		t := p.c[p.n-1]
-		r := rankOf[t]
-		if r == 1 {
-			continue
-		}
-		// the two cards of rank r-1 and the other colour (R1.5)
-		a, b := byte(r-2), byte(39+r-2) // clubs, spades
-		if !redOf[t] {
-			a, b = byte(13+r-2), byte(26+r-2) // diamonds, hearts
-		}
-		m |= 1<<a | 1<<b
-		for _, c := range [2]byte{a, b} {
+		kids := kidsOf(p.c[p.n-1])
+		m |= kids
+		for ; kids != 0; kids &= kids - 1 {
+			c := bits.TrailingZeros64(kids)
 			switch {
 			case g.tkA[c] < 0:
 				g.tkA[c] = int8(j)

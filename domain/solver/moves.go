@@ -277,24 +277,18 @@ func (g *game) mayEmpty(i int, prune bool, king *int) bool {
 func (g *game) placeable(firstEmpty int) uint64 {
 	var m uint64
 	if firstEmpty >= 0 {
-		m = 1<<12 | 1<<25 | 1<<38 | 1<<51
+		m = kings
 	}
 	for j := 0; j < g.piles; j++ {
-		p := &g.tab[j]
-		if p.n == p.down {
-			continue
-		}
-		t := p.c[p.n-1]
-		if r := rankOf[t]; r > 1 {
-			if redOf[t] {
-				m |= 1<<(r-2) | 1<<(39+r-2) // clubs, spades
-			} else {
-				m |= 1<<(13+r-2) | 1<<(26+r-2) // diamonds, hearts
-			}
+		if p := &g.tab[j]; p.n > p.down {
+			m |= kidsOf(p.c[p.n-1])
 		}
 	}
 	return m
 }
+
+// kings is the set of the four kings (bit c for card c).
+const kings = 1<<12 | 1<<25 | 1<<38 | 1<<51
 
 // usefulPartial reports whether moving the top k cards of pile i (the
 // card x under them face up, staying) can be needed now: x goes to a
