@@ -387,10 +387,42 @@ func readPositions(rows *sql.Rows, recs []domain.RecordedEvent) error {
 // and replays, and new snapshots replace them as games go on.
 const snapshotFormat = 3 // 2: undo operations packed (domain.Op); 3: the redo record (domain.RedoTurn)
 
+// snapshotStretch is where snapshots start to thin out, in snapshot
+// intervals: up to version snapshotStretch×every a snapshot falls on every
+// multiple of every; beyond it the step doubles each time the version
+// does (snapshotStep).
+const snapshotStretch = 8
+
+// snapshotStep is the distance between snapshots around version v, for
+// the configured interval every > 0: every while v < snapshotStretch×every,
+// then every×2^k for v in [snapshotStretch×every×2^k,
+// snapshotStretch×every×2^(k+1)), so between v/(2×snapshotStretch) and
+// v/snapshotStretch events. Why: a snapshot holds the undo record, which
+// grows with the game (one turn per undoable move, unlimited in some
+// variants), so at a fixed interval a long game's snapshots cost more and
+// more per move (on one player's 10,000-move game, the write of a
+// ~0.5 MB snapshot every 100 moves was the move latency's p99 on
+// PostgreSQL). With the step growing with the version, the snapshot bytes
+// written per move stay bounded (about 2×snapshotStretch turns' worth),
+// and a load without the cache replays at most v/snapshotStretch events
+// after the newest snapshot. Every step is a multiple of every, so games
+// shorter than snapshotStretch×every get the snapshots they always had.
+func snapshotStep(every, v int) int {
+	step := every
+	for v >= 2*snapshotStretch*step {
+		step *= 2
+	}
+	return step
+}
+
 // snapshotDue reports whether a stream going from version old to version
-// new crosses a multiple of the snapshot interval.
+// new crosses a multiple of the snapshot step at new (snapshotStep).
 func (s *Store) snapshotDue(old, new int) bool {
-	return s.snapshotEvery > 0 && new/s.snapshotEvery > old/s.snapshotEvery
+	if s.snapshotEvery <= 0 {
+		return false
+	}
+	step := snapshotStep(s.snapshotEvery, new)
+	return new/step > old/step
 }
 
 // writeSnapshot stores st (at st.Version, whose event has hash head). A
