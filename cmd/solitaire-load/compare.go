@@ -183,7 +183,7 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 			start := func() (*serverProc, error) {
 				return startBaseline(ctx, self, dbURL, filepath.Join(tmp, "baseline.log"))
 			}
-			if row.Baseline, row.BaselineCommits, err = measureLean(ctx, counts, start, targets, clients, cfg, "", w); err != nil {
+			if row.Baseline, row.BaselineCommits, err = measureLean(ctx, counts, start, targets, clients, cfg, name, "", w); err != nil {
 				return nil, fmt.Errorf("baseline: %w", err)
 			}
 			fmt.Fprintf(w, "baseline     %.1f requests/s, p50 %s, p99 %s, %.2f commits per request, %d errors\n",
@@ -208,7 +208,7 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 			profile = cfg.Profile + "-" + strconv.Itoa(clients) + ".pprof"
 		}
 		start := func() (*serverProc, error) { return startServer(ctx, server, env, "warn", profile != "", logPath) }
-		if row.Product, row.ProductCommits, err = measureLean(ctx, counts, start, targets, clients, cfg, profile, w); err != nil {
+		if row.Product, row.ProductCommits, err = measureLean(ctx, counts, start, targets, clients, cfg, name, profile, w); err != nil {
 			return nil, fmt.Errorf("product: %w", err)
 		}
 		fmt.Fprintf(w, "product      %.1f moves/s, p50 %s, p99 %s, %.2f commits per move, %d errors\n",
@@ -250,11 +250,13 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 // measureLean starts a server with start, runs the lean generator on it,
 // stops it, and returns the result and the database's commits (counts:
 // xactCommits) per 200 answer, read once the server's connections are
-// gone, so that every backend has reported its counts. With profile set
+// gone, so that every backend has reported its counts. It writes the CPU
+// per request of the server, the load tool and database db's backends
+// (cpuSample.report). With profile set
 // (and a server started with its pprof listener) a CPU profile of the
 // counted part is written there.
 func measureLean(ctx context.Context, counts func(context.Context) (int64, error), start func() (*serverProc, error),
-	targets []leanTarget, clients int, cfg compareConfig, profile string, w io.Writer) (*leanResult, float64, error) {
+	targets []leanTarget, clients int, cfg compareConfig, db, profile string, w io.Writer) (*leanResult, float64, error) {
 	before, err := counts(ctx)
 	if err != nil {
 		return nil, 0, err
@@ -267,7 +269,17 @@ func measureLean(ctx context.Context, counts func(context.Context) (int64, error
 	if profile != "" {
 		go func() { profDone <- srv.cpuProfile(ctx, cfg.Warmup, cfg.Duration-cfg.Warmup, profile) }()
 	}
+	// CPU per request of the server, the load tool and PostgreSQL, from
+	// the end of the warm-up to the end of the run (as bench does).
+	first := make(chan cpuSample, 1)
+	go func() {
+		time.Sleep(cfg.Warmup)
+		first <- sampleCPU(srv.cmd.Process.Pid)
+	}()
 	res, err := leanLoad(ctx, srv.url, targets, clients, cfg.Duration, cfg.Warmup)
+	if err == nil {
+		sampleCPU(srv.cmd.Process.Pid).report(w, <-first, res.PerSecond(), "server", "per request", db)
+	}
 	if profile != "" {
 		if perr := <-profDone; perr != nil {
 			fmt.Fprintf(w, "warning: cpu profile: %v\n", perr)
