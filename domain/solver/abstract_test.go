@@ -131,3 +131,76 @@ func TestR71IdleTalonKeepsVerdicts(t *testing.T) {
 	}
 	t.Logf("%d positions decided both ways; the waiting cut %d winnable and %d lost searches", both, cutWin, cutLost)
 }
+
+// R7.1: the draw-1 relaxation (relax.go) only proves games lost. On
+// positions after random play of seeded draw-3 deals, with unlimited passes
+// and take-back (relaxed) and with three passes and none (klondike-draw3),
+// the game searched with draw 1 and unlimited passes is never lost where the
+// game itself is won, and it is lost in a good share of the lost ones.
+func TestR71RelaxationOnlyProvesLost(t *testing.T) {
+	t.Parallel()
+	want := 120
+	if raceBuild || testing.Short() {
+		want = 30
+	}
+	search := func(g *game) Verdict {
+		sr := newSearch(context.Background(), g, Budget{Nodes: 300_000, Time: time.Hour}.withDefaults(), time.Now())
+		switch won := sr.run(); {
+		case won:
+			return Winnable
+		case sr.aborted:
+			return Unknown
+		}
+		return Unwinnable
+	}
+	rng := rand.New(rand.NewPCG(31, 4))
+	both, lost, lostRelaxed := 0, 0, 0
+	for n := 0; n < 4*want && both < want; n++ {
+		variant := []string{"relaxed", "klondike-draw3"}[n%2]
+		three := 3
+		s := walk(rng, seeded(t, variant, domain.Options{Draw: &three}, uint64(9000+n)), rng.IntN(30))
+		g, ok := fromState(s)
+		if !ok || !g.relaxable() {
+			t.Fatalf("%s seed %d: no relaxation", variant, 9000+n)
+		}
+		real, relaxed := search(g), search(g.relaxed())
+		if real == Unknown || relaxed == Unknown {
+			continue
+		}
+		both++
+		if real == Winnable && relaxed == Unwinnable {
+			t.Fatalf("%s seed %d after random play: winnable, but lost with draw 1 and unlimited passes\n%s", variant, 9000+n, s.Board(true))
+		}
+		if real == Unwinnable {
+			lost++
+			if relaxed == Unwinnable {
+				lostRelaxed++
+			}
+		}
+	}
+	if both < want || lost == 0 || lostRelaxed < lost/8 {
+		t.Fatalf("%d positions decided both ways (want %d); %d lost, %d of them lost relaxed too", both, want, lost, lostRelaxed)
+	}
+	t.Logf("%d positions decided both ways; %d lost, %d of them lost relaxed too", both, lost, lostRelaxed)
+}
+
+// R7.1: the search and its relaxation taking turns (solve) give the verdict
+// of the search alone, and on a lost relaxed draw-3 deal that is lost with
+// draw 1 too, the relaxation ends the search in fewer nodes.
+func TestR71RelaxationShortensLostSearches(t *testing.T) {
+	t.Parallel()
+	three := 3
+	s := seeded(t, "relaxed", domain.Options{Draw: &three}, 405)
+	b := Budget{Nodes: 20_000_000, Time: time.Hour}.withDefaults()
+	with := solve(context.Background(), s, b, time.Now(), false)
+	g, _ := fromState(s)
+	g.noRelax = true
+	sr := newSearch(context.Background(), g, b, time.Now())
+	if won := sr.run(); won || sr.aborted {
+		t.Fatalf("seed 405 without the relaxation: won %v, aborted %v after %d nodes; want lost", won, sr.aborted, sr.nodes)
+	}
+	if with.Verdict != Unwinnable || with.Nodes >= sr.nodes {
+		t.Fatalf("seed 405: %s in %d nodes with the relaxation, unwinnable in %d without", with.Verdict, with.Nodes, sr.nodes)
+	}
+	t.Logf("seed 405: unwinnable in %d nodes with the relaxation, %d without", with.Nodes, sr.nodes)
+}

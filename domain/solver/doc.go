@@ -37,6 +37,12 @@
 //     With draw 1 and unlimited passes a talon card goes onto the tableau
 //     only when a card could be put on it or its twin go home next: until
 //     then it can wait in the talon, where it stays within reach.
+//   - With draw 3 (relax.go), the same position under draw 1 with
+//     unlimited passes is searched beside the game's own search, in turns:
+//     every line of the game is one of that relaxed game too, so a relaxed
+//     search that ends without a win proves the game lost, and it ends far
+//     sooner (draw 1 reaches every talon card at any time, so its
+//     positions do not differ by which talon cards are gone).
 //   - A transposition table of every position seen, keyed by a 64-bit
 //     hash (8 bytes a position: a large search's time is mostly the
 //     table's memory traffic) that ignores the order of tableau piles and foundations (they

@@ -59,6 +59,7 @@ type game struct {
 	countDrops           bool // tests: count the rearrangements abstract mode leaves out in dropped
 	noRestart            bool // tests: one attempt, no restarts (search.run)
 	noIdle               bool // tests: no waiting of idle talon cards (abstract.go)
+	noRelax              bool // tests: no draw-1 relaxation beside the search (relax.go)
 	// abs: the position is searched up to the arrangement of its face-up
 	// runs (abstract.go); orig0 is each pile's bottom card at the root
 	// (noCard for an empty pile), the one base abstract mode must tell

@@ -31,6 +31,7 @@ type search struct {
 	limit   int64    // nodes at which this attempt stops
 	cut     bool     // the attempt stopped at its limit
 	keys    []uint64 // keys of the positions on the path (dfs frames)
+	base    int      // length of path after the root's automatic moves (begin)
 
 	path  []move // moves from the root: chosen and automatic ones
 	undos []undo // to unmake path
@@ -70,34 +71,52 @@ const firstLimit = 10_000
 // position of that path again (they are all out of the table and linked
 // from the root), so an attempt that ends without a win is exhaustive.
 func (s *search) run() bool {
-	s.automatic()
-	if s.g.frozen() {
-		return false // lost: exhaustive without a search (safe.go)
+	if !s.begin() {
+		return false
 	}
-	base := len(s.path)
 	first := int64(firstLimit)
 	if s.g.noRestart {
 		first = math.MaxInt64 / 2
 	}
 	for limit := first; ; limit *= 2 {
-		s.limit = s.nodes + limit
-		rootKey := s.g.key()
-		s.tt.insert(rootKey)
-		s.keys = append(s.keys[:0], rootKey)
-		if s.dfs() {
-			return true
+		if won, over := s.attempt(limit); won || over {
+			return won
 		}
-		if !s.cut {
-			return false // exhaustive, or the budget ran out
-		}
-		s.back(base)
-		for _, k := range s.keys {
-			s.tt.remove(k)
-		}
-		s.cut = false
-		s.buf = s.buf[:0]
-		s.restart++
 	}
+}
+
+// begin makes the root's automatic moves and reports whether a search is
+// needed: false when the root is lost without one (frozen, safe.go).
+func (s *search) begin() bool {
+	s.automatic()
+	s.base = len(s.path)
+	return !s.g.frozen()
+}
+
+// attempt is one attempt of run, after begin: a search from the root that
+// stops once it has expanded limit more nodes. It reports whether it won
+// (path holds the line) and whether the search is over without a win
+// (exhaustive, or aborted by the budget: see aborted); with neither, the
+// next attempt goes on from what this one left in the table.
+func (s *search) attempt(limit int64) (won, over bool) {
+	s.limit = s.nodes + limit
+	rootKey := s.g.key()
+	s.tt.insert(rootKey)
+	s.keys = append(s.keys[:0], rootKey)
+	if s.dfs() {
+		return true, false
+	}
+	if !s.cut {
+		return false, true // exhaustive, or the budget ran out
+	}
+	s.back(s.base)
+	for _, k := range s.keys {
+		s.tt.remove(k)
+	}
+	s.cut = false
+	s.buf = s.buf[:0]
+	s.restart++
+	return false, false
 }
 
 // do makes m and records it on the path.

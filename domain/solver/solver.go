@@ -25,10 +25,12 @@ const (
 
 // Defaults applied to a zero Budget field.
 const (
-	// DefaultNodes is the node budget when Budget.Nodes is 0: about 3 s
-	// of one core, and at most 64 MiB of transposition table (16 bytes a
-	// slot, at most half full, doubling: 32 to 64 bytes per node). See
-	// BENCHMARKS.md "Solver" for the share of deals it decides.
+	// DefaultNodes is the node budget when Budget.Nodes is 0: about 1-2 s
+	// of one core, and at most 32 MiB of transposition tables (8 bytes a
+	// slot, grown to twice the slots at three quarters full: 10 to 21
+	// bytes per node; with draw 3 the game's search and its relaxation
+	// share the nodes, each with its own table). See BENCHMARKS.md
+	// "Solver" for the share of deals it decides.
 	DefaultNodes = 1_000_000
 	// DefaultTime is the time budget when Budget.Time is 0.
 	DefaultTime = 10 * time.Second
@@ -72,7 +74,8 @@ type Result struct {
 	// server finishes the rest). Empty for a game already won; nil for the
 	// other verdicts.
 	Line []domain.Move
-	// Nodes is the number of positions expanded.
+	// Nodes is the number of positions expanded, by the game's search and,
+	// with draw 3, its draw-1 relaxation (relax.go) together.
 	Nodes int64
 	// Elapsed is the wall-clock time of the call.
 	Elapsed time.Duration
@@ -115,10 +118,24 @@ func solve(ctx context.Context, s *domain.State, b Budget, start time.Time, noPr
 		return Result{Verdict: Unknown}
 	}
 	g.noPrune = noPrune
+	var rx *search
+	if g.relaxable() {
+		rx = newSearch(ctx, g.relaxed(), b, start)
+	}
 	sr := newSearch(ctx, g, b, start)
-	won := sr.run()
+	won, lost := false, false
+	if rx == nil {
+		won = sr.run()
+	} else {
+		won, lost = portfolio(sr, rx, b.Nodes)
+	}
 	res := Result{Nodes: sr.nodes}
+	if rx != nil {
+		res.Nodes += rx.nodes
+	}
 	switch {
+	case lost:
+		res.Verdict = Unwinnable
 	case won:
 		line := sr.line()
 		if played, ok := verify(s, line); ok {
@@ -132,6 +149,41 @@ func solve(ctx context.Context, s *domain.State, b Budget, start time.Time, noPr
 		res.Verdict = Unwinnable
 	}
 	return res
+}
+
+// portfolio runs the game's search sr and its draw-1 relaxation rx in
+// turns (relax.go) within maxNodes nodes in all. It reports whether sr won
+// (sr.path holds the line) and whether the game is proved lost (sr
+// exhaustive, or rx exhaustive without a win); with neither, the budget
+// ran out (sr.aborted or rx.aborted).
+func portfolio(sr, rx *search, maxNodes int64) (won, lost bool) {
+	if !sr.begin() {
+		return false, true
+	}
+	if !rx.begin() {
+		return false, true // the relaxation is frozen: lost, so the game is
+	}
+	relaxing := true
+	for limit := int64(firstLimit); ; limit *= 2 {
+		sr.maxNodes = maxNodes - rx.nodes
+		if won, over := sr.attempt(limit); won || over {
+			return won, over && !sr.aborted
+		}
+		if !relaxing || limit < relaxFrom {
+			continue
+		}
+		rx.maxNodes = maxNodes - sr.nodes
+		rxWon, over := rx.attempt(limit)
+		switch {
+		case rxWon:
+			relaxing, rx.tt = false, nil // says nothing of the game: sr goes on alone
+		case over && rx.aborted:
+			sr.aborted = true
+			return false, false
+		case over:
+			return false, true
+		}
+	}
 }
 
 // verify replays line on a clone of s through domain.Decide and reports the

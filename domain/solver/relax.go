@@ -1,0 +1,62 @@
+package solver
+
+// The draw-1 relaxation: a second search, beside the game's own, of the
+// same position under the same rules but with draw 1 and unlimited passes,
+// which can prove the game lost and nothing else.
+//
+// Claim: if the relaxed game has no winning line, neither has the game.
+// Map a line of the game to one of the relaxed game: every tableau,
+// foundation, flip and take-back move stays as it is, draws and recycles
+// are left out, and a play of the waste's top card c becomes draws (and
+// recycles) until c is the waste's top, then the same play. With draw 1
+// and no limit on passes every card of the talon can be brought to the
+// waste's top in this way whatever the order of the talon (R2.1), and the
+// relaxed line keeps the same tableau, foundations and set of talon cards
+// after every move of the game's line, so each of its moves is legal where
+// the game's was (a move's legality looks at the talon only through the
+// waste's top card). A won game's line therefore maps to a won relaxed
+// line, and an exhaustive relaxed search without a win (the search is
+// exact for the relaxed rules like for any other) proves the game lost.
+//
+// Why: with draw 3 and unlimited passes the cards the draws reach change
+// whenever one leaves the talon, so the game's search tells positions
+// apart by which talon cards are gone, and a lost deal's exhaustive search
+// is mostly that (BENCHMARKS.md "Solver"). Draw 1 with unlimited passes
+// reaches every talon card at any time, its search waits with idle talon
+// cards (abstract.go), and about half of the lost draw-3 deals are lost
+// with draw 1 too: of the 19 `relaxed` draw-3 deals of seeds 1-1000 that a
+// 3 s search left undecided, 15 are lost with draw 1, most of them proved
+// so in under 2 s.
+//
+// The two searches take turns (solve): attempts of the game's search and
+// of the relaxation with the same doubling node limits (search.run), the
+// relaxation from the game's third attempt on, so that a deal the game's
+// search wins in its first 30,000 nodes (every band of R7.5 but expert)
+// is searched as before. The relaxation stops once it wins (that proves
+// nothing about the game) and the game's search goes on alone; if it ends
+// without a win, the game is lost. Both share the budget: their nodes
+// count together and either's time-out ends both.
+
+// relaxFrom is the node limit of the game's attempt after which the
+// relaxation takes its first turn (its attempts then have the game's
+// limits): the third attempt (40,000 nodes, after 30,000 spent), past
+// HardNodes.
+const relaxFrom = 4 * firstLimit
+
+
+// relaxable reports whether g (a root, before any search) has a draw-1
+// relaxation worth searching: one deck with sequence moves (abstract mode,
+// where the relaxed search is fast) and draw 3. With draw 1 and a limited
+// number of passes (klondike) it is valid too but did not pay: on seeds
+// 1-1000 of klondike the mean time per deal rose 5 % (BENCHMARKS.md).
+func (g *game) relaxable() bool {
+	return !g.noPrune && !g.noRestart && !g.noRelax && g.draw > 1 && g.abstractOK()
+}
+
+// relaxed is a copy of g under draw 1 with unlimited passes (the talon in
+// the same order, the waste the same size).
+func (g *game) relaxed() *game {
+	r := *g
+	r.draw, r.passes, r.rec = 1, 0, 0
+	return &r
+}
