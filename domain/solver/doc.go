@@ -41,8 +41,8 @@
 //     unlimited passes is searched beside the game's own search, in turns:
 //     every line of the game is one of that relaxed game too, so a relaxed
 //     search that ends without a win proves the game lost, and it ends far
-//     sooner (draw 1 reaches every talon card at any time, so its
-//     positions do not differ by which talon cards are gone).
+//     sooner (with draw 1 what the draws reach does not depend on which
+//     talon cards are gone, and its key ignores the waste's size).
 //   - A transposition table of every position seen, keyed by a 64-bit
 //     hash (8 bytes a position: a large search's time is mostly the
 //     table's memory traffic) that ignores the order of tableau piles and foundations (they

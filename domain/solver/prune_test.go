@@ -187,8 +187,8 @@ func TestR71PruningKeepsVerdicts(t *testing.T) {
 		v := variants[n%len(variants)]
 		s0 := seeded(t, v.id, domain.Options{Draw: &v.draw}, uint64(1000+n))
 		s := walk(rng, s0, 10+rng.IntN(60))
-		on := solve(context.Background(), s, b, time.Now(), false)
-		off := solve(context.Background(), s, b, time.Now(), true)
+		on := solve(context.Background(), s, b, time.Now(), searchAll)
+		off := solve(context.Background(), s, b, time.Now(), searchNoPrune)
 		if on.Verdict == Unknown || off.Verdict == Unknown {
 			continue
 		}

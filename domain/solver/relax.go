@@ -35,7 +35,8 @@ package solver
 // is searched as before. The relaxation stops once it wins (that proves
 // nothing about the game) and the game's search goes on alone; if it ends
 // without a win, the game is lost. Both share the budget: their nodes
-// count together and either's time-out ends both.
+// count together and either's time-out ends both. Searches that only look
+// for a win (Prove, Difficulty: searchWins) go without it.
 
 // relaxFrom is the node limit of the game's attempt after which the
 // relaxation takes its first turn (its attempts then have the game's
@@ -43,14 +44,14 @@ package solver
 // HardNodes.
 const relaxFrom = 4 * firstLimit
 
-
 // relaxable reports whether g (a root, before any search) has a draw-1
 // relaxation worth searching: one deck with sequence moves (abstract mode,
 // where the relaxed search is fast) and draw 3. With draw 1 and a limited
 // number of passes (klondike) it is valid too but did not pay: on seeds
-// 1-1000 of klondike the mean time per deal rose 5 % (BENCHMARKS.md).
+// 1-1000 of klondike the mean time per deal rose 5 % (BENCHMARKS.md
+// "Solver", session 7). With an empty talon the relaxed game is the game.
 func (g *game) relaxable() bool {
-	return !g.noPrune && !g.noRestart && !g.noRelax && g.draw > 1 && g.abstractOK()
+	return !g.noPrune && !g.noRestart && !g.noRelax && g.draw > 1 && g.tl > 0 && g.abstractOK()
 }
 
 // relaxed is a copy of g under draw 1 with unlimited passes (the talon in

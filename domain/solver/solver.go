@@ -97,14 +97,29 @@ type Result struct {
 func Solve(ctx context.Context, s *domain.State, b Budget) Result {
 	start := time.Now()
 	b = b.withDefaults()
-	res := solve(ctx, s, b, start, false)
+	res := solve(ctx, s, b, start, searchAll)
 	res.Elapsed = time.Since(start)
 	return res
 }
 
-// solve is Solve; noPrune switches the dominance pruning of tableau moves
-// off (for the tests that compare verdicts with and without it).
-func solve(ctx context.Context, s *domain.State, b Budget, start time.Time, noPrune bool) Result {
+// searchMode selects what solve searches with.
+type searchMode int
+
+const (
+	// searchAll: every pruning, and the draw-1 relaxation with draw 3.
+	searchAll searchMode = iota
+	// searchWins: no relaxation, for callers that only look for a win
+	// (Prove, Difficulty): it can only prove a deal lost, and its nodes
+	// would come out of the budget the game's search has to find the win
+	// in (and would move the bands of R7.5).
+	searchWins
+	// searchNoPrune: no dominance pruning of tableau moves and no
+	// relaxation (tests that compare verdicts with and without them).
+	searchNoPrune
+)
+
+// solve is Solve with the search mode given.
+func solve(ctx context.Context, s *domain.State, b Budget, start time.Time, mode searchMode) Result {
 	switch {
 	case s == nil || s.Version == 0:
 		return Result{Verdict: Unknown}
@@ -117,17 +132,17 @@ func solve(ctx context.Context, s *domain.State, b Budget, start time.Time, noPr
 	if !ok {
 		return Result{Verdict: Unknown}
 	}
-	g.noPrune = noPrune
-	var rx *search
-	if g.relaxable() {
-		rx = newSearch(ctx, g.relaxed(), b, start)
-	}
+	g.noPrune = mode == searchNoPrune
+	g.noRelax = g.noRelax || mode != searchAll
 	sr := newSearch(ctx, g, b, start)
 	won, lost := false, false
-	if rx == nil {
-		won = sr.run()
+	var rx *search
+	if g.relaxable() {
+		rx = &search{} // made at its first turn (portfolio)
+		relaxed := g.relaxed()
+		won, lost = portfolio(sr, rx, func() *search { return newSearch(ctx, relaxed, b, start) }, b.Nodes)
 	} else {
-		won, lost = portfolio(sr, rx, b.Nodes)
+		won = sr.run()
 	}
 	res := Result{Nodes: sr.nodes}
 	if rx != nil {
@@ -151,17 +166,15 @@ func solve(ctx context.Context, s *domain.State, b Budget, start time.Time, noPr
 	return res
 }
 
-// portfolio runs the game's search sr and its draw-1 relaxation rx in
-// turns (relax.go) within maxNodes nodes in all. It reports whether sr won
+// portfolio runs the game's search sr and its draw-1 relaxation in turns
+// (relax.go) within maxNodes nodes in all; the relaxation's search is made
+// by mk at its first turn and kept in *rx. It reports whether sr won
 // (sr.path holds the line) and whether the game is proved lost (sr
-// exhaustive, or rx exhaustive without a win); with neither, the budget
-// ran out (sr.aborted or rx.aborted).
-func portfolio(sr, rx *search, maxNodes int64) (won, lost bool) {
+// exhaustive, or the relaxation exhaustive without a win); with neither,
+// the budget ran out (sr.aborted or rx.aborted).
+func portfolio(sr, rx *search, mk func() *search, maxNodes int64) (won, lost bool) {
 	if !sr.begin() {
 		return false, true
-	}
-	if !rx.begin() {
-		return false, true // the relaxation is frozen: lost, so the game is
 	}
 	relaxing := true
 	for limit := int64(firstLimit); ; limit *= 2 {
@@ -171,6 +184,12 @@ func portfolio(sr, rx *search, maxNodes int64) (won, lost bool) {
 		}
 		if !relaxing || limit < relaxFrom {
 			continue
+		}
+		if rx.g == nil {
+			*rx = *mk()
+			if !rx.begin() {
+				return false, true // the relaxation is frozen: lost, so the game is
+			}
 		}
 		rx.maxNodes = maxNodes - sr.nodes
 		rxWon, over := rx.attempt(limit)
@@ -242,13 +261,17 @@ const (
 )
 
 // Difficulty rates the position s (R7.5): a deterministic function of the
-// solver's effort, the nodes Solve expands before its first solution under
-// a node budget of DifficultyNodes and no time limit. It returns the band
+// solver's effort, the nodes Solve's search expands before its first
+// solution (without the draw-1 relaxation of draw-3 games, which finds no
+// wins: relax.go) under a node budget of DifficultyNodes and no time
+// limit. It returns the band
 // and the search's result; the band is "" unless the result is Winnable
 // (an unwinnable or undecided position has no band). ctx may cut the search
 // short (then the result is Unknown and the band "").
 func Difficulty(ctx context.Context, s *domain.State) (Band, Result) {
-	res := Solve(ctx, s, Budget{Nodes: DifficultyNodes, Time: 1<<63 - 1})
+	start := time.Now()
+	res := solve(ctx, s, Budget{Nodes: DifficultyNodes, Time: 1<<63 - 1}, start, searchWins)
+	res.Elapsed = time.Since(start)
 	if res.Verdict != Winnable {
 		return "", res
 	}

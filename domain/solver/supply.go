@@ -356,7 +356,7 @@ func Prove(ctx context.Context, rules domain.Rules, seed uint64, nodes int64) (d
 	if st.Fault != "" {
 		return domain.ProvenDeal{}, false
 	}
-	res := Solve(ctx, st, Budget{Nodes: nodes, Time: 1<<63 - 1})
+	res := solve(ctx, st, Budget{Nodes: nodes, Time: 1<<63 - 1}, time.Now(), searchWins)
 	if res.Verdict != Winnable || ctx.Err() != nil {
 		return domain.ProvenDeal{}, false
 	}
