@@ -90,16 +90,13 @@ func TestR71IdleTalonKeepsVerdicts(t *testing.T) {
 		}
 		g.noIdle = !idle
 		sr := newSearch(context.Background(), g, Budget{Nodes: 300_000, Time: time.Hour}.withDefaults(), time.Now())
-		switch won := sr.run(); {
-		case won:
+		v := verdictOf(sr)
+		if v == Winnable {
 			if _, ok := verify(s, sr.line()); !ok {
 				t.Fatalf("a winning line that does not win\n%s", s.Board(true))
 			}
-			return Winnable, sr.nodes
-		case sr.aborted:
-			return Unknown, sr.nodes
 		}
-		return Unwinnable, sr.nodes
+		return v, sr.nodes
 	}
 	one := 1
 	rng := rand.New(rand.NewPCG(23, 9))
@@ -144,14 +141,7 @@ func TestR71RelaxationOnlyProvesLost(t *testing.T) {
 		want = 30
 	}
 	search := func(g *game) Verdict {
-		sr := newSearch(context.Background(), g, Budget{Nodes: 300_000, Time: time.Hour}.withDefaults(), time.Now())
-		switch won := sr.run(); {
-		case won:
-			return Winnable
-		case sr.aborted:
-			return Unknown
-		}
-		return Unwinnable
+		return verdictOf(newSearch(context.Background(), g, Budget{Nodes: 300_000, Time: time.Hour}.withDefaults(), time.Now()))
 	}
 	rng := rand.New(rand.NewPCG(31, 4))
 	both, lost, lostRelaxed := 0, 0, 0

@@ -87,3 +87,16 @@ func (d solvedDeal) position(t testing.TB) domain.Position {
 	}
 	return p
 }
+
+// verdictOf runs sr to its end and maps it to a verdict: Winnable when it
+// won (sr.path holds the line, not replayed here), Unknown when the
+// budget ran out, else Unwinnable.
+func verdictOf(sr *search) Verdict {
+	switch won := sr.run(); {
+	case won:
+		return Winnable
+	case sr.aborted:
+		return Unknown
+	}
+	return Unwinnable
+}

@@ -18,16 +18,13 @@ func searchVerdict(s *domain.State, b Budget, restarts bool) (Verdict, int) {
 	}
 	g.noRestart = !restarts
 	sr := newSearch(context.Background(), g, b.withDefaults(), time.Now())
-	switch won := sr.run(); {
-	case won:
+	v := verdictOf(sr)
+	if v == Winnable {
 		if _, ok := verify(s, sr.line()); !ok {
 			return Unknown, sr.restart
 		}
-		return Winnable, sr.restart
-	case sr.aborted:
-		return Unknown, sr.restart
 	}
-	return Unwinnable, sr.restart
+	return v, sr.restart
 }
 
 // R7.1: restarts (search.run) lose nothing: on positions of seeded deals
