@@ -387,17 +387,15 @@ func readPositions(rows *sql.Rows, recs []domain.RecordedEvent) error {
 // and replays, and new snapshots replace them as games go on.
 const snapshotFormat = 3 // 2: undo operations packed (domain.Op); 3: the redo record (domain.RedoTurn)
 
-// snapshotStretch is where snapshots start to thin out, in snapshot
-// intervals: up to version snapshotStretch×every a snapshot falls on every
-// multiple of every; beyond it the step doubles each time the version
-// does (snapshotStep).
+// snapshotStretch bounds how far apart snapshots get: around version v
+// the newest one is at most v/snapshotStretch events behind (snapshotStep).
 const snapshotStretch = 8
 
 // snapshotStep is the distance between snapshots around version v, for
-// the configured interval every > 0: every while v < snapshotStretch×every,
-// then every×2^k for v in [snapshotStretch×every×2^k,
-// snapshotStretch×every×2^(k+1)), so between v/(2×snapshotStretch) and
-// v/snapshotStretch events. Why: a snapshot holds the undo record, which
+// the configured interval every > 0: every while v < 2×snapshotStretch×every
+// (1,600 events by default), then every×2^k for v in
+// [snapshotStretch×every×2^k, 2×snapshotStretch×every×2^k), k ≥ 1, so
+// between v/(2×snapshotStretch) and v/snapshotStretch events. Why: a snapshot holds the undo record, which
 // grows with the game (one turn per undoable move, unlimited in some
 // variants), so at a fixed interval a long game's snapshots cost more and
 // more per move (on one player's 10,000-move game, the write of a
@@ -406,7 +404,7 @@ const snapshotStretch = 8
 // written per move stay bounded (about 2×snapshotStretch turns' worth),
 // and a load without the cache replays at most v/snapshotStretch events
 // after the newest snapshot. Every step is a multiple of every, so games
-// shorter than snapshotStretch×every get the snapshots they always had.
+// shorter than 2×snapshotStretch×every get the snapshots they always had.
 func snapshotStep(every, v int) int {
 	step := every
 	for v >= 2*snapshotStretch*step {
