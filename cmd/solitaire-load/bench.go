@@ -77,58 +77,12 @@ func runBench(ctx context.Context, cfg benchConfig, w io.Writer) (*benchResult, 
 	if cfg.Duration <= 0 || cfg.Duration > maxDuration {
 		return nil, fmt.Errorf("duration %s: want more than 0 and at most %s", cfg.Duration, maxDuration)
 	}
-	if err := loopbackPG(cfg.PG); err != nil {
-		return nil, err
-	}
-	pgbench := cfg.Pgbench
-	if pgbench == "" {
-		var err error
-		if pgbench, err = findPgbench(); err != nil {
-			return nil, err
-		}
-	}
-	tmp, err := os.MkdirTemp("", "solitaire-bench-")
+	sc, err := newScratch(ctx, cfg.PG, cfg.Pgbench, cfg.Server, "solitaire_bench_", w)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
-	server := cfg.Server
-	if server == "" {
-		server = filepath.Join(tmp, "solitaire-server")
-		fmt.Fprintln(w, "building ./cmd/solitaire-server …")
-		build := exec.CommandContext(ctx, "go", "build", "-o", server, "./cmd/solitaire-server")
-		build.Stdout, build.Stderr = w, w
-		if err := build.Run(); err != nil {
-			return nil, fmt.Errorf("go build ./cmd/solitaire-server (run bench from the module root or pass -server): %w", err)
-		}
-	}
-
-	admin, err := sql.Open("pgx", cfg.PG)
-	if err != nil {
-		return nil, err
-	}
-	defer admin.Close()
-	admin.SetMaxOpenConns(2)
-	var pgVersion string
-	if err := admin.QueryRowContext(ctx, "SELECT version()").Scan(&pgVersion); err != nil {
-		return nil, fmt.Errorf("postgres %s: %w", pgurl.Redact(cfg.PG), err)
-	}
-	writeMachine(w, pgVersion)
-	dbName := pgurl.RandomName("solitaire_bench_", 6)
-	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+dbName); err != nil {
-		return nil, fmt.Errorf("create database %s: %w", dbName, err)
-	}
-	defer func() {
-		dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if _, err := admin.ExecContext(dctx, "DROP DATABASE IF EXISTS "+dbName+" WITH (FORCE)"); err != nil {
-			fmt.Fprintf(w, "warning: drop database %s: %v\n", dbName, err)
-		}
-	}()
-	dbURL, err := pgurl.WithDatabase(cfg.PG, dbName)
-	if err != nil {
-		return nil, err
-	}
+	defer sc.close()
+	pgbench, tmp, server, dbURL := sc.pgbench, sc.tmp, sc.server, sc.dbURL
 	res := &benchResult{}
 
 	// Phase 1: PostgreSQL's own limit.

@@ -13,8 +13,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
-
-	"github.com/openpatience/solitaire/persistence/pgurl"
 )
 
 // Targets on PostgreSQL (BENCHMARKS.md), checked in compare's table.
@@ -104,16 +102,6 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 	if cfg.Duration <= cfg.Warmup || cfg.Duration > maxDuration {
 		return nil, fmt.Errorf("duration %s: want more than the warm-up %s and at most %s", cfg.Duration, cfg.Warmup, maxDuration)
 	}
-	if err := loopbackPG(cfg.PG); err != nil {
-		return nil, err
-	}
-	pgbench := cfg.Pgbench
-	if pgbench == "" {
-		var err error
-		if pgbench, err = findPgbench(); err != nil {
-			return nil, err
-		}
-	}
 	self := cfg.Self
 	if self == "" {
 		var err error
@@ -121,47 +109,13 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 			return nil, err
 		}
 	}
-	tmp, err := os.MkdirTemp("", "solitaire-compare-")
+	sc, err := newScratch(ctx, cfg.PG, cfg.Pgbench, cfg.Server, "solitaire_compare_", w)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
-	server := cfg.Server
-	if server == "" {
-		server = filepath.Join(tmp, "solitaire-server")
-		fmt.Fprintln(w, "building ./cmd/solitaire-server …")
-		build := exec.CommandContext(ctx, "go", "build", "-o", server, "./cmd/solitaire-server")
-		build.Stdout, build.Stderr = w, w
-		if err := build.Run(); err != nil {
-			return nil, fmt.Errorf("go build ./cmd/solitaire-server (run compare from the module root or pass -server): %w", err)
-		}
-	}
-	admin, err := sql.Open("pgx", cfg.PG)
-	if err != nil {
-		return nil, err
-	}
-	defer admin.Close()
-	admin.SetMaxOpenConns(2)
-	var pgVersion string
-	if err := admin.QueryRowContext(ctx, "SELECT version()").Scan(&pgVersion); err != nil {
-		return nil, fmt.Errorf("postgres %s: %w", pgurl.Redact(cfg.PG), err)
-	}
-	writeMachine(w, pgVersion)
-	name := pgurl.RandomName("solitaire_compare_", 6)
-	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-		return nil, fmt.Errorf("create database %s: %w", name, err)
-	}
-	defer func() {
-		dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if _, err := admin.ExecContext(dctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			fmt.Fprintf(w, "warning: drop database %s: %v\n", name, err)
-		}
-	}()
-	dbURL, err := pgurl.WithDatabase(cfg.PG, name)
-	if err != nil {
-		return nil, err
-	}
+	defer sc.close()
+	pgbench, tmp, server, dbURL, admin := sc.pgbench, sc.tmp, sc.server, sc.dbURL, sc.admin
+	name := dbName(dbURL)
 	counts := func(ctx context.Context) (int64, error) { return xactCommits(ctx, admin, name) }
 
 	var rows []compareRow

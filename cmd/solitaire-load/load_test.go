@@ -134,6 +134,27 @@ func TestConfigBounds(t *testing.T) {
 	if err := loopbackPG("postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"); err != nil {
 		t.Error(err)
 	}
+	for _, mod := range []func(*floorConfig){
+		func(c *floorConfig) { c.Clients = 0 },
+		func(c *floorConfig) { c.Clients = 91 },
+		func(c *floorConfig) { c.Rounds = 0 },
+		func(c *floorConfig) { c.Rounds = 21 }, // versions past PostgreSQL's integer
+		func(c *floorConfig) { c.Duration = 500 * time.Millisecond },
+		func(c *floorConfig) { c.Duration = time.Hour },
+	} {
+		c := defaultFloorConfig()
+		mod(&c)
+		if err := c.check(); err == nil {
+			t.Errorf("floor accepted %+v", c)
+		}
+	}
+	if err := defaultFloorConfig().check(); err != nil {
+		t.Errorf("floor defaults: %v", err)
+	}
+	var out strings.Builder
+	if err := run(context.Background(), []string{"floor", "-rounds", "21"}, &out); err == nil || !strings.Contains(err.Error(), "1..20 rounds") {
+		t.Errorf("floor -rounds 21: %v", err)
+	}
 }
 
 func TestParsePgbench(t *testing.T) {

@@ -9,6 +9,7 @@
 //	solitaire-load bench    [flags]   pgbench, then servers it starts itself, then a summary
 //	solitaire-load compare  [flags]   pgbench, the baseline and the server at 1, 16, 64 clients
 //	solitaire-load baseline [flags]   serve the same-stack baseline (gin, pgx, one INSERT per request)
+//	solitaire-load floor    [flags]   the baseline's statement against a move's, in pgbench, no HTTP
 //
 // Each player registers, creates a game (relaxed by default: undo allowed)
 // and plays: some moves picked at random from GET …/legal-moves (never
@@ -35,6 +36,15 @@
 // request (pg_stat_database.xact_commit). Figures from a machine with
 // other work running are not target measurements: the summary gives the
 // load average.
+//
+// floor runs, on a scratch database with the server's schema, three
+// pgbench scripts in turn for several rounds: the baseline's INSERT, the
+// least a move must write (one events row, no projection), and the event
+// with the games row's projection in one statement. It prints each
+// round's transactions per second and the medians of the ratios to the
+// baseline in the same round: at one client, where nothing is batched, a
+// move whose statement is slower than the baseline's cannot make its whole
+// request as fast (floor.go).
 package main
 
 import (
@@ -64,6 +74,7 @@ const usage = `usage:
   solitaire-load bench    [-pg URL] [-clients N] [-duration D] [...]    pgbench vs the server, memory, SQLite
   solitaire-load compare  [-pg URL] [-clients 1,16,64] [-duration D]    pgbench, the baseline and the server side by side
   solitaire-load baseline [-addr A] [-pg URL]                           the same-stack baseline server
+  solitaire-load floor    [-pg URL] [-clients 1] [-rounds 10] [-duration 4s]   the statements alone, pgbench
   solitaire-load <command> -h                                         flags of a command`
 
 // run is the command without the program name; the report goes to out.
@@ -143,6 +154,21 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			cfg.Clients = append(cfg.Clients, n)
 		}
 		_, err := runCompare(ctx, cfg, out)
+		return err
+	case "floor":
+		cfg := defaultFloorConfig()
+		fs := flag.NewFlagSet("floor", flag.ContinueOnError)
+		fs.SetOutput(out)
+		fs.StringVar(&cfg.PG, "pg", cfg.PG, "postgres:// URL of a role that may CREATE DATABASE (loopback only)")
+		fs.IntVar(&cfg.Clients, "clients", cfg.Clients, "pgbench clients (1..90)")
+		fs.IntVar(&cfg.Rounds, "rounds", cfg.Rounds, "rounds of the three scripts, each round in turn")
+		fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "length of each pgbench run (whole seconds, at least 1s)")
+		fs.StringVar(&cfg.Pgbench, "pgbench", "", "the pgbench binary (default: /usr/lib/postgresql/*/bin/pgbench, then $PATH)")
+		fs.StringVar(&cfg.Server, "server", "", "the solitaire-server binary that makes the schema (default: go build ./cmd/solitaire-server)")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		_, err := runFloor(ctx, cfg, out)
 		return err
 	case "baseline":
 		fs := flag.NewFlagSet("baseline", flag.ContinueOnError)
