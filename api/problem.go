@@ -60,9 +60,11 @@ const (
 	CodeGameSealed           = "game_sealed"            // 403: a shared deal's game before its competition closes (R6.6)
 	CodeGameInProgress       = "game_in_progress"       // 409: the view is of ended games only (analysis, R7.4)
 	CodeSolverBusy           = "solver_busy"            // 503: every solver worker is busy; Retry-After, then retry
+	CodeClientClosed         = "client_closed_request"  // 499: the client left before the answer (never seen by it; logs and metrics)
 )
 
 var titles = map[string]string{
+	CodeClientClosed:         "Client closed request",
 	CodeInvalidBody:          "Invalid request body",
 	CodeInvalidParameter:     "Invalid parameter",
 	CodeUnauthorized:         "Unauthorized",

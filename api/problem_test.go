@@ -1,10 +1,18 @@
 package api
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
+
+	"github.com/gin-gonic/gin"
 
 	"github.com/openpatience/solitaire/domain"
 )
@@ -60,5 +68,43 @@ func TestProblemFor(t *testing.T) {
 	p, known := problemFor(errors.New("persistence: connection refused to 10.0.0.1"))
 	if known || p.Status != 500 || p.Code != CodeInternal || p.Detail != "an internal error occurred; quote the request id when reporting it" {
 		t.Errorf("unknown error: %+v known=%v", p, known)
+	}
+}
+
+// TestFailClientClosed: a request whose client has gone (its context
+// ended) and whose error is that context's is answered 499
+// client_closed_request and logged at info, not as a failure; any other
+// error, or a context error while the client is still there (a timeout of
+// the server's own), stays a 500 logged as an error.
+func TestFailClientClosed(t *testing.T) {
+	var logs bytes.Buffer
+	s := &server{log: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		ctx    context.Context
+		err    error
+		status int
+		code   string
+		level  string
+	}{
+		{gone, fmt.Errorf("persistence: append: %w", context.Canceled), StatusClientClosed, CodeClientClosed, "INFO"},
+		{gone, errors.New("persistence: disk full"), http.StatusInternalServerError, CodeInternal, "ERROR"},
+		{context.Background(), fmt.Errorf("solver: %w", context.DeadlineExceeded), http.StatusInternalServerError, CodeInternal, "ERROR"},
+	} {
+		logs.Reset()
+		c, _ := gin.CreateTestContext(httptest.NewRecorder())
+		c.Request = httptest.NewRequest(http.MethodPost, "/v1/games/g1/moves", nil).WithContext(tc.ctx)
+		r := s.fail(c, tc.err)
+		var p Problem
+		if err := json.Unmarshal(r.body, &p); err != nil {
+			t.Fatal(err)
+		}
+		if r.status != tc.status || p.Status != tc.status || p.Code != tc.code || r.code != tc.code || p.Title == "" {
+			t.Errorf("%v: status %d, problem %+v; want %d %s", tc.err, r.status, p, tc.status, tc.code)
+		}
+		if !strings.Contains(logs.String(), `"level":"`+tc.level+`"`) {
+			t.Errorf("%v: logged %s, want level %s", tc.err, logs.String(), tc.level)
+		}
 	}
 }

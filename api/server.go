@@ -356,7 +356,21 @@ func (s *server) problemReply(p Problem) reply {
 // fail answers err as a problem (problemFor). An unexpected error is
 // logged with the request id and answered with a generic 500; a database
 // outage is logged as a warning and answered 503 with Retry-After.
+//
+// A request whose client has gone (its context ended, and err is that
+// context's error) is no failure of the server: it is logged at info and
+// answered 499 (nginx's "client closed request"), so that logs and the
+// status metric tell it from a 500. Nobody reads that answer. A move cut
+// off so may still have been written (the append goes on once submitted):
+// the client learns the outcome by reading the game.
 func (s *server) fail(c *gin.Context, err error) reply {
+	if clientClosed(c, err) {
+		s.log.InfoContext(c.Request.Context(), "client closed the request", "request_id", requestIDOf(c),
+			"method", c.Request.Method, "route", c.FullPath(), "err", err)
+		p := newProblem(StatusClientClosed, CodeClientClosed, "the client closed the request before the answer")
+		p.RequestID = requestIDOf(c)
+		return s.problemReply(p)
+	}
 	p, known := problemFor(err)
 	if !known {
 		s.log.ErrorContext(c.Request.Context(), "request failed", "request_id", requestIDOf(c),
@@ -378,6 +392,17 @@ func (s *server) fail(c *gin.Context, err error) reply {
 		r = r.with("Retry-After", retryAfter(later.RetryAfter()))
 	}
 	return r
+}
+
+// StatusClientClosed is the status of a request whose client left before
+// the answer (nginx's 499; HTTP has no standard code for it).
+const StatusClientClosed = 499
+
+// clientClosed reports whether err is the request's own context ending:
+// the client disconnected (or gave up) while the request was served.
+func clientClosed(c *gin.Context, err error) bool {
+	ctx := c.Request.Context()
+	return ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 }
 
 // write sends r. A reply with status 0 was already written (a stream).
