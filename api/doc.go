@@ -44,6 +44,10 @@
 //   - 429 too many requests from a token, or from an address without one,
 //     or new players from an address (rate_limited), or live streams open
 //     (too_many_streams); with Retry-After (README "Limits").
+//   - 499 client_closed_request: the client left before the answer (its
+//     connection closed). Nobody reads it; it tells such requests from
+//     failures in the access log and the status metric. A move cut off so
+//     may have been written: read the game.
 //   - 500 anything else; the body says nothing but the request id.
 //   - 503 the database is unavailable (database_unavailable, with
 //     Retry-After): never a 500 for an outage. /readyz says not_ready.

@@ -358,14 +358,17 @@ func (s *server) problemReply(p Problem) reply {
 // outage is logged as a warning and answered 503 with Retry-After.
 //
 // A request whose client has gone (its context ended, and err is that
-// context's error) is no failure of the server: it is logged at info and
-// answered 499 (nginx's "client closed request"), so that logs and the
-// status metric tell it from a 500. Nobody reads that answer. A move cut
+// context's error) is no failure of the server: it is not logged as an
+// error (the access log has it, at info, with its status) and is answered
+// 499 (nginx's "client closed request"), so that logs and the status
+// metric tell it from a 500. Nobody reads that answer. A move cut
 // off so may still have been written (the append goes on once submitted):
 // the client learns the outcome by reading the game.
 func (s *server) fail(c *gin.Context, err error) reply {
 	if clientClosed(c, err) {
-		s.log.InfoContext(c.Request.Context(), "client closed the request", "request_id", requestIDOf(c),
+		// The access log records the request at info with its 499; the
+		// cause is for debugging only.
+		s.log.DebugContext(c.Request.Context(), "client closed the request", "request_id", requestIDOf(c),
 			"method", c.Request.Method, "route", c.FullPath(), "err", err)
 		p := newProblem(StatusClientClosed, CodeClientClosed, "the client closed the request before the answer")
 		p.RequestID = requestIDOf(c)
@@ -398,11 +401,16 @@ func (s *server) fail(c *gin.Context, err error) reply {
 // the answer (nginx's 499; HTTP has no standard code for it).
 const StatusClientClosed = 499
 
-// clientClosed reports whether err is the request's own context ending:
-// the client disconnected (or gave up) while the request was served.
+// clientClosed reports whether err is the request's own context ending
+// (that very error, not a deadline of the server's own that came at the
+// same time): the client disconnected while the request was served.
+// A search cut short is left out: it keeps its documented 503 solver_busy
+// (a client that half-closed its connection after sending may still read
+// that answer).
 func clientClosed(c *gin.Context, err error) bool {
-	ctx := c.Request.Context()
-	return ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
+	ended := c.Request.Context().Err()
+	var busy *solverBusyError
+	return ended != nil && errors.Is(err, ended) && !errors.As(err, &busy)
 }
 
 // write sends r. A reply with status 0 was already written (a stream).

@@ -28,7 +28,9 @@ import (
 // migrations, a real game row copied once per client), alternated round
 // by round so that the machine's drift falls on all three alike:
 //
-//   - baseline: the baseline server's statement (baseline.go), verbatim;
+//   - baseline: the baseline server's INSERT (baseline.go) with the values
+//     it gets under compare's load (game ids b0, b1, …, the type 'draw',
+//     a number for the time), the type written in rather than bound;
 //   - event: the least a move must write, one events row of a draw (a
 //     41-byte payload, as the server writes it, and two 32-byte hashes),
 //     with no projection update;
@@ -53,12 +55,12 @@ func defaultFloorConfig() floorConfig {
 
 // check reports a configuration out of its bounds: 1..90 clients (the
 // server's default of 100 connections), 1..20 rounds (the event script's
-// versions, (round+1)·10⁸ on, must fit PostgreSQL's integer), runs of
-// 1 s to 10 min.
+// versions start at (round+1)·10⁸, within PostgreSQL's integer with room to
+// spare), runs of whole seconds from 1 s to 10 min (pgbench's -T).
 func (cfg floorConfig) check() error {
 	if cfg.Clients < 1 || cfg.Clients > 90 || cfg.Rounds < 1 || cfg.Rounds > 20 ||
-		cfg.Duration < time.Second || cfg.Duration > maxDuration {
-		return fmt.Errorf("floor: want 1..90 clients, 1..20 rounds, runs of 1s..%s (got %d, %d, %s)",
+		cfg.Duration < time.Second || cfg.Duration > maxDuration || cfg.Duration%time.Second != 0 {
+		return fmt.Errorf("floor: want 1..90 clients, 1..20 rounds, runs of whole seconds 1s..%s (got %d, %d, %s)",
 			maxDuration, cfg.Clients, cfg.Rounds, cfg.Duration)
 	}
 	return nil

@@ -138,7 +138,8 @@ func TestConfigBounds(t *testing.T) {
 		func(c *floorConfig) { c.Clients = 0 },
 		func(c *floorConfig) { c.Clients = 91 },
 		func(c *floorConfig) { c.Rounds = 0 },
-		func(c *floorConfig) { c.Rounds = 21 }, // versions past PostgreSQL's integer
+		func(c *floorConfig) { c.Rounds = 21 },
+		func(c *floorConfig) { c.Duration = 1500 * time.Millisecond }, // pgbench's -T takes whole seconds
 		func(c *floorConfig) { c.Duration = 500 * time.Millisecond },
 		func(c *floorConfig) { c.Duration = time.Hour },
 	} {
