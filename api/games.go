@@ -334,7 +334,7 @@ func (s *server) postMove(c *gin.Context, body []byte) reply {
 	}
 	if req.Type == "" {
 		return s.fail(c, &requestError{status: http.StatusBadRequest, code: CodeInvalidBody, param: "type",
-			detail: "type is required: draw, move, take-back, flip, undo, autocomplete or resign"})
+			detail: "type is required: draw, move, take-back, flip, undo, redo, autocomplete or resign"})
 	}
 	m, err := req.move()
 	if err != nil {
