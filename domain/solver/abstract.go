@@ -316,3 +316,26 @@ func kidsOf(x byte) uint64 {
 	}
 	return 1<<(13+r-2) | 1<<(26+r-2) // diamonds, hearts
 }
+
+// usesCard reports whether candidate m uses card x, just put face up on the
+// tableau, there (the moves that need it, above): a card of x's child
+// class put on the tableau from the talon, a foundation or a base with its
+// run, or x's twin going home after the run on it moves onto x.
+func (g *game) usesCard(m move, x byte) bool {
+	var c byte
+	switch {
+	case m.kind == kTalon && m.to&toFound == 0:
+		c = g.orig[g.talon[m.p-1]]
+	case m.kind == kTakeBack:
+		c = g.found[m.from]
+	case m.kind == kTab && m.to&toFound == 0:
+		p := &g.tab[m.from]
+		c = p.c[p.n-m.n]
+	case m.kind == kTab && m.pre > 0:
+		p := &g.tab[m.from]
+		return p.c[int(p.n)-1-int(m.pre)] == twin(x)
+	default:
+		return false
+	}
+	return kidsOf(x)&(1<<c) != 0
+}

@@ -36,6 +36,9 @@ type search struct {
 	path  []move // moves from the root: chosen and automatic ones
 	undos []undo // to unmake path
 	buf   []move // candidate lists of the frames on the path
+
+	dom   *domState // talon dominance (dominance.go), nil where it does not hold
+	pairs bool      // a talon card onto the tableau only with a move that uses it (uses)
 }
 
 func newSearch(ctx context.Context, g *game, b Budget, start time.Time) *search {
@@ -43,6 +46,10 @@ func newSearch(ctx context.Context, g *game, b Budget, start time.Time) *search 
 	g.rehashAll()
 	s := &search{ctx: ctx, g: g, root: *g, tt: newTable(14), maxNodes: b.Nodes,
 		deadline: start.Add(b.Time), buf: make([]move, 0, 1024)}
+	if g.domOK() {
+		s.dom = newDomState()
+	}
+	s.pairs = g.abs && !g.noPrune && !g.noIdle && !g.noPairs && g.draw == 1 && g.passes == 0
 	if b.Clock != nil {
 		s.clock = b.Clock
 		now := b.Clock()
@@ -110,8 +117,12 @@ func (s *search) attempt(limit int64) (won, over bool) {
 		return false, true // exhaustive, or the budget ran out
 	}
 	s.back(s.base)
-	for _, k := range s.keys {
-		s.tt.remove(k)
+	if s.dom != nil {
+		s.dom.reset(s.tt) // the path and every other unproven position
+	} else {
+		for _, k := range s.keys {
+			s.tt.remove(k)
+		}
 	}
 	s.cut = false
 	s.buf = s.buf[:0]
@@ -213,6 +224,12 @@ func (s *search) dfs() bool {
 			return false
 		}
 	}
+	var idx, low int32
+	var sp int
+	if s.dom != nil {
+		idx, sp = s.dom.enter(g, s.keys[len(s.keys)-1])
+		low = idx
+	}
 	start := len(s.buf)
 	s.buf = g.candidates(s.buf)
 	end := len(s.buf)
@@ -222,22 +239,105 @@ func (s *search) dfs() bool {
 	for i := start; i < end; i++ {
 		n := len(s.path)
 		m := s.buf[i]
-		if m.pre > 0 {
-			// abstract mode: free the card first (abstract.go)
-			s.do(move{kind: kTab, from: m.from, to: m.pj, n: m.pre})
-			m.pre = 0
-		}
-		s.do(m)
-		s.automatic()
-		if k := g.key(); s.tt.insert(k) {
-			s.keys = append(s.keys, k)
-			if s.dfs() {
+		if s.pairs && m.kind == kTalon && m.to&toFound == 0 {
+			// a talon card onto the tableau, then a move that uses it
+			x := g.orig[g.talon[m.p-1]]
+			s.do(m)
+			s.automatic()
+			if s.uses(x, &low) {
 				return true
 			}
 			if s.aborted || s.cut {
 				return false
 			}
-			s.keys = s.keys[:len(s.keys)-1]
+			s.back(n)
+			continue
+		}
+		if s.step(m, &low) {
+			return true
+		}
+		if s.aborted || s.cut {
+			return false
+		}
+		s.back(n)
+	}
+	s.buf = s.buf[:start]
+	if s.dom != nil {
+		s.dom.leave(idx, low, sp)
+	}
+	return false
+}
+
+// step makes m (with its freeing move first, abstract mode) and the
+// automatic moves after it, and searches the position it leads to unless
+// the table holds it or it is dominated (dominance.go); low is the
+// caller's low index (dominance.go), lowered by what the step meets. It
+// reports a win; the caller unmakes the moves.
+func (s *search) step(m move, low *int32) bool {
+	g := s.g
+	if m.pre > 0 {
+		// abstract mode: free the card first (abstract.go)
+		s.do(move{kind: kTab, from: m.from, to: m.pj, n: m.pre})
+		m.pre = 0
+	}
+	s.do(m)
+	s.automatic()
+	k := g.key()
+	if !s.tt.insert(k) {
+		if s.dom != nil {
+			*low = s.dom.hit(k, *low)
+		}
+		return false
+	}
+	if s.dom != nil && s.dom.dominated(g, k) {
+		s.dom.cuts++ // lost: it stays in the table as such
+		return false
+	}
+	s.keys = append(s.keys, k)
+	if s.dfs() {
+		return true
+	}
+	if s.aborted || s.cut {
+		return false
+	}
+	s.keys = s.keys[:len(s.keys)-1]
+	if s.dom != nil {
+		*low = min(*low, s.dom.low)
+	}
+	return false
+}
+
+// uses searches on from a position where card x has just been put on the
+// tableau from the talon (draw 1, unlimited passes, abstract mode) with the
+// moves that use x there only (usesCard): by the argument of abstract.go
+// for idle talon cards, a winning line can always put a talon card on the
+// tableau just before the first move that needs it there, so the position
+// in between is no search node (it is not keyed: the table holds only
+// positions searched with every move). When that move puts another talon
+// card on the tableau, the moves after it must use that one in turn.
+func (s *search) uses(x byte, low *int32) bool {
+	g := s.g
+	start := len(s.buf)
+	s.buf = g.candidates(s.buf)
+	end := len(s.buf)
+	for i := start; i < end; i++ {
+		m := s.buf[i]
+		if !g.usesCard(m, x) {
+			continue
+		}
+		n := len(s.path)
+		if m.kind == kTalon && m.to&toFound == 0 {
+			y := g.orig[g.talon[m.p-1]]
+			s.do(m)
+			s.automatic()
+			if s.uses(y, low) {
+				return true
+			}
+		} else if s.step(m, low) {
+			return true
+		}
+		if s.aborted || s.cut {
+			return false
 		}
 		s.back(n)
 	}
