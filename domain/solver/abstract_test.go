@@ -89,6 +89,7 @@ func TestR71IdleTalonKeepsVerdicts(t *testing.T) {
 			t.Fatal("no compact position")
 		}
 		g.noIdle = !idle
+		g.noPairs = true // the waiting on its own: the pairs (search.uses) do most of its work too
 		sr := newSearch(context.Background(), g, Budget{Nodes: 300_000, Time: time.Hour}.withDefaults(), time.Now())
 		v := verdictOf(sr)
 		if v == Winnable {

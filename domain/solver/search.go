@@ -49,7 +49,7 @@ func newSearch(ctx context.Context, g *game, b Budget, start time.Time) *search 
 	if g.domOK() {
 		s.dom = newDomState()
 	}
-	s.pairs = g.abs && !g.noPrune && !g.noIdle && !g.noPairs && g.draw == 1 && g.passes == 0
+	s.pairs = g.abs && !g.noPrune && !g.noPairs && g.draw == 1 && g.passes == 0
 	if b.Clock != nil {
 		s.clock = b.Clock
 		now := b.Clock()
@@ -241,19 +241,10 @@ func (s *search) dfs() bool {
 		m := s.buf[i]
 		if s.pairs && m.kind == kTalon && m.to&toFound == 0 {
 			// a talon card onto the tableau, then a move that uses it
-			x := g.orig[g.talon[m.p-1]]
-			s.do(m)
-			s.automatic()
-			if s.uses(x, &low) {
+			if s.place(m, &low) {
 				return true
 			}
-			if s.aborted || s.cut {
-				return false
-			}
-			s.back(n)
-			continue
-		}
-		if s.step(m, &low) {
+		} else if s.step(m, &low) {
 			return true
 		}
 		if s.aborted || s.cut {
@@ -274,7 +265,6 @@ func (s *search) dfs() bool {
 // caller's low index (dominance.go), lowered by what the step meets. It
 // reports a win; the caller unmakes the moves.
 func (s *search) step(m move, low *int32) bool {
-	g := s.g
 	if m.pre > 0 {
 		// abstract mode: free the card first (abstract.go)
 		s.do(move{kind: kTab, from: m.from, to: m.pj, n: m.pre})
@@ -282,6 +272,31 @@ func (s *search) step(m move, low *int32) bool {
 	}
 	s.do(m)
 	s.automatic()
+	return s.node(low)
+}
+
+// place makes m, a talon card onto the tableau, and the automatic moves
+// after it, and searches on with the moves that may follow it (uses). When
+// an automatic move followed, the position is searched as any other (a
+// node of the table, every move searched): the argument of uses looks at
+// the next move only.
+// It reports a win; the caller unmakes the moves.
+func (s *search) place(m move, low *int32) bool {
+	g := s.g
+	x := g.orig[g.talon[m.p-1]]
+	n := len(s.path)
+	s.do(m)
+	s.automatic()
+	if len(s.path) > n+1 {
+		return s.node(low)
+	}
+	return s.uses(x, low)
+}
+
+// node searches the current position, reached by a move of the caller's
+// position, unless the table holds it or it is dominated; see step.
+func (s *search) node(low *int32) bool {
+	g := s.g
 	k := g.key()
 	if !s.tt.insert(k) {
 		if s.dom != nil {
@@ -315,6 +330,13 @@ func (s *search) step(m move, low *int32) bool {
 // in between is no search node (it is not keyed: the table holds only
 // positions searched with every move). When that move puts another talon
 // card on the tableau, the moves after it must use that one in turn.
+//
+// Elsewhere (draw 3, or passes limited) the argument holds only past moves
+// that leave the talon alone, and talon moves would have to follow too;
+// tried on the relaxed draw-3 deals that take longest, the positions
+// searched fell by 12 % and the time rose by 42 % (a second candidate
+// list per talon move), so there a talon card's move is a move like any
+// other (BENCHMARKS.md "Solver", session 9).
 func (s *search) uses(x byte, low *int32) bool {
 	g := s.g
 	start := len(s.buf)
@@ -327,10 +349,7 @@ func (s *search) uses(x byte, low *int32) bool {
 		}
 		n := len(s.path)
 		if m.kind == kTalon && m.to&toFound == 0 {
-			y := g.orig[g.talon[m.p-1]]
-			s.do(m)
-			s.automatic()
-			if s.uses(y, low) {
+			if s.place(m, low) {
 				return true
 			}
 		} else if s.step(m, low) {

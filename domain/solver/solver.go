@@ -111,7 +111,8 @@ const (
 	// searchWins: no relaxation, for callers that only look for a win
 	// (Prove, Difficulty): it can only prove a deal lost, and its nodes
 	// would come out of the budget the game's search has to find the win
-	// in (and would move the bands of R7.5).
+	// in (and would move the bands of R7.5); nor the talon dominance and
+	// pairs, which would move the bands too.
 	searchWins
 	// searchNoPrune: no dominance pruning of tableau moves and no
 	// relaxation (tests that compare verdicts with and without them).
@@ -134,6 +135,10 @@ func solve(ctx context.Context, s *domain.State, b Budget, start time.Time, mode
 	}
 	g.noPrune = mode == searchNoPrune
 	g.noRelax = g.noRelax || mode != searchAll
+	// the talon dominance and pairs (dominance.go, search.uses) change the
+	// nodes a search takes to its first win, which the bands of R7.5 count
+	g.noDom = g.noDom || mode != searchAll
+	g.noPairs = g.noPairs || mode != searchAll
 	sr := newSearch(ctx, g, b, start)
 	won, lost := false, false
 	var rx *search
