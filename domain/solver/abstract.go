@@ -217,7 +217,7 @@ func (g *game) absCandidates(out []move) []move {
 	if g.countDrops {
 		g.countRearrangements()
 	}
-	out = g.talonMoves(out, firstEmpty)
+	out = g.talonMoves(out, firstEmpty, ^uint64(0))
 	if g.takeBack {
 		for f := 0; f < g.nfound; f++ {
 			c := g.found[f]
@@ -338,4 +338,78 @@ func (g *game) usesCard(m move, x byte) bool {
 		return false
 	}
 	return kidsOf(x)&(1<<c) != 0
+}
+
+// useCandidates appends the candidates of absCandidates that use card x
+// (usesCard), in the same order, without making the others: the moves
+// search.uses tries after x went onto the tableau from the talon (draw 1,
+// unlimited passes).
+func (g *game) useCandidates(out []move, x byte) []move {
+	start := len(out)
+	kids := kidsOf(x)
+	firstEmpty := -1
+	for j := 0; j < g.piles; j++ {
+		p := &g.tab[j]
+		g.runs[j] = p.n - p.down
+		if p.n == 0 && firstEmpty < 0 {
+			firstEmpty = j
+		}
+	}
+	g.takers(firstEmpty)
+	king := -1
+	tw := twin(x)
+	next := g.homeNext()
+	twHome := next&(1<<tw) != 0
+	for i := 0; i < g.piles; i++ {
+		p := &g.tab[i]
+		if p.n == p.down {
+			continue
+		}
+		if twHome {
+			// x's twin home after the run on it moves onto x
+			for k := int(p.n) - 2; k >= int(p.down); k-- {
+				if p.c[k] != tw {
+					continue
+				}
+				if j := g.topPile(x); j >= 0 {
+					out = append(out, move{kind: kTab, from: uint8(i), to: uint8(g.foundFor(tw)) | toFound, n: 1,
+						pre: uint8(int(p.n) - 1 - k), pj: uint8(j), pri: prHome << ordShift})
+				}
+			}
+		}
+		b := p.c[p.down]
+		if kids&(1<<b) == 0 {
+			continue
+		}
+		j := g.takerFor(b, i, firstEmpty)
+		if j < 0 {
+			continue
+		}
+		m := move{kind: kTab, from: uint8(i), to: uint8(j), n: p.n - p.down}
+		if p.down > 0 {
+			m.pri = uint8(prReveal<<ordShift + max(0, (1<<ordShift)-1-int(p.down)))
+			out = append(out, m)
+			continue
+		}
+		if g.mayEmpty(i, true, &king) {
+			m.pri = prEmpty << ordShift
+			out = append(out, m)
+		}
+	}
+	if kids&g.inTalon != 0 {
+		out = g.talonMoves(out, firstEmpty, kids)
+	}
+	if g.takeBack {
+		for f := 0; f < g.nfound; f++ {
+			c := g.found[f]
+			if c == noCard || kids&(1<<c) == 0 || rankOf[c] <= 2 || g.safeHome(c) {
+				continue
+			}
+			if j := g.takerFor(c, -1, firstEmpty); j >= 0 {
+				out = append(out, move{kind: kTakeBack, from: uint8(f), to: uint8(j), n: 1, pri: prTakeBack << ordShift})
+			}
+		}
+	}
+	sortByClass(out[start:])
+	return out
 }

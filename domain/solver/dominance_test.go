@@ -140,3 +140,48 @@ func TestR71TalonDominanceClaim(t *testing.T) {
 	}
 	t.Logf("%d pairs of positions decided: %d won with the card on the tableau, %d lost with it in the stock", pairs, won, lost)
 }
+
+// R7.1: useCandidates makes exactly the candidates that use a talon card
+// just put on the tableau (usesCard over absCandidates), in the same order,
+// on positions of seeded deals after random play (draw 1, unlimited
+// passes), after every talon move onto the tableau they offer.
+func TestR71UseCandidatesAreTheUses(t *testing.T) {
+	t.Parallel()
+	one := 1
+	rng := rand.New(rand.NewPCG(47, 3))
+	placed, uses := 0, 0
+	for n := 0; n < 200; n++ {
+		takeBack := n%2 == 0
+		s := walk(rng, seeded(t, "relaxed", domain.Options{Draw: &one, TakeBack: &takeBack}, uint64(13000+n)), rng.IntN(40))
+		g, ok := fromState(s)
+		if !ok || !g.abstractOK() {
+			continue
+		}
+		g.abs = true
+		g.rehashAll()
+		for _, m := range g.candidates(nil) {
+			if m.kind != kTalon || m.to&toFound != 0 {
+				continue
+			}
+			x := g.orig[g.talon[m.p-1]]
+			u := g.make(m)
+			var want []move
+			for _, c := range g.candidates(nil) {
+				if g.usesCard(c, x) {
+					want = append(want, c)
+				}
+			}
+			got := g.useCandidates(nil, x)
+			if !slices.Equal(got, want) {
+				t.Fatalf("seed %d, %s put on the tableau: useCandidates %v, the uses among the candidates %v\n%s", 13000+n, domain.Card(x), got, want, s.Board(true))
+			}
+			placed++
+			uses += len(want)
+			g.unmake(u)
+		}
+	}
+	if placed < 100 || uses < 50 {
+		t.Fatalf("%d talon cards put on the tableau, %d uses: too few to check", placed, uses)
+	}
+	t.Logf("%d talon cards put on the tableau, %d uses", placed, uses)
+}

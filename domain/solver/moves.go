@@ -219,7 +219,7 @@ func (g *game) candidates(out []move) []move {
 			}
 		}
 	}
-	out = g.talonMoves(out, firstEmpty)
+	out = g.talonMoves(out, firstEmpty, ^uint64(0))
 	if g.takeBack {
 		for f := 0; f < g.nfound; f++ {
 			c := g.found[f]
@@ -402,7 +402,10 @@ func (g *game) sameFoundBefore(f int) bool {
 // and the talon's end; after one recycle draw, 2·draw, … and the end (a
 // second recycle reaches nothing new). A size reachable in the current pass
 // is taken without the recycle: more passes left is never worse.
-func (g *game) talonMoves(out []move, firstEmpty int) []move {
+//
+// Only the cards in only (bit c for card c) are tried, and of those only
+// their moves onto the tableau where only is not every card (useCandidates).
+func (g *game) talonMoves(out []move, firstEmpty int, only uint64) []move {
 	if g.tl == 0 {
 		return out
 	}
@@ -415,17 +418,20 @@ func (g *game) talonMoves(out []move, firstEmpty int) []move {
 		place = g.placeable(firstEmpty)
 	}
 	idle := g.abs && !g.noPrune && !g.noIdle && g.draw == 1 && g.passes == 0
+	all := only == ^uint64(0)
 	try := func(p int, rc uint8) {
 		if p == 0 || seen[p] {
 			return
 		}
 		seen[p] = true
 		c := g.orig[g.talon[p-1]]
-		if (next|place)&(1<<c) == 0 {
+		if (next|place)&only&(1<<c) == 0 {
 			return // neither a foundation nor a pile takes it
 		}
 		if f := g.foundFor(c); f >= 0 {
-			out = append(out, move{kind: kTalon, to: uint8(f) | toFound, n: 1, p: uint8(p), rc: rc, pri: prTalon << ordShift})
+			if all {
+				out = append(out, move{kind: kTalon, to: uint8(f) | toFound, n: 1, p: uint8(p), rc: rc, pri: prTalon << ordShift})
+			}
 			if g.safeHome(c) {
 				return // a safe card goes home rather than anywhere else (safe.go)
 			}

@@ -324,7 +324,7 @@ func (s *search) node(low *int32) bool {
 
 // uses searches on from a position where card x has just been put on the
 // tableau from the talon (draw 1, unlimited passes, abstract mode) with the
-// moves that use x there only (usesCard): by the argument of abstract.go
+// moves that use x there only (usesCard, useCandidates): by the argument of abstract.go
 // for idle talon cards, a winning line can always put a talon card on the
 // tableau just before the first move that needs it there, so the position
 // in between is no search node (it is not keyed: the table holds only
@@ -334,19 +334,16 @@ func (s *search) node(low *int32) bool {
 // Elsewhere (draw 3, or passes limited) the argument holds only past moves
 // that leave the talon alone, and talon moves would have to follow too;
 // tried on the relaxed draw-3 deals that take longest, the positions
-// searched fell by 12 % and the time rose by 42 % (a second candidate
-// list per talon move), so there a talon card's move is a move like any
+// searched fell by 12 % and the time rose by 42 % (a second list of
+// candidates per talon move, all of them then), so there a talon card's move is a move like any
 // other (BENCHMARKS.md "Solver", session 9).
 func (s *search) uses(x byte, low *int32) bool {
 	g := s.g
 	start := len(s.buf)
-	s.buf = g.candidates(s.buf)
+	s.buf = g.useCandidates(s.buf, x)
 	end := len(s.buf)
 	for i := start; i < end; i++ {
 		m := s.buf[i]
-		if !g.usesCard(m, x) {
-			continue
-		}
 		n := len(s.path)
 		if m.kind == kTalon && m.to&toFound == 0 {
 			if s.place(m, low) {
