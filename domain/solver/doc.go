@@ -36,7 +36,18 @@
 //     that only rearranges runs is left out, which is most tableau moves.
 //     With draw 1 and unlimited passes a talon card goes onto the tableau
 //     only when a card could be put on it or its twin go home next: until
-//     then it can wait in the talon, where it stays within reach.
+//     then it can wait in the talon, where it stays within reach; and the
+//     move after it must be one that uses it there (search.go, uses): the
+//     position in between is not a node, so positions where a talon card
+//     lies unused on the tableau are mostly never made.
+//   - Talon dominance, with draw 1 and unlimited passes (dominance.go): a
+//     position is never worse for more cards in the talon, so one whose
+//     talon is a subset of a position proven lost, with the same locked
+//     cards and foundations, is lost. Proven lost is more than searched
+//     to the end (a search may have skipped an ancestor still open): the
+//     search finds the strongly connected components of the positions as
+//     Tarjan's algorithm does and keeps a component's talons once it is
+//     closed.
 //   - With draw 3 (relax.go), the same position under draw 1 with
 //     unlimited passes is searched beside the game's own search, in turns:
 //     every line of the game is one of that relaxed game too, so a relaxed

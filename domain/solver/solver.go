@@ -29,8 +29,12 @@ const (
 	// of one core, and at most 32 MiB of transposition tables (8 bytes a
 	// slot, grown to twice the slots at three quarters full: 10 to 21
 	// bytes per node; with draw 3 the game's search and its relaxation
-	// share the nodes, each with its own table). See BENCHMARKS.md
-	// "Solver" for the share of deals it decides.
+	// share the nodes, each with its own table). With draw 1 and
+	// unlimited passes the table also holds the positions the talon
+	// dominance cut (about 1.6 per node) and the dominance keeps its
+	// talon sets (dominance.go): a lost deal's search of 780,585 nodes
+	// took 28 MiB of heap in all (BENCHMARKS.md "Solver", session 9).
+	// See BENCHMARKS.md "Solver" for the share of deals it decides.
 	DefaultNodes = 1_000_000
 	// DefaultTime is the time budget when Budget.Time is 0.
 	DefaultTime = 10 * time.Second
