@@ -55,7 +55,8 @@ package solver
 // by cards sent home and taken back.
 //
 // An attempt cut short by a restart (search.run) takes every position it
-// left unproven out of the table, so the table then holds proven lost
+// left unproven out of the table (those entered, and the one whose search
+// stopped before it was entered), so the table then holds proven lost
 // positions only, and the next attempt enters the others again.
 
 // domOK reports whether the talon dominance holds for g (a root).
@@ -121,9 +122,15 @@ func (d *domState) leave(idx, low int32, sp int) {
 	d.stack = d.stack[:sp]
 }
 
-// prove keeps talon set t of class c as lost, dropping the sets it holds.
+// prove keeps talon set t of class c as lost, dropping the sets it holds
+// that t holds, unless one of them holds t.
 func (d *domState) prove(c, t uint64) {
 	l := d.lost[c]
+	for _, u := range l {
+		if u&t == t {
+			return // t was entered before u was proven: nothing new
+		}
+	}
 	n := 0
 	for _, u := range l {
 		if u&t != u {

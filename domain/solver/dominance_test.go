@@ -185,3 +185,57 @@ func TestR71UseCandidatesAreTheUses(t *testing.T) {
 	}
 	t.Logf("%d talon cards put on the tableau, %d uses", placed, uses)
 }
+
+// R7.1: restarts (search.run) keep the talon dominance exact. An attempt
+// cut short leaves no position it did not search to the end in the table
+// (a later table hit on one would pass for a proven loss and prove others
+// lost by dominance). With the first attempts a few nodes long, so that
+// nearly every search restarts many times, the search with the dominance
+// gives the verdict of the search without it on positions after random
+// play (draw 1, unlimited passes).
+func TestR71DominanceSurvivesRestarts(t *testing.T) {
+	t.Parallel()
+	want := 300
+	if raceBuild || testing.Short() {
+		want = 60
+	}
+	one := 1
+	rng := rand.New(rand.NewPCG(99, 1))
+	verdict := func(s *domain.State, dom bool, first int64) (Verdict, int) {
+		g, ok := fromState(s)
+		if !ok {
+			t.Fatal("no compact position")
+		}
+		g.noDom = !dom
+		sr := newSearch(context.Background(), g, Budget{Nodes: 400_000, Time: time.Hour}.withDefaults(), time.Now())
+		sr.first = first
+		v := verdictOf(sr)
+		if v == Winnable {
+			if _, ok := verify(s, sr.line()); !ok {
+				t.Fatalf("a winning line that does not win\n%s", s.Board(true))
+			}
+		}
+		return v, sr.restart
+	}
+	compared, restarted := 0, 0
+	for n := 0; compared < want && n < 4*want; n++ {
+		s := walk(rng, seeded(t, "relaxed", domain.Options{Draw: &one}, uint64(20000+n)), 10+rng.IntN(60))
+		first := int64(1 + n%3)
+		on, restarts := verdict(s, true, first)
+		off, _ := verdict(s, false, first)
+		if on == Unknown || off == Unknown {
+			continue
+		}
+		compared++
+		if restarts > 3 {
+			restarted++
+		}
+		if on != off {
+			t.Fatalf("seed %d after random play, first attempt %d nodes: %s with the dominance, %s without\n%s", 20000+n, first, on, off, s.Board(true))
+		}
+	}
+	if compared < want || restarted < want/2 {
+		t.Fatalf("%d positions compared (want %d), %d of them after more than 3 restarts", compared, want, restarted)
+	}
+	t.Logf("%d positions compared, %d of them after more than 3 restarts", compared, restarted)
+}

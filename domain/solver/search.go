@@ -10,7 +10,8 @@ import (
 
 // search is one depth-first search from a root position with a
 // transposition table of every position entered. A position in the table
-// is either fully searched without a win or on the current path, so
+// is either fully searched without a win or on the current path (or, with
+// the talon dominance, proven lost without a search: dominance.go), so
 // skipping it loses no win: the search is exhaustive unless aborted.
 type search struct {
 	ctx      context.Context
@@ -28,6 +29,7 @@ type search struct {
 	// expanded limit nodes, with a node limit twice the last and its
 	// moves in another order within each class; see run.
 	restart int      // restarts made
+	first   int64    // the first attempt's node limit: firstLimit (tests set less)
 	limit   int64    // nodes at which this attempt stops
 	cut     bool     // the attempt stopped at its limit
 	keys    []uint64 // keys of the positions on the path (dfs frames)
@@ -50,6 +52,7 @@ func newSearch(ctx context.Context, g *game, b Budget, start time.Time) *search 
 		s.dom = newDomState()
 	}
 	s.pairs = g.abs && !g.noPrune && !g.noPairs && g.draw == 1 && g.passes == 0
+	s.first = firstLimit
 	if b.Clock != nil {
 		s.clock = b.Clock
 		now := b.Clock()
@@ -77,11 +80,14 @@ const firstLimit = 10_000
 // that one was on the path at the time, and a later attempt enters every
 // position of that path again (they are all out of the table and linked
 // from the root), so an attempt that ends without a win is exhaustive.
+// With the talon dominance the positions searched to the end but not yet
+// proven lost leave the table too (dominance.go), so that a later hit on
+// one never passes for a proof.
 func (s *search) run() bool {
 	if !s.begin() {
 		return false
 	}
-	first := int64(firstLimit)
+	first := s.first
 	if s.g.noRestart {
 		first = math.MaxInt64 / 2
 	}
@@ -117,12 +123,14 @@ func (s *search) attempt(limit int64) (won, over bool) {
 		return false, true // exhaustive, or the budget ran out
 	}
 	s.back(s.base)
+	// The path's positions, the one cut short among them (in the table,
+	// never entered: dfs stopped before it), and with the dominance every
+	// other position not proven lost.
+	for _, k := range s.keys {
+		s.tt.remove(k)
+	}
 	if s.dom != nil {
-		s.dom.reset(s.tt) // the path and every other unproven position
-	} else {
-		for _, k := range s.keys {
-			s.tt.remove(k)
-		}
+		s.dom.reset(s.tt)
 	}
 	s.cut = false
 	s.buf = s.buf[:0]
@@ -276,10 +284,10 @@ func (s *search) step(m move, low *int32) bool {
 }
 
 // place makes m, a talon card onto the tableau, and the automatic moves
-// after it, and searches on with the moves that may follow it (uses). When
-// an automatic move followed, the position is searched as any other (a
-// node of the table, every move searched): the argument of uses looks at
-// the next move only.
+// after it, and searches on with the moves that may follow it (uses). Were
+// an automatic move to follow, the position would be searched as any other
+// (a node of the table, every move searched): the argument of uses looks
+// at the next move only.
 // It reports a win; the caller unmakes the moves.
 func (s *search) place(m move, low *int32) bool {
 	g := s.g
@@ -288,6 +296,9 @@ func (s *search) place(m move, low *int32) bool {
 	s.do(m)
 	s.automatic()
 	if len(s.path) > n+1 {
+		// not with draw 1 and unlimited passes, where this is used: a card
+		// put down changes no foundation and turns nothing up; kept so the
+		// restriction never outlives the position it was argued for
 		return s.node(low)
 	}
 	return s.uses(x, low)
