@@ -320,7 +320,10 @@ func kidsOf(x byte) uint64 {
 // usesCard reports whether candidate m uses card x, just put face up on the
 // tableau, there (the moves that need it, above): a card of x's child
 // class put on the tableau from the talon, a foundation or a base with its
-// run, or x's twin going home after the run on it moves onto x.
+// run, or x's twin going home after the run on it moves onto x. A child
+// put on the tableau counts even where it has another free card to lie on
+// (takerFor may pick x's twin): more moves than need x, which loses
+// nothing.
 func (g *game) usesCard(m move, x byte) bool {
 	var c byte
 	switch {

@@ -144,20 +144,48 @@ func TestR71TalonDominanceClaim(t *testing.T) {
 // R7.1: useCandidates makes exactly the candidates that use a talon card
 // just put on the tableau (usesCard over absCandidates), in the same order,
 // on positions of seeded deals after random play (draw 1, unlimited
-// passes), after every talon move onto the tableau they offer.
+// passes; idle talon cards waiting or not), after every talon move onto
+// the tableau they offer and again after each use that puts another talon
+// card down (the chains of search.uses).
 func TestR71UseCandidatesAreTheUses(t *testing.T) {
 	t.Parallel()
 	one := 1
 	rng := rand.New(rand.NewPCG(47, 3))
-	placed, uses := 0, 0
-	for n := 0; n < 200; n++ {
+	placed, uses, chained := 0, 0, 0
+	var check func(g *game, x byte, depth int, s *domain.State, seed int)
+	check = func(g *game, x byte, depth int, s *domain.State, seed int) {
+		var want []move
+		for _, c := range g.candidates(nil) {
+			if g.usesCard(c, x) {
+				want = append(want, c)
+			}
+		}
+		got := g.useCandidates(nil, x)
+		if !slices.Equal(got, want) {
+			t.Fatalf("seed %d, %s put on the tableau (chain depth %d): useCandidates %v, the uses among the candidates %v\n%s",
+				seed, domain.Card(x), depth, got, want, s.Board(true))
+		}
+		placed++
+		uses += len(want)
+		for _, m := range want {
+			if m.kind == kTalon && depth < 4 {
+				chained++
+				y := g.orig[g.talon[m.p-1]]
+				u := g.make(m)
+				check(g, y, depth+1, s, seed)
+				g.unmake(u)
+			}
+		}
+	}
+	for n := 0; n < 400; n++ {
 		takeBack := n%2 == 0
-		s := walk(rng, seeded(t, "relaxed", domain.Options{Draw: &one, TakeBack: &takeBack}, uint64(13000+n)), rng.IntN(40))
+		s := walk(rng, seeded(t, "relaxed", domain.Options{Draw: &one, TakeBack: &takeBack}, uint64(13000+n)), rng.IntN(100))
 		g, ok := fromState(s)
 		if !ok || !g.abstractOK() {
 			continue
 		}
 		g.abs = true
+		g.noIdle = n%4 >= 2
 		g.rehashAll()
 		for _, m := range g.candidates(nil) {
 			if m.kind != kTalon || m.to&toFound != 0 {
@@ -165,25 +193,14 @@ func TestR71UseCandidatesAreTheUses(t *testing.T) {
 			}
 			x := g.orig[g.talon[m.p-1]]
 			u := g.make(m)
-			var want []move
-			for _, c := range g.candidates(nil) {
-				if g.usesCard(c, x) {
-					want = append(want, c)
-				}
-			}
-			got := g.useCandidates(nil, x)
-			if !slices.Equal(got, want) {
-				t.Fatalf("seed %d, %s put on the tableau: useCandidates %v, the uses among the candidates %v\n%s", 13000+n, domain.Card(x), got, want, s.Board(true))
-			}
-			placed++
-			uses += len(want)
+			check(g, x, 0, s, 13000+n)
 			g.unmake(u)
 		}
 	}
-	if placed < 100 || uses < 50 {
-		t.Fatalf("%d talon cards put on the tableau, %d uses: too few to check", placed, uses)
+	if placed < 1000 || uses < 500 || chained < 100 {
+		t.Fatalf("%d talon cards put on the tableau, %d uses, %d of them chained placements: too few to check", placed, uses, chained)
 	}
-	t.Logf("%d talon cards put on the tableau, %d uses", placed, uses)
+	t.Logf("%d talon cards put on the tableau, %d uses, %d of them chained placements", placed, uses, chained)
 }
 
 // R7.1: restarts (search.run) keep the talon dominance exact. An attempt

@@ -340,7 +340,9 @@ func (s *search) node(low *int32) bool {
 // tableau just before the first move that needs it there, so the position
 // in between is no search node (it is not keyed: the table holds only
 // positions searched with every move). When that move puts another talon
-// card on the tableau, the moves after it must use that one in turn.
+// card on the tableau, the moves after it must use that one in turn. The
+// uses are tried in one fixed order in every attempt (run reorders the
+// moves of nodes only).
 //
 // Elsewhere (draw 3, or passes limited) the argument holds only past moves
 // that leave the talon alone, and talon moves would have to follow too;
