@@ -200,18 +200,8 @@ func (g *game) absCandidates(out []move) []move {
 		if rankOf[b] == 13 && p.down == 0 {
 			continue // a king at the bottom: moving it changes nothing
 		}
-		j := g.takerFor(b, i, firstEmpty)
-		if j < 0 {
-			continue
-		}
-		m := move{kind: kTab, from: uint8(i), to: uint8(j), n: p.n - p.down}
-		if p.down > 0 {
-			m.pri = uint8(prReveal<<ordShift + max(0, (1<<ordShift)-1-int(p.down)))
+		if m, ok := g.baseMove(i, firstEmpty, prune, &king); ok {
 			out = append(out, m)
-			continue
-		}
-		if g.mayEmpty(i, prune, &king) {
-			add(prEmpty, m)
 		}
 	}
 	if g.countDrops {
@@ -231,6 +221,28 @@ func (g *game) absCandidates(out []move) []move {
 	}
 	sortByClass(out[start:])
 	return out
+}
+
+// baseMove is the move of pile i's base with its run onto the first pile
+// that takes it (absCandidates), with its class: it reveals a face-down card
+// (the deepest piles first), or it empties the pile, searched only where
+// mayEmpty allows; ok is false where there is no such move to search.
+func (g *game) baseMove(i, firstEmpty int, prune bool, king *int) (m move, ok bool) {
+	p := &g.tab[i]
+	j := g.takerFor(p.c[p.down], i, firstEmpty)
+	if j < 0 {
+		return move{}, false
+	}
+	m = move{kind: kTab, from: uint8(i), to: uint8(j), n: p.n - p.down}
+	if p.down > 0 {
+		m.pri = uint8(prReveal<<ordShift + max(0, (1<<ordShift)-1-int(p.down)))
+		return m, true
+	}
+	if !g.mayEmpty(i, prune, king) {
+		return move{}, false
+	}
+	m.pri = prEmpty << ordShift
+	return m, true
 }
 
 // countRearrangements adds to dropped the legal tableau moves of a run
@@ -384,18 +396,7 @@ func (g *game) useCandidates(out []move, x byte) []move {
 		if kids&(1<<b) == 0 {
 			continue
 		}
-		j := g.takerFor(b, i, firstEmpty)
-		if j < 0 {
-			continue
-		}
-		m := move{kind: kTab, from: uint8(i), to: uint8(j), n: p.n - p.down}
-		if p.down > 0 {
-			m.pri = uint8(prReveal<<ordShift + max(0, (1<<ordShift)-1-int(p.down)))
-			out = append(out, m)
-			continue
-		}
-		if g.mayEmpty(i, true, &king) {
-			m.pri = prEmpty << ordShift
+		if m, ok := g.baseMove(i, firstEmpty, true, &king); ok {
 			out = append(out, m)
 		}
 	}
