@@ -108,9 +108,7 @@ func (g *game) topPile(c byte) int {
 // tkPlace to the cards some pile takes (placeable: kings too when
 // firstEmpty >= 0). The candidates of a node ask for them many times.
 func (g *game) takers(firstEmpty int) {
-	for c := range g.tkA {
-		g.tkA[c], g.tkB[c] = -1, -1
-	}
+	g.tkA, g.tkB = noTakers, noTakers
 	var m uint64
 	if firstEmpty >= 0 {
 		m = kings
@@ -134,6 +132,14 @@ func (g *game) takers(firstEmpty int) {
 	}
 	g.tkPlace = m
 }
+
+// noTakers is a card table of no pile (-1 for every card).
+var noTakers = func() (t [52]int8) {
+	for c := range t {
+		t[c] = -1
+	}
+	return t
+}()
 
 // takerFor is the first pile other than skip whose top takes c (a king:
 // the first empty pile), or -1, from the tables of takers. Any of them

@@ -454,6 +454,24 @@ func (g *game) talonMoves(out []move, firstEmpty int, only uint64) []move {
 			out = append(out, move{kind: kTalon, to: uint8(j), n: 1, p: uint8(p), rc: rc, pri: prTalon << ordShift})
 		}
 	}
+	if g.draw == 1 && g.passes == 0 && g.cards == 52 {
+		// every talon card within reach: only those some pile or foundation
+		// takes, in the order of the loops below
+		want := (next | place) & only & g.inTalon
+		for p := max(g.w, 1); p <= g.tl && want != 0; p++ {
+			if want&(1<<g.orig[g.talon[p-1]]) != 0 {
+				try(p, 0)
+			}
+		}
+		if g.canRecycle() {
+			for p := 1; p < g.w && want != 0; p++ {
+				if want&(1<<g.orig[g.talon[p-1]]) != 0 {
+					try(p, 1)
+				}
+			}
+		}
+		return out
+	}
 	for p := g.w; ; p += g.draw {
 		if p >= g.tl {
 			try(g.tl, 0)

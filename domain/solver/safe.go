@@ -41,6 +41,9 @@ func (g *game) safeHome(c byte) bool {
 		return true
 	}
 	decks := g.cards / 52
+	if decks == 1 {
+		return g.safeHome1(c, r)
+	}
 	if !g.takeBack {
 		red := redOf[c]
 		for s := byte(0); s < 4; s++ {
@@ -60,6 +63,32 @@ func (g *game) safeHome(c byte) bool {
 			need = r - 2
 		}
 		if g.homeCount(s, need) < decks {
+			return false
+		}
+	}
+	return true
+}
+
+// safeHome1 is safeHome with one deck (rank r of c above 2): a suit's
+// cards lie on one foundation, so the suits' heights decide.
+func (g *game) safeHome1(c byte, r int8) bool {
+	var h [4]int8 // rank on the foundation of each suit, 0 for none
+	for i := 0; i < g.nfound; i++ {
+		if t := g.found[i]; t != noCard {
+			h[t/13] = rankOf[t]
+		}
+	}
+	red := redOf[c]
+	for s := byte(0); s < 4; s++ {
+		need := r - 1
+		switch {
+		case redOf[s*13] != red:
+		case g.takeBack:
+			need = r - 2
+		default:
+			continue
+		}
+		if h[s] < need {
 			return false
 		}
 	}

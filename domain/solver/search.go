@@ -3,6 +3,7 @@ package solver
 import (
 	"context"
 	"math"
+	"math/bits"
 	"time"
 
 	"github.com/openpatience/solitaire/domain"
@@ -184,11 +185,21 @@ func (s *search) automatic() {
 		case g.draw == 1 && g.passes == 0:
 			// Every talon card is always within reach, and taking one out
 			// leaves the others so: a safe one goes home wherever it lies.
-			if g.cards == 52 && next&g.inTalon == 0 {
-				break // no talon card goes home now
+			want := next // the talon cards that may go home (every card, with more decks)
+			if g.cards == 52 {
+				// one deck: the safe ones among them, found before the talon is scanned
+				want = 0
+				for b := next & g.inTalon; b != 0; b &= b - 1 {
+					if c := byte(bits.TrailingZeros64(b)); g.foundFor(c) >= 0 && g.safeHome(c) {
+						want |= 1 << c
+					}
+				}
+				if want == 0 {
+					break // no talon card goes home now
+				}
 			}
 			for p := 1; p <= g.tl; p++ {
-				if c := g.orig[g.talon[p-1]]; next&(1<<c) != 0 {
+				if c := g.orig[g.talon[p-1]]; want&(1<<c) != 0 {
 					if f := g.foundFor(c); f >= 0 && g.safeHome(c) {
 						m := move{kind: kTalon, to: uint8(f) | toFound, n: 1, p: uint8(p)}
 						if p < g.w {
