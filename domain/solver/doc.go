@@ -54,6 +54,13 @@
 //     search that ends without a win proves the game lost, and it ends far
 //     sooner (with draw 1 what the draws reach does not depend on which
 //     talon cards are gone, and its key ignores the waste's size).
+//   - Relaxation probes (probe.go): when the relaxed game is won from the
+//     root, its search goes on serving the game's: every position the
+//     game's search is about to enter is first searched under draw 1
+//     with unlimited passes, with a small budget and one table for all
+//     probes, and a position whose relaxation is lost is lost and not
+//     searched. In the lost draw-3 deals that took longest nearly every
+//     position had a lost relaxation.
 //   - A transposition table of every position seen, keyed by a 64-bit
 //     hash (8 bytes a position: a large search's time is mostly the
 //     table's memory traffic) that ignores the order of tableau piles and foundations (they

@@ -62,6 +62,8 @@ type game struct {
 	noRelax              bool // tests: no draw-1 relaxation beside the search (relax.go)
 	noDom                bool // tests: no talon dominance (dominance.go)
 	noPairs              bool // tests: a talon card onto the tableau as a move of its own (search.uses)
+	noProbe              bool // tests: no relaxation probes (probe.go)
+	logCuts              bool // tests: keep the positions the probes cut (prober.log)
 	// abs: the position is searched up to the arrangement of its face-up
 	// runs (abstract.go); orig0 is each pile's bottom card at the root
 	// (noCard for an empty pile), the one base abstract mode must tell

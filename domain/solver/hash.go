@@ -216,3 +216,33 @@ func (t *table) grow() {
 		}
 	}
 }
+
+// pilesKey is the key's part of the piles and foundations.
+func (g *game) pilesKey() uint64 {
+	var k uint64
+	for i := 0; i < g.piles; i++ {
+		k += g.ph[i]
+	}
+	for i := 0; i < g.nfound; i++ {
+		if c := g.found[i]; c != noCard {
+			k += foundKey[c]
+		}
+	}
+	return k
+}
+
+// has reports whether k is in the table.
+func (t *table) has(k uint64) bool {
+	if k == 0 {
+		k = 1
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := k >> t.shift; ; i = (i + 1) & mask {
+		switch t.slots[i] {
+		case k:
+			return true
+		case 0:
+			return false
+		}
+	}
+}

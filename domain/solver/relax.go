@@ -29,20 +29,33 @@ package solver
 // so in under 2 s.
 //
 // The two searches take turns (solve): attempts of the game's search and
-// of the relaxation with the same doubling node limits (search.run), the
-// relaxation from the game's third attempt on, so that a deal the game's
+// of the relaxation with doubling node limits (search.run; the
+// relaxation's relaxShare times the game's), the relaxation from the
+// game's third attempt on, so that a deal the game's
 // search wins in its first 30,000 nodes (every band of R7.5 but expert)
 // is searched as before. The relaxation stops once it wins (that proves
-// nothing about the game) and the game's search goes on alone; if it ends
+// nothing about the game) and the game's search goes on alone, with the
+// relaxation's search probing its positions (probe.go); if it ends
 // without a win, the game is lost. Both share the budget: their nodes
 // count together and either's time-out ends both. Searches that only look
 // for a win (Prove, Difficulty: searchWins) go without it.
 
 // relaxFrom is the node limit of the game's attempt after which the
-// relaxation takes its first turn (its attempts then have the game's
-// limits): the third attempt (40,000 nodes, after 30,000 spent), past
-// HardNodes.
+// relaxation takes its first turn: the third attempt (40,000 nodes,
+// after 30,000 spent), past HardNodes.
 const relaxFrom = 4 * firstLimit
+
+// relaxShare is how many times the game's attempt's node limit the
+// relaxation's attempts get, once it takes turns. A lost deal whose
+// relaxation is lost costs the relaxation's search plus the game's turns
+// beside it, and one whose relaxation is won rarely needs a long relaxed
+// search to find that win (it starts the probes, probe.go), so the
+// relaxation gets the larger share: on the 17 `relaxed` draw-3 deals of
+// seeds 1-3000 lost with draw 1 that took over 0.7 s, shares of 1, 2 and 4
+// took 33.7, 26.9 and 22.8 s of CPU in all, and on 8 slow deals whose
+// relaxation is won the share changed little (13.3, 14.7 and 13.7 s;
+// BENCHMARKS.md "Solver", session 10).
+const relaxShare = 4
 
 // relaxable reports whether g (a root, before any search) has a draw-1
 // relaxation worth searching: one deck with sequence moves (abstract mode,

@@ -42,6 +42,8 @@ type search struct {
 
 	dom   *domState // talon dominance (dominance.go), nil where it does not hold
 	pairs bool      // a talon card onto the tableau only with a move that uses it (uses)
+	probe *prober   // the game's search: relaxation probes (probe.go), or nil
+	won   *table    // the prober's search: relaxed positions with a winning line
 }
 
 func newSearch(ctx context.Context, g *game, b Budget, start time.Time) *search {
@@ -320,6 +322,9 @@ func (s *search) place(m move, low *int32) bool {
 func (s *search) node(low *int32) bool {
 	g := s.g
 	k := g.key()
+	if s.won != nil && s.won.has(k) {
+		return true // the prober's search: won by an earlier probe (probe.go)
+	}
 	if !s.tt.insert(k) {
 		if s.dom != nil {
 			*low = s.dom.hit(k, *low)
@@ -329,6 +334,15 @@ func (s *search) node(low *int32) bool {
 	if s.dom != nil && s.dom.dominated(g, k) {
 		s.dom.cuts++ // lost: it stays in the table as such
 		return false
+	}
+	if s.probe != nil {
+		if s.probe.lost(s.maxNodes-s.nodes, &s.maxNodes, &s.limit, &s.aborted) {
+			s.probe.cuts++ // lost: it stays in the table as such
+			return false
+		}
+		if s.aborted {
+			return false
+		}
 	}
 	s.keys = append(s.keys, k)
 	if s.dfs() {

@@ -26,14 +26,17 @@ const (
 // Defaults applied to a zero Budget field.
 const (
 	// DefaultNodes is the node budget when Budget.Nodes is 0: about 1-2 s
-	// of one core, and at most 32 MiB of transposition tables (8 bytes a
-	// slot, grown to twice the slots at three quarters full: 10 to 21
-	// bytes per node; with draw 3 the game's search and its relaxation
-	// share the nodes, each with its own table). With draw 1 and
-	// unlimited passes the table also holds the positions the talon
-	// dominance cut (about 1.6 per node) and the dominance keeps its
-	// talon sets (dominance.go): a lost deal's search of 780,585 nodes
-	// took 28 MiB of heap in all (BENCHMARKS.md "Solver", session 9).
+	// of one core. Memory: transposition tables of 8 bytes a slot, grown
+	// to twice the slots at three quarters full (10 to 21 bytes per node);
+	// with draw 3 the game's search and its relaxation share the nodes,
+	// each with its own table, and the relaxation probes (probe.go) keep a
+	// table of won positions and a word per position probed; with draw 1
+	// and unlimited passes the table also holds the positions the talon
+	// dominance cut (about 1.6 per node) and the dominance keeps its talon
+	// sets (dominance.go). Measured as all the heap a search allocates
+	// (runtime.MemStats.TotalAlloc, growth included), the most on seven
+	// slow deals at this budget was 51.8 MiB (`relaxed` draw 3, seed 3339;
+	// draw 1, seed 2311: 38.2 MiB; BENCHMARKS.md "Solver", session 10).
 	// See BENCHMARKS.md "Solver" for the share of deals it decides.
 	DefaultNodes = 1_000_000
 	// DefaultTime is the time budget when Budget.Time is 0.
@@ -186,12 +189,12 @@ func portfolio(sr, rx *search, mk func() *search, maxNodes int64) (won, lost boo
 		return false, true
 	}
 	relaxing := true
-	for limit := int64(firstLimit); ; limit *= 2 {
+	for limit := sr.first; ; limit *= 2 {
 		sr.maxNodes = maxNodes - rx.nodes
 		if won, over := sr.attempt(limit); won || over {
 			return won, over && !sr.aborted
 		}
-		if !relaxing || limit < relaxFrom {
+		if !relaxing || limit < sr.first*(relaxFrom/firstLimit) {
 			continue
 		}
 		if rx.g == nil {
@@ -201,10 +204,17 @@ func portfolio(sr, rx *search, mk func() *search, maxNodes int64) (won, lost boo
 			}
 		}
 		rx.maxNodes = maxNodes - sr.nodes
-		rxWon, over := rx.attempt(limit)
+		rxWon, over := rx.attempt(limit * relaxShare)
 		switch {
 		case rxWon:
-			relaxing, rx.tt = false, nil // says nothing of the game: sr goes on alone
+			relaxing = false // says nothing of the game: sr goes on alone
+			if sr.g.noProbe || rx.dom == nil || sr.g.passes != 0 {
+				// the probes need the dominance's exact "lost", and pay
+				// only with unlimited passes (probe.go)
+				rx.tt = nil
+			} else {
+				sr.probe = newProber(rx, sr.g) // its positions' relaxations can still be lost
+			}
 		case over && rx.aborted:
 			sr.aborted = true
 			return false, false
