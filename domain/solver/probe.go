@@ -46,21 +46,25 @@ import "math"
 // searched to the end may have skipped a won ancestor, so there are no
 // probes without the dominance (a test flag only).
 //
-// Only with unlimited passes: with a limit (klondike-draw3: three passes,
-// no take-back) the relaxation, which has neither limit, is won from
-// nearly every position the game's search enters, and the probes cost
-// more than they cut: on the 19 slowest klondike-draw3 deals of seeds
-// 1-10,000 they took 51.4 s of CPU in all, 45.8 s without the probes
-// (BENCHMARKS.md "Solver", session 10). Only with the draw-1
-// relaxation (relaxable: draw 3, one deck, abstract mode), not for Prove and Difficulty (searchWins), and only once the
+// With a limit on passes (klondike-draw3: three, and no take-back) the
+// relaxation, which has neither, is won from more of the positions, and
+// the probes cut less: on the 25 slowest klondike-draw3 deals of seeds
+// 1-10,000 (the slowest with the probes: a biased pick) they cost more
+// than they cut, 59.9 s of CPU in all against 49.8 s without; over all
+// 10,000 seeds they gained, 356 s against 423 s, 43 deals over 1 s
+// against 60 (BENCHMARKS.md "Solver", session 10), so they run there too.
+//
+// Only with the draw-1 relaxation (relaxable: draw 3, one deck, abstract
+// mode), not for Prove and Difficulty (searchWins), and only once the
 // root's relaxation is won: where it is lost the portfolio proves the deal
 // lost without probes, and a deal the search wins within its first
 // attempts is searched as before.
 
-// probeNodes is a probe's node budget. On the 42 `relaxed` draw-3 deals of
-// seeds 1-3000 that took over 1 s before the probes, budgets of 500, 2,000
-// and 8,000 gave the same figures within the machine's noise
-// (BENCHMARKS.md "Solver", session 10).
+// probeNodes is a probe's node budget. On the 60 `relaxed` draw-3 deals of
+// seeds 1-3000 that took over 1 s (or were unknown at 2 s) before the
+// probes, budgets of 500, 2,000 and 8,000 took 86.1, 83.8 and 82.6 s of
+// CPU in all, within the machine's noise (BENCHMARKS.md "Solver", session
+// 10).
 const probeNodes = 2000
 
 // prober is the relaxation's search serving the probes, on the game

@@ -44,9 +44,9 @@ func portfolioWith(t *testing.T, s *domain.State, probes bool, first, nodes int6
 }
 
 // R7.1: the relaxation probes keep every verdict, and every position they
-// cut is lost. On positions after random play of seeded `relaxed` draw-3
-// deals (unlimited passes, where the probes run), with and without
-// take-back (R2.3), searched with first attempts of 100 nodes so that the
+// cut is lost. On positions after random play of seeded draw-3 deals,
+// `relaxed` (unlimited passes) with and without take-back (R2.3) and
+// klondike-draw3 (three passes, no take-back), searched with first attempts of 100 nodes so that the
 // probes start early: the verdict with the probes equals the verdict
 // without wherever both finish, the probes cut a good share of the
 // searches, and positions they cut, searched again on their own without
@@ -63,7 +63,7 @@ func TestR71ProbesKeepVerdicts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(47, 3))
 	decided, probed, cutSearches, checked, cutLost, relaxLost := 0, 0, 0, 0, 0, 0
 	for n := 0; n < 6*want && decided < want; n++ {
-		variant, takeBack := "relaxed", n%2 == 0
+		variant, takeBack := []string{"relaxed", "relaxed", "klondike-draw3"}[n%3], n%3 == 0
 		s := walk(rng, seeded(t, variant, domain.Options{Draw: &three, TakeBack: &takeBack}, uint64(13000+n)), rng.IntN(30))
 		if g, ok := fromState(s); !ok || !g.relaxable() {
 			continue // the talon is empty: nothing to relax
