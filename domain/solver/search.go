@@ -296,23 +296,26 @@ func (s *search) step(m move, low *int32) bool {
 	return s.node(low)
 }
 
-// place makes m, a talon card onto the tableau, and the automatic moves
-// after it, and searches on with the moves that may follow it (uses). Were
-// an automatic move to follow, the position would be searched as any other
-// (a node of the table, every move searched): the argument of uses looks
-// at the next move only.
+// place makes m, a talon card onto the tableau, and searches on with the
+// moves that may follow it (uses). No automatic move follows it with draw
+// 1 and unlimited passes, where it is used: the position before was left
+// with none (every search position is: step, begin), a card put down
+// changes no foundation and turns nothing up, and the card itself, were it
+// safe to go home, would have gone home from the talon, where it was in
+// reach. Elsewhere the automatic moves are made, and were one to follow,
+// the position would be searched as any other (a node of the table, every
+// move searched): the argument of uses looks at the next move only.
 // It reports a win; the caller unmakes the moves.
 func (s *search) place(m move, low *int32) bool {
 	g := s.g
 	x := g.orig[g.talon[m.p-1]]
 	n := len(s.path)
 	s.do(m)
-	s.automatic()
-	if len(s.path) > n+1 {
-		// not with draw 1 and unlimited passes, where this is used: a card
-		// put down changes no foundation and turns nothing up; kept so the
-		// restriction never outlives the position it was argued for
-		return s.node(low)
+	if g.draw != 1 || g.passes != 0 {
+		s.automatic()
+		if len(s.path) > n+1 {
+			return s.node(low)
+		}
 	}
 	return s.uses(x, low)
 }
