@@ -110,15 +110,7 @@ func (g *game) addTalonKey(idx byte, sign int) {
 
 // key is the canonical 64-bit key of the position.
 func (g *game) key() uint64 {
-	k := g.th
-	for i := 0; i < g.piles; i++ {
-		k += g.ph[i]
-	}
-	for i := 0; i < g.nfound; i++ {
-		if c := g.found[i]; c != noCard {
-			k += foundKey[c]
-		}
-	}
+	k := g.th + g.pilesKey()
 	if g.draw != 1 || g.passes != 0 {
 		w := g.w
 		if g.passes == 0 && (w%g.draw == 0 || w == g.tl) {
@@ -217,7 +209,9 @@ func (t *table) grow() {
 	}
 }
 
-// pilesKey is the key's part of the piles and foundations.
+// pilesKey is the key's part of the piles and foundations: the key less
+// the talon's sum and, with draw 3 or limited passes, the waste's part
+// (the relaxation probes key their verdicts by it plus the talon's sum).
 func (g *game) pilesKey() uint64 {
 	var k uint64
 	for i := 0; i < g.piles; i++ {
