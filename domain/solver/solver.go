@@ -26,7 +26,8 @@ const (
 // Defaults applied to a zero Budget field.
 const (
 	// DefaultNodes is the node budget when Budget.Nodes is 0: about 1-2 s
-	// of one core. Memory: transposition tables of 8 bytes a slot, grown
+	// of one core; with draw 3 the relaxation's and its probes' nodes
+	// (relax.go, probe.go) count in it. Memory: transposition tables of 8 bytes a slot, grown
 	// to twice the slots at three quarters full (10 to 21 bytes per node);
 	// with draw 3 the game's search and its relaxation share the nodes,
 	// each with its own table, and the relaxation probes (probe.go) keep a
