@@ -133,6 +133,40 @@ func (g *game) takers(firstEmpty int) {
 	g.tkPlace = m
 }
 
+// kidTakers is takers for the two cards of x's child class only, the one
+// class useCandidates asks about: the piles whose face-up top is x or its
+// twin take them. The other cards' entries are left as they were, and
+// tkPlace holds the two cards or none.
+func (g *game) kidTakers(x byte) {
+	kids := kidsOf(x)
+	a, b := int8(-1), int8(-1)
+	if kids != 0 {
+		tw := twin(x)
+		for j := 0; j < g.piles; j++ {
+			p := &g.tab[j]
+			if p.n == p.down {
+				continue
+			}
+			if t := p.c[p.n-1]; t == x || t == tw {
+				if a < 0 {
+					a = int8(j)
+				} else {
+					b = int8(j)
+					break
+				}
+			}
+		}
+	}
+	g.tkPlace = 0
+	if a >= 0 {
+		g.tkPlace = kids
+	}
+	for k := kids; k != 0; k &= k - 1 {
+		c := bits.TrailingZeros64(k)
+		g.tkA[c], g.tkB[c] = a, b
+	}
+}
+
 // noTakers is a card table of no pile (-1 for every card).
 var noTakers = func() (t [52]int8) {
 	for c := range t {
@@ -376,7 +410,7 @@ func (g *game) useCandidates(out []move, x byte) []move {
 			firstEmpty = j
 		}
 	}
-	g.takers(firstEmpty)
+	g.kidTakers(x)
 	king := -1
 	tw := twin(x)
 	next := g.homeNext()
