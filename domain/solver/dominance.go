@@ -73,7 +73,7 @@ type tarjanEntry struct {
 // domState is the dominance's part of a search (see above).
 type domState struct {
 	lost  map[uint64][]uint64 // class -> talon sets of lost positions, none a subset of another
-	open  map[uint64]int32    // key -> index, positions entered and not proven lost
+	open  *indexMap           // key -> index, positions entered and not proven lost
 	stack []tarjanEntry       // those positions in the order entered
 	index int32               // the next position's index
 	low   int32               // the low index of the last position searched (dfs)
@@ -81,7 +81,7 @@ type domState struct {
 }
 
 func newDomState() *domState {
-	return &domState{lost: make(map[uint64][]uint64), open: make(map[uint64]int32)}
+	return &domState{lost: make(map[uint64][]uint64), open: newIndexMap(10)}
 }
 
 // class is the key of the current position less its talon part: with
@@ -95,13 +95,13 @@ func (d *domState) enter(g *game, k uint64) (idx int32, sp int) {
 	idx, sp = d.index, len(d.stack)
 	d.index++
 	d.stack = append(d.stack, tarjanEntry{key: k, class: g.class(k), talon: g.inTalon})
-	d.open[k] = idx
+	d.open.put(k, idx)
 	return idx, sp
 }
 
 // hit lowers low for a table hit on key k that is not proven lost.
 func (d *domState) hit(k uint64, low int32) int32 {
-	if v, ok := d.open[k]; ok && v < low {
+	if v, ok := d.open.get(k); ok && v < low {
 		return v
 	}
 	return low
@@ -116,7 +116,7 @@ func (d *domState) leave(idx, low int32, sp int) {
 		return
 	}
 	for _, e := range d.stack[sp:] {
-		delete(d.open, e.key)
+		d.open.del(e.key)
 		d.prove(e.class, e.talon)
 	}
 	d.stack = d.stack[:sp]
@@ -160,5 +160,106 @@ func (d *domState) reset(tt *table) {
 		tt.remove(e.key)
 	}
 	d.stack = d.stack[:0]
-	clear(d.open)
+	d.open.clear()
+}
+
+// indexMap is an open-addressing map from keys to int32 values, the same
+// layout as table (linear probing from the home slot a key's top bits
+// give, deletion by backward shift, twice the size at three quarters
+// full; the zero key is nudged to 1): the open positions of the talon
+// dominance are entered, looked up and deleted once per position, where
+// a Go map cost more than the table did.
+type indexMap struct {
+	keys  []uint64
+	vals  []int32
+	n     int
+	shift uint
+}
+
+func newIndexMap(logSize uint) *indexMap {
+	return &indexMap{keys: make([]uint64, 1<<logSize), vals: make([]int32, 1<<logSize), shift: 64 - logSize}
+}
+
+// put sets k's value to v.
+func (m *indexMap) put(k uint64, v int32) {
+	if k == 0 {
+		k = 1
+	}
+	if 4*(m.n+1) > 3*len(m.keys) {
+		m.grow()
+	}
+	mask := uint64(len(m.keys) - 1)
+	for i := k >> m.shift; ; i = (i + 1) & mask {
+		switch m.keys[i] {
+		case 0:
+			m.keys[i], m.vals[i] = k, v
+			m.n++
+			return
+		case k:
+			m.vals[i] = v
+			return
+		}
+	}
+}
+
+// get returns k's value and whether k is in the map.
+func (m *indexMap) get(k uint64) (int32, bool) {
+	if k == 0 {
+		k = 1
+	}
+	mask := uint64(len(m.keys) - 1)
+	for i := k >> m.shift; ; i = (i + 1) & mask {
+		switch m.keys[i] {
+		case k:
+			return m.vals[i], true
+		case 0:
+			return 0, false
+		}
+	}
+}
+
+// del takes k out of the map if it is there.
+func (m *indexMap) del(k uint64) {
+	if k == 0 {
+		k = 1
+	}
+	mask := uint64(len(m.keys) - 1)
+	i := k >> m.shift
+	for ; m.keys[i] != k; i = (i + 1) & mask {
+		if m.keys[i] == 0 {
+			return
+		}
+	}
+	for j := i; ; {
+		j = (j + 1) & mask
+		if m.keys[j] == 0 {
+			break
+		}
+		h := m.keys[j] >> m.shift
+		if i <= j && i < h && h <= j || i > j && (i < h || h <= j) {
+			continue
+		}
+		m.keys[i], m.vals[i] = m.keys[j], m.vals[j]
+		i = j
+	}
+	m.keys[i] = 0
+	m.n--
+}
+
+// clear empties the map.
+func (m *indexMap) clear() {
+	clear(m.keys)
+	m.n = 0
+}
+
+func (m *indexMap) grow() {
+	keys, vals := m.keys, m.vals
+	m.keys, m.vals = make([]uint64, 2*len(keys)), make([]int32, 2*len(keys))
+	m.shift--
+	m.n = 0
+	for i, k := range keys {
+		if k != 0 {
+			m.put(k, vals[i])
+		}
+	}
 }
