@@ -78,9 +78,15 @@ type game struct {
 	tl, w   int // talon length, waste size
 	rec     int // recycles made
 	onFound int
+	// height is the rank on the foundation of each suit, 0 for none, with
+	// one deck only (a suit's cards lie on one foundation; with more it
+	// stays zero), read by safeHome1; kept by setFound, as is the
+	// foundations' part of pk
+	height [4]int8
 	// hashes, kept up to date by every change
 	ph [maxPiles]uint64 // per tableau pile
 	th uint64           // talon: sum of the keys of the cards gone
+	pk uint64           // the sum of ph and of the foundations' keys (pilesKey)
 	// inTalon has bit c set while card c is in the talon (one deck only:
 	// with more, a bit cannot count the copies), kept by addTalonKey
 	inTalon uint64
@@ -112,7 +118,7 @@ func fromState(s *domain.State) (*game, bool) {
 	}
 	for i, f := range s.Foundations {
 		if len(f) > 0 {
-			g.found[i] = byte(f[len(f)-1])
+			g.setFound(i, byte(f[len(f)-1]))
 			g.onFound += len(f)
 		}
 	}
@@ -319,7 +325,7 @@ func (g *game) unmake(u undo) {
 		g.rehashPile(int(m.from))
 	case kTakeBack:
 		c := g.take(m.to, 1)[0]
-		g.found[m.from] = c
+		g.setFound(int(m.from), c)
 		g.onFound++
 	}
 	g.w, g.rec = u.w, u.rec
@@ -328,8 +334,7 @@ func (g *game) unmake(u undo) {
 // put places cards (bottom first) on destination to.
 func (g *game) put(to uint8, cards []byte) {
 	if to&toFound != 0 {
-		f := int(to &^ toFound)
-		g.found[f] = cards[0]
+		g.setFound(int(to&^toFound), cards[0])
 		g.onFound++
 		return
 	}
@@ -358,10 +363,29 @@ func (g *game) take(to uint8, n int) []byte {
 
 // foundPop removes the top card of foundation f.
 func (g *game) foundPop(f int) {
-	if rankOf[g.found[f]] == 1 {
-		g.found[f] = noCard
+	c := g.found[f]
+	if rankOf[c] == 1 {
+		g.setFound(f, noCard)
+		if g.cards == 52 {
+			g.height[c/13] = 0
+		}
 	} else {
-		g.found[f]--
+		g.setFound(f, c-1)
 	}
 	g.onFound--
+}
+
+// setFound makes c (noCard: none) the top card of foundation f, keeping
+// pk and height.
+func (g *game) setFound(f int, c byte) {
+	if t := g.found[f]; t != noCard {
+		g.pk -= foundKey[t]
+	}
+	g.found[f] = c
+	if c != noCard {
+		g.pk += foundKey[c]
+		if g.cards == 52 {
+			g.height[c/13] = rankOf[c]
+		}
+	}
 }

@@ -75,16 +75,18 @@ func init() {
 // rehashPile recomputes the hash of tableau pile i (after every change of
 // the pile; rehashAll after a change of mode).
 func (g *game) rehashPile(i int) {
+	old := g.ph[i]
 	if g.abs {
 		g.ph[i] = lockKey[i][g.locked(i)] // abstract mode: the locked cards only
-		return
+	} else {
+		p := &g.tab[i]
+		a := uint64(p.down)*0x100000001B3 + 0xCBF29CE484222325
+		for k := 0; k < int(p.n); k++ {
+			a = (a ^ (uint64(p.c[k]) + 1)) * 0x100000001B3
+		}
+		g.ph[i] = splitmix(a ^ uint64(p.n)<<56)
 	}
-	p := &g.tab[i]
-	a := uint64(p.down)*0x100000001B3 + 0xCBF29CE484222325
-	for k := 0; k < int(p.n); k++ {
-		a = (a ^ (uint64(p.c[k]) + 1)) * 0x100000001B3
-	}
-	g.ph[i] = splitmix(a ^ uint64(p.n)<<56)
+	g.pk += g.ph[i] - old
 }
 
 // rehashAll recomputes every pile's hash.
@@ -212,18 +214,7 @@ func (t *table) grow() {
 // pilesKey is the key's part of the piles and foundations: the key less
 // the talon's sum and, with draw 3 or limited passes, the waste's part
 // (the relaxation probes key their verdicts by it plus the talon's sum).
-func (g *game) pilesKey() uint64 {
-	var k uint64
-	for i := 0; i < g.piles; i++ {
-		k += g.ph[i]
-	}
-	for i := 0; i < g.nfound; i++ {
-		if c := g.found[i]; c != noCard {
-			k += foundKey[c]
-		}
-	}
-	return k
-}
+func (g *game) pilesKey() uint64 { return g.pk }
 
 // has reports whether k is in the table.
 func (t *table) has(k uint64) bool {

@@ -72,12 +72,7 @@ func (g *game) safeHome(c byte) bool {
 // safeHome1 is safeHome with one deck (rank r of c above 2): a suit's
 // cards lie on one foundation, so the suits' heights decide.
 func (g *game) safeHome1(c byte, r int8) bool {
-	var h [4]int8 // rank on the foundation of each suit, 0 for none
-	for i := 0; i < g.nfound; i++ {
-		if t := g.found[i]; t != noCard {
-			h[t/13] = rankOf[t]
-		}
-	}
+	h := &g.height
 	red := redOf[c]
 	for s := byte(0); s < 4; s++ {
 		need := r - 1
