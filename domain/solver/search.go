@@ -224,6 +224,49 @@ func (s *search) automatic() {
 	}
 }
 
+// automaticAfter is automatic after move m, made from a position that
+// automatic had left with no automatic move. With draw 1 and unlimited
+// passes only a move that sends a card home can make another card safe
+// (safeHome depends on the foundations alone, and only grows with them),
+// and the talon's cards stay within reach whatever leaves it, so after any
+// other move only the pile m uncovered can hold a new automatic move: a
+// top to turn up, or a top that goes home (and then every pile and the
+// talon are looked at again). A take-back uncovers nothing and lowers a
+// foundation, and a talon card put on the tableau changes no foundation.
+// The moves made are automatic's, perhaps in another order; the position
+// reached is the same (every automatic move leaves the others possible).
+func (s *search) automaticAfter(m move) {
+	g := s.g
+	if g.draw != 1 || g.passes != 0 || m.to&toFound != 0 {
+		s.automatic()
+		return
+	}
+	switch m.kind {
+	case kTakeBack, kTalon, kWaste:
+		return
+	case kTab:
+		i := int(m.from)
+		p := &g.tab[i]
+		if p.n == 0 {
+			return
+		}
+		if p.down == p.n {
+			if !g.flipPlayer {
+				return // cannot be: make turns it up
+			}
+			s.do(move{kind: kFlip, from: uint8(i)})
+		}
+		if c := p.top(); g.homeNext()&(1<<c) != 0 {
+			if f := g.foundFor(c); f >= 0 && g.safeHome(c) {
+				s.do(move{kind: kTab, from: uint8(i), to: uint8(f) | toFound, n: 1})
+				s.automatic()
+			}
+		}
+		return
+	}
+	s.automatic()
+}
+
 // dfs searches from the current position, which is in the table.
 func (s *search) dfs() bool {
 	g := s.g
@@ -292,7 +335,7 @@ func (s *search) step(m move, low *int32) bool {
 		m.pre = 0
 	}
 	s.do(m)
-	s.automatic()
+	s.automaticAfter(m)
 	return s.node(low)
 }
 
