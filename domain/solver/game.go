@@ -96,6 +96,11 @@ type game struct {
 	tkA, tkB [52]int8
 	tkPlace  uint64
 
+	// talonPri is the class (shifted by ordShift) of talon moves in the
+	// search order: prTalon, or prTalonLast where the talon dominance
+	// holds (newSearch)
+	talonPri uint8
+
 	scratch [pileCap]byte
 	runs    [maxPiles]uint8 // candidates: runLen of every pile
 }

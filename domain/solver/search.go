@@ -51,8 +51,10 @@ func newSearch(ctx context.Context, g *game, b Budget, start time.Time) *search 
 	g.rehashAll()
 	s := &search{ctx: ctx, g: g, root: *g, tt: newTable(14), maxNodes: b.Nodes,
 		deadline: start.Add(b.Time), buf: make([]move, 0, 1024)}
+	g.talonPri = prTalon << ordShift
 	if g.domOK() {
 		s.dom = newDomState()
+		g.talonPri = prTalonLast << ordShift
 	}
 	s.pairs = g.abs && !g.noPrune && !g.noPairs && g.draw == 1 && g.passes == 0
 	s.first = firstLimit
