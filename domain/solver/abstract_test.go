@@ -196,3 +196,79 @@ func TestR71RelaxationShortensLostSearches(t *testing.T) {
 	}
 	t.Logf("seed 405: unwinnable in %d nodes with the relaxation, %d without", with.Nodes, sr.nodes)
 }
+
+// R7.1: childKey, the key step looks up before it makes a take-back or a
+// base move, is the key of the position the move and its automatic moves
+// lead to. On positions after random play of seeded deals (draw 1,
+// unlimited passes, with take-back, player and automatic flips), every
+// candidate it knows a key for is made and keyed; take-backs, base moves
+// that turn a card up and moves that empty a pile all occur, and a move
+// after which the card turned up goes home is left to the search (no key).
+func TestR71ChildKeyIsTheKey(t *testing.T) {
+	t.Parallel()
+	one, tb := 1, true
+	rng := rand.New(rand.NewPCG(77, 3))
+	var known, takeBacks, reveals, empties, unknownHome int
+	for n := 0; n < 300; n++ {
+		o := domain.Options{Draw: &one, TakeBack: &tb}
+		if n%2 == 1 {
+			flip := domain.FlipAuto
+			o.Flip = &flip
+		}
+		s := walk(rng, seeded(t, "relaxed", o, uint64(23000+n)), rng.IntN(60))
+		g, ok := fromState(s)
+		if !ok {
+			t.Fatal("no compact position")
+		}
+		sr := newSearch(context.Background(), g, Budget{}.withDefaults(), time.Now())
+		if !g.abs {
+			continue
+		}
+		sr.begin()
+		// down the search's own moves at random, every known key checked
+		for depth := 0; depth < 60; depth++ {
+			ms := g.candidates(nil)
+			if len(ms) == 0 {
+				break
+			}
+			for _, m := range ms {
+				k, ok := sr.childKey(m)
+				if !ok {
+					if m.kind == kTab && m.to&toFound == 0 && m.pre == 0 {
+						unknownHome++
+					}
+					continue
+				}
+				known++
+				switch p := &g.tab[m.from]; {
+				case m.kind == kTakeBack:
+					takeBacks++
+				case p.down > 0:
+					reveals++
+				default:
+					empties++
+				}
+				n0 := len(sr.path)
+				sr.do(m)
+				sr.automaticAfter(m)
+				if got := g.key(); got != k {
+					t.Fatalf("seed %d: childKey %x, key after the move %x\n%s", 23000+n, k, got, s.Board(true))
+				}
+				sr.back(n0)
+			}
+			m := ms[rng.IntN(len(ms))]
+			if m.pre > 0 {
+				sr.do(move{kind: kTab, from: m.from, to: m.pj, n: m.pre})
+				m.pre = 0
+			}
+			sr.do(m)
+			sr.automatic()
+		}
+	}
+	if takeBacks < 50 || reveals < 50 || empties < 5 || unknownHome < 1 {
+		t.Fatalf("%d keys checked: %d take-backs, %d reveals, %d empties; %d base moves left to the search",
+			known, takeBacks, reveals, empties, unknownHome)
+	}
+	t.Logf("%d keys checked: %d take-backs, %d reveals, %d empties; %d base moves left to the search",
+		known, takeBacks, reveals, empties, unknownHome)
+}

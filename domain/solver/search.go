@@ -327,7 +327,10 @@ func (s *search) dfs() bool {
 
 // step makes m (with its freeing move first, abstract mode) and the
 // automatic moves after it, and searches the position it leads to unless
-// the table holds it or it is dominated (dominance.go); low is the
+// the table holds it or it is dominated (dominance.go); a take-back or a
+// base move whose position the table holds is not even made (childKey:
+// three in four of the positions a lost search reaches are in the table
+// already, and these two kinds are most of them); low is the
 // caller's low index (dominance.go), lowered by what the step meets. It
 // reports a win; the caller unmakes the moves.
 func (s *search) step(m move, low *int32) bool {
@@ -336,9 +339,67 @@ func (s *search) step(m move, low *int32) bool {
 		s.do(move{kind: kTab, from: m.from, to: m.pj, n: m.pre})
 		m.pre = 0
 	}
+	k, known := s.childKey(m)
+	if known && s.tt.has(k) {
+		if s.dom != nil {
+			*low = s.dom.hit(k, *low)
+		}
+		return false
+	}
 	s.do(m)
 	s.automaticAfter(m)
 	return s.node(low)
+}
+
+// childKey is the key of the position move m leads to, automatic moves
+// made, when it can tell without making m: in abstract mode with draw 1
+// and unlimited passes (the key is the talon's sum plus pk), for a take-back
+// and for a base moving with its run onto another pile (the moves after
+// which no automatic move or one flip follows, automaticAfter), unless
+// the card the move turns up goes home. known is false elsewhere.
+func (s *search) childKey(m move) (k uint64, known bool) {
+	g := s.g
+	if !g.abs || g.draw != 1 || g.passes != 0 || s.won != nil || m.pre > 0 || m.to&toFound != 0 {
+		return 0, false
+	}
+	k = g.th + g.pk
+	var placed byte
+	switch m.kind {
+	case kTakeBack:
+		c := g.found[m.from]
+		if rankOf[c] == 1 {
+			return 0, false
+		}
+		k += foundKey[c-1] - foundKey[c]
+		placed = c
+	case kTab:
+		i := int(m.from)
+		p := &g.tab[i]
+		if int(p.n)-int(m.n) != int(p.down) {
+			return 0, false // not a base with its whole run
+		}
+		placed = p.c[p.down]
+		l := 0
+		if p.down > 0 {
+			c := p.c[p.down-1] // turned up
+			if g.homeNext()&(1<<c) != 0 && g.foundFor(c) >= 0 && g.safeHome(c) {
+				return 0, false // it goes home: automatic moves follow
+			}
+			switch {
+			case p.down > 1:
+				l = int(p.down)
+			case p.c[0] == g.orig0[i]:
+				l = 1
+			}
+		}
+		k += lockKey[i][l] - g.ph[i]
+	default:
+		return 0, false
+	}
+	if j := int(m.to); g.tab[j].n == 0 && placed == g.orig0[j] {
+		k += lockKey[j][1] - g.ph[j] // back on its own pile's bottom: a base again
+	}
+	return k, true
 }
 
 // place makes m, a talon card onto the tableau, and searches on with the
