@@ -72,7 +72,8 @@ type tarjanEntry struct {
 
 // domState is the dominance's part of a search (see above).
 type domState struct {
-	lost  map[uint64][]uint64 // class -> talon sets of lost positions, none a subset of another
+	lost  *indexMap           // class -> index into sets
+	sets  [][]uint64          // the talon sets of a class's lost positions, none a subset of another
 	open  *indexMap           // key -> index, positions entered and not proven lost
 	stack []tarjanEntry       // those positions in the order entered
 	index int32               // the next position's index
@@ -81,7 +82,7 @@ type domState struct {
 }
 
 func newDomState() *domState {
-	return &domState{lost: make(map[uint64][]uint64), open: newIndexMap(10)}
+	return &domState{lost: newIndexMap(10), open: newIndexMap(10)}
 }
 
 // class is the key of the current position less its talon part: with
@@ -125,7 +126,13 @@ func (d *domState) leave(idx, low int32, sp int) {
 // prove keeps talon set t of class c as lost, dropping the sets it holds
 // that t holds, unless one of them holds t.
 func (d *domState) prove(c, t uint64) {
-	l := d.lost[c]
+	i, ok := d.lost.get(c)
+	if !ok {
+		i = int32(len(d.sets))
+		d.lost.put(c, i)
+		d.sets = append(d.sets, nil)
+	}
+	l := d.sets[i]
 	for _, u := range l {
 		if u&t == t {
 			return // t was entered before u was proven: nothing new
@@ -138,14 +145,18 @@ func (d *domState) prove(c, t uint64) {
 			n++
 		}
 	}
-	d.lost[c] = append(l[:n], t)
+	d.sets[i] = append(l[:n], t)
 }
 
 // dominated reports whether the current position (key k) has a talon that
 // is a proper subset of a lost position's of its class.
 func (d *domState) dominated(g *game, k uint64) bool {
 	t := g.inTalon
-	for _, u := range d.lost[g.class(k)] {
+	i, ok := d.lost.get(g.class(k))
+	if !ok {
+		return false
+	}
+	for _, u := range d.sets[i] {
 		if u&t == t && u != t {
 			return true
 		}
@@ -166,9 +177,9 @@ func (d *domState) reset(tt *table) {
 // indexMap is an open-addressing map from keys to int32 values, the same
 // layout as table (linear probing from the home slot a key's top bits
 // give, deletion by backward shift, twice the size at three quarters
-// full; the zero key is nudged to 1): the open positions of the talon
-// dominance are entered, looked up and deleted once per position, where
-// a Go map cost more than the table did.
+// full; the zero key is nudged to 1): the talon dominance's open
+// positions and its classes of lost positions are entered and looked up
+// once per position, where Go maps cost more than the table did.
 type indexMap struct {
 	keys  []uint64
 	vals  []int32

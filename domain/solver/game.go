@@ -83,6 +83,7 @@ type game struct {
 	// stays zero), read by safeHome1; kept by setFound, as is the
 	// foundations' part of pk
 	height [4]int8
+	next   uint64 // homeNext with one deck, kept by setFound
 	// hashes, kept up to date by every change
 	ph [maxPiles]uint64 // per tableau pile
 	th uint64           // talon: sum of the keys of the cards gone
@@ -120,6 +121,9 @@ func fromState(s *domain.State) (*game, bool) {
 	}
 	for i := range g.found {
 		g.found[i] = noCard
+	}
+	if g.cards == 52 {
+		g.next = g.nextOf()
 	}
 	for i, f := range s.Foundations {
 		if len(f) > 0 {
@@ -206,16 +210,10 @@ func (g *game) foundFor(c byte) int {
 // takes now: the next card of every foundation's suit, every ace while a
 // foundation is empty (R1.4).
 func (g *game) homeNext() uint64 {
-	var m uint64
-	for i := 0; i < g.nfound; i++ {
-		switch t := g.found[i]; {
-		case t == noCard:
-			m |= 1 | 1<<13 | 1<<26 | 1<<39
-		case rankOf[t] < 13:
-			m |= 1 << (t + 1)
-		}
+	if g.cards == 52 {
+		return g.next // kept by setFound
 	}
-	return m
+	return g.nextOf()
 }
 
 // wasteTop is the waste's top card, or noCard.
@@ -393,4 +391,21 @@ func (g *game) setFound(f int, c byte) {
 			g.height[c/13] = rankOf[c]
 		}
 	}
+	if g.cards == 52 {
+		g.next = g.nextOf()
+	}
+}
+
+// nextOf is homeNext computed from the foundations.
+func (g *game) nextOf() uint64 {
+	var m uint64
+	for i := 0; i < g.nfound; i++ {
+		switch t := g.found[i]; {
+		case t == noCard:
+			m |= 1 | 1<<13 | 1<<26 | 1<<39
+		case rankOf[t] < 13:
+			m |= 1 << (t + 1)
+		}
+	}
+	return m
 }
