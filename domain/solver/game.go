@@ -251,8 +251,8 @@ type move struct {
 type undo struct {
 	m       move
 	flipped bool // an automatic flip followed (flips auto)
-	w, rec  int  // talon pointer and recycles before the move
-	tpos    int  // talon position of the card played (kWaste, kTalon)
+	w, rec  int32 // talon pointer and recycles before the move
+	tpos    int32 // talon position of the card played (kWaste, kTalon)
 	tidx    byte // its index into orig
 }
 
@@ -260,7 +260,7 @@ type undo struct {
 // flips are automatic it turns up a face-down card the move uncovers, as
 // domain.Decide does (R2.4).
 func (g *game) make(m move) undo {
-	u := undo{m: m, w: g.w, rec: g.rec}
+	u := undo{m: m, w: int32(g.w), rec: int32(g.rec)}
 	switch m.kind {
 	case kDraw:
 		if g.w < g.tl {
@@ -277,7 +277,7 @@ func (g *game) make(m move) undo {
 			g.w = int(m.p)
 			g.rec += int(m.rc)
 		}
-		u.tpos = g.w - 1
+		u.tpos = int32(g.w - 1)
 		idx := g.talon[u.tpos]
 		u.tidx = idx
 		copy(g.talon[u.tpos:g.tl-1], g.talon[u.tpos+1:g.tl])
@@ -331,7 +331,7 @@ func (g *game) unmake(u undo) {
 		g.setFound(int(m.from), c)
 		g.onFound++
 	}
-	g.w, g.rec = u.w, u.rec
+	g.w, g.rec = int(u.w), int(u.rec)
 }
 
 // put places cards (bottom first) on destination to.

@@ -464,15 +464,18 @@ func (g *game) talonMoves(out []move, firstEmpty int, only uint64) []move {
 	if g.draw == 1 && g.passes == 0 && g.cards == 52 {
 		// every talon card within reach: only those some pile or foundation
 		// takes, in the order of the loops below
+		// (a card is tried once: the scan stops when none is left)
 		want := (next | place) & only & g.inTalon
 		for p := max(g.w, 1); p <= g.tl && want != 0; p++ {
-			if want&(1<<g.orig[g.talon[p-1]]) != 0 {
+			if b := uint64(1) << g.orig[g.talon[p-1]]; want&b != 0 {
+				want &^= b
 				try(p, 0)
 			}
 		}
 		if g.canRecycle() {
 			for p := 1; p < g.w && want != 0; p++ {
-				if want&(1<<g.orig[g.talon[p-1]]) != 0 {
+				if b := uint64(1) << g.orig[g.talon[p-1]]; want&b != 0 {
+					want &^= b
 					try(p, 1)
 				}
 			}
