@@ -133,30 +133,12 @@ func (g *game) takers(firstEmpty int) {
 	g.tkPlace = m
 }
 
-// kidTakers is takers for the two cards of x's child class only, the one
-// class useCandidates asks about: the piles whose face-up top is x or its
-// twin take them. The other cards' entries are left as they were, and
-// tkPlace holds the two cards or none.
-func (g *game) kidTakers(x byte) {
-	kids := kidsOf(x)
-	a, b := int8(-1), int8(-1)
-	if kids != 0 {
-		tw := twin(x)
-		for j := 0; j < g.piles; j++ {
-			p := &g.tab[j]
-			if p.n == p.down {
-				continue
-			}
-			if t := p.c[p.n-1]; t == x || t == tw {
-				if a < 0 {
-					a = int8(j)
-				} else {
-					b = int8(j)
-					break
-				}
-			}
-		}
-	}
+// setKidTakers is takers for the two cards of one child class only (kids),
+// the one class useCandidates asks about, whose lowest and second lowest
+// taking piles are a and b (-1: none): those whose face-up top is one of
+// the class's two parents. The other cards' entries are left as they
+// were, and tkPlace holds the two cards or none.
+func (g *game) setKidTakers(kids uint64, a, b int8) {
 	g.tkPlace = 0
 	if a >= 0 {
 		g.tkPlace = kids
@@ -402,17 +384,31 @@ func (g *game) usesCard(m move, x byte) bool {
 func (g *game) useCandidates(out []move, x byte) []move {
 	start := len(out)
 	kids := kidsOf(x)
+	tw := twin(x)
 	firstEmpty := -1
+	// takers of x's child class (the tops x and its twin, kidTakers)
+	// found in the same pass
+	a, b := int8(-1), int8(-1)
 	for j := 0; j < g.piles; j++ {
 		p := &g.tab[j]
 		g.runs[j] = p.n - p.down
-		if p.n == 0 && firstEmpty < 0 {
-			firstEmpty = j
+		switch {
+		case p.n == 0:
+			if firstEmpty < 0 {
+				firstEmpty = j
+			}
+		case p.n > p.down && b < 0:
+			if t := p.c[p.n-1]; t == x || t == tw {
+				if a < 0 {
+					a = int8(j)
+				} else {
+					b = int8(j)
+				}
+			}
 		}
 	}
-	g.kidTakers(x)
+	g.setKidTakers(kids, a, b)
 	king := -1
-	tw := twin(x)
 	next := g.homeNext()
 	twHome := next&(1<<tw) != 0
 	for i := 0; i < g.piles; i++ {
