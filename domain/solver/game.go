@@ -83,7 +83,7 @@ type game struct {
 	// stays zero), read by safeHome1; kept by setFound, as is the
 	// foundations' part of pk
 	height [4]int8
-	next   uint64 // homeNext with one deck, kept by setFound
+	next   uint64 // homeNext with one deck (less the aces already home), kept by setFound
 	// hashes, kept up to date by every change
 	ph [maxPiles]uint64 // per tableau pile
 	th uint64           // talon: sum of the keys of the cards gone
@@ -123,7 +123,7 @@ func fromState(s *domain.State) (*game, bool) {
 		g.found[i] = noCard
 	}
 	if g.cards == 52 {
-		g.next = g.nextOf()
+		g.next = 1 | 1<<13 | 1<<26 | 1<<39 // every ace, until setFound below
 	}
 	for i, f := range s.Foundations {
 		if len(f) > 0 {
@@ -369,9 +369,6 @@ func (g *game) foundPop(f int) {
 	c := g.found[f]
 	if rankOf[c] == 1 {
 		g.setFound(f, noCard)
-		if g.cards == 52 {
-			g.height[c/13] = 0
-		}
 	} else {
 		g.setFound(f, c-1)
 	}
@@ -381,20 +378,31 @@ func (g *game) foundPop(f int) {
 // setFound makes c (noCard: none) the top card of foundation f, keeping
 // pk and height.
 func (g *game) setFound(f int, c byte) {
-	if t := g.found[f]; t != noCard {
+	t := g.found[f]
+	if t != noCard {
 		g.pk -= foundKey[t]
 	}
 	g.found[f] = c
 	if c != noCard {
 		g.pk += foundKey[c]
-		if g.cards == 52 {
-			g.height[c/13] = rankOf[c]
-		}
 	}
-	if g.cards == 52 {
-		g.next = g.nextOf()
+	if g.cards != 52 {
+		return
+	}
+	s, h := t/13, int8(0) // an ace taken off: its suit is on no foundation
+	if c != noCard {
+		s, h = c/13, rankOf[c]
+	}
+	g.height[s] = h
+	g.next &^= suitCards << (13 * s)
+	if h < 13 {
+		g.next |= 1 << (13*s + byte(h))
 	}
 }
+
+// suitCards is the set of the clubs (bit c for card c); shifted by 13
+// times a suit, that suit's.
+const suitCards = 1<<13 - 1
 
 // nextOf is homeNext computed from the foundations.
 func (g *game) nextOf() uint64 {
