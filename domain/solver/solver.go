@@ -37,7 +37,8 @@ const (
 	// sets (dominance.go). Measured as all the heap a search allocates
 	// (runtime.MemStats.TotalAlloc, growth included), the most on seven
 	// slow deals at this budget was 51.8 MiB (`relaxed` draw 3, seed 3339;
-	// draw 1, seed 2311: 38.2 MiB; BENCHMARKS.md "Solver", session 10).
+	// draw 1, seed 2311: 38.3 MiB; BENCHMARKS.md "Solver", sessions 10
+	// and 11).
 	// See BENCHMARKS.md "Solver" for the share of deals it decides.
 	DefaultNodes = 1_000_000
 	// DefaultTime is the time budget when Budget.Time is 0.
