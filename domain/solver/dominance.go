@@ -72,13 +72,13 @@ type tarjanEntry struct {
 
 // domState is the dominance's part of a search (see above).
 type domState struct {
-	lost  *indexMap           // class -> index into sets
-	sets  [][]uint64          // the talon sets of a class's lost positions, none a subset of another
-	open  *indexMap           // key -> index, positions entered and not proven lost
-	stack []tarjanEntry       // those positions in the order entered
-	index int32               // the next position's index
-	low   int32               // the low index of the last position searched (dfs)
-	cuts  int64               // positions not searched for being dominated
+	lost  *indexMap     // class -> index into sets
+	sets  [][]uint64    // the talon sets of a class's lost positions, none a subset of another
+	open  *indexMap     // key -> index, positions entered and not proven lost
+	stack []tarjanEntry // those positions in the order entered
+	index int32         // the next position's index
+	low   int32         // the low index of the last position searched (dfs)
+	cuts  int64         // positions not searched for being dominated
 }
 
 func newDomState() *domState {

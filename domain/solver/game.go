@@ -250,10 +250,10 @@ type move struct {
 // undo is what unmake needs besides the move.
 type undo struct {
 	m       move
-	flipped bool // an automatic flip followed (flips auto)
+	flipped bool  // an automatic flip followed (flips auto)
 	w, rec  int32 // talon pointer and recycles before the move
 	tpos    int32 // talon position of the card played (kWaste, kTalon)
-	tidx    byte // its index into orig
+	tidx    byte  // its index into orig
 }
 
 // make plays m, which must be legal, and returns how to unmake it. Where
