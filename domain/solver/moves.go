@@ -110,8 +110,8 @@ const (
 	// holds (talonPri): after every other move. A lost search there proves
 	// more positions with the talon still large before it meets the ones
 	// with a smaller talon, which the dominance then cuts: on the relaxed
-	// draw-1 deals of seeds 1-1000, 4 % fewer positions and 6 % less time
-	// (BENCHMARKS.md "Solver", session 11).
+	// draw-1 deals of seeds 1-1000, 4 % fewer positions (BENCHMARKS.md
+	// "Solver", session 11).
 	prTalonLast = prClasses
 )
 
