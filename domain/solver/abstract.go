@@ -386,7 +386,7 @@ func (g *game) useCandidates(out []move, x byte) []move {
 	kids := kidsOf(x)
 	tw := twin(x)
 	firstEmpty := -1
-	// takers of x's child class (the tops x and its twin, kidTakers)
+	// takers of x's child class (the tops x and its twin, setKidTakers)
 	// found in the same pass
 	a, b := int8(-1), int8(-1)
 	for j := 0; j < g.piles; j++ {

@@ -3,6 +3,7 @@ package solver
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -199,7 +200,8 @@ func TestR71RelaxationShortensLostSearches(t *testing.T) {
 
 // R7.1: childKey, the key step looks up before it makes a take-back or a
 // base move, is the key of the position the move and its automatic moves
-// lead to. On positions after random play of seeded deals (draw 1,
+// lead to, and automaticAfter makes automatic's moves in automatic's order
+// after such a move (the same position, the waste's size included). On positions after random play of seeded deals (draw 1,
 // unlimited passes, with take-back, player and automatic flips), every
 // candidate it knows a key for is made and keyed; take-backs, base moves
 // that turn a card up and moves that empty a pile all occur, and a move
@@ -233,14 +235,11 @@ func TestR71ChildKeyIsTheKey(t *testing.T) {
 			}
 			for _, m := range ms {
 				k, ok := sr.childKey(m)
-				if !ok {
+				switch p := &g.tab[m.from]; {
+				case !ok:
 					if m.kind == kTab && m.to&toFound == 0 && m.pre == 0 {
 						unknownHome++
 					}
-					continue
-				}
-				known++
-				switch p := &g.tab[m.from]; {
 				case m.kind == kTakeBack:
 					takeBacks++
 				case p.down > 0:
@@ -248,11 +247,33 @@ func TestR71ChildKeyIsTheKey(t *testing.T) {
 				default:
 					empties++
 				}
+				if ok {
+					known++
+				}
 				n0 := len(sr.path)
-				sr.do(m)
-				sr.automaticAfter(m)
-				if got := g.key(); got != k {
+				play := func(after bool) {
+					mm := m
+					if mm.pre > 0 {
+						sr.do(move{kind: kTab, from: mm.from, to: mm.pj, n: mm.pre})
+						mm.pre = 0
+					}
+					sr.do(mm)
+					if after {
+						sr.automaticAfter(mm)
+					} else {
+						sr.automatic()
+					}
+				}
+				play(false)
+				full, fullPath := snapshot(g), slices.Clone(sr.path[n0:])
+				if got := g.key(); ok && got != k {
 					t.Fatalf("seed %d: childKey %x, key after the move %x\n%s", 23000+n, k, got, s.Board(true))
+				}
+				sr.back(n0)
+				// automaticAfter: automatic's moves, in its order
+				play(true)
+				if snapshot(g) != full || !slices.Equal(sr.path[n0:], fullPath) {
+					t.Fatalf("seed %d: automaticAfter made %v, automatic %v\n%s", 23000+n, sr.path[n0:], fullPath, s.Board(true))
 				}
 				sr.back(n0)
 			}

@@ -91,6 +91,31 @@ func checkHashes(g *game, rootLen int) error {
 	if th != g.th {
 		return fmt.Errorf("talon hash stale")
 	}
+	pk := uint64(0)
+	for i := 0; i < c.piles; i++ {
+		pk += c.ph[i]
+	}
+	var height [4]int8
+	for i := 0; i < c.nfound; i++ {
+		if t := c.found[i]; t != noCard {
+			pk += foundKey[t]
+			height[t/13] = rankOf[t]
+		}
+	}
+	if pk != g.pk {
+		return fmt.Errorf("piles-and-foundations sum stale")
+	}
+	if g.cards == 52 {
+		next := c.nextOf()
+		for s := 0; s < 4; s++ {
+			if height[s] > 0 {
+				next &^= 1 << (13 * s) // the aces already home (homeNext)
+			}
+		}
+		if height != g.height || next != g.next {
+			return fmt.Errorf("foundation heights %v or next cards %x stale, recount %v %x", g.height, g.next, height, next)
+		}
+	}
 	if g.cards == 52 {
 		var in uint64
 		for _, idx := range g.talon[:g.tl] {

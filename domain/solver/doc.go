@@ -69,10 +69,10 @@
 //     table also stops cycles (a move and its reverse).
 //   - Depth-first search with a fixed move order (moves home first, then
 //     moves that reveal a face-down card, the pile with the most face-down
-//     cards first; where the talon dominance holds, the talon's cards after
-//     every other move, which proves the positions with more talon cards
-//     lost before those with fewer are met), bounded by a node and a time
-//     budget.
+//     cards first; in a search with the talon dominance, the talon's cards
+//     after every other move, which proves the positions with more talon
+//     cards lost before those with fewer are met; the relaxation probes
+//     keep the game's order), bounded by a node and a time budget.
 //
 // Every winning line is replayed through domain.Decide before Solve says
 // Winnable; the differential test checks the move generator against

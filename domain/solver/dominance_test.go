@@ -160,6 +160,12 @@ func TestR71UseCandidatesAreTheUses(t *testing.T) {
 				want = append(want, c)
 			}
 		}
+		// useCandidates fills the takers of x's child class only: what the
+		// other entries hold must not matter
+		for c := range g.tkA {
+			g.tkA[c], g.tkB[c] = int8(rng.IntN(g.piles+1)-1), int8(rng.IntN(g.piles+1)-1)
+		}
+		g.tkPlace = rng.Uint64()
 		got := g.useCandidates(nil, x)
 		if !slices.Equal(got, want) {
 			t.Fatalf("seed %d, %s put on the tableau (chain depth %d): useCandidates %v, the uses among the candidates %v\n%s",

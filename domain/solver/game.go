@@ -98,8 +98,9 @@ type game struct {
 	tkPlace  uint64
 
 	// talonPri is the class (shifted by ordShift) of talon moves in the
-	// search order: prTalon, or prTalonLast where the talon dominance
-	// holds (newSearch)
+	// search order: prTalon (fromState), or prTalonLast where the talon
+	// dominance holds (newSearch; the relaxation probes search on the
+	// game's own position, which keeps the game's order)
 	talonPri uint8
 
 	scratch [pileCap]byte
@@ -115,7 +116,8 @@ func fromState(s *domain.State) (*game, bool) {
 		return nil, false
 	}
 	g := &game{piles: r.Piles, nfound: r.Foundations, cards: r.Cards(), draw: r.Draw, passes: r.Passes,
-		seq: r.Sequences, takeBack: r.TakeBack, flipPlayer: r.Flip == domain.FlipPlayer, rec: s.Recycles}
+		seq: r.Sequences, takeBack: r.TakeBack, flipPlayer: r.Flip == domain.FlipPlayer, rec: s.Recycles,
+		talonPri: prTalon << ordShift}
 	if g.draw < 1 {
 		g.draw = 1
 	}
@@ -208,7 +210,8 @@ func (g *game) foundFor(c byte) int {
 
 // homeNext is the set of cards (bit c for card c) that some foundation
 // takes now: the next card of every foundation's suit, every ace while a
-// foundation is empty (R1.4).
+// foundation is empty (R1.4); with one deck less the aces already home,
+// which are nowhere to be asked about.
 func (g *game) homeNext() uint64 {
 	if g.cards == 52 {
 		return g.next // kept by setFound
@@ -379,6 +382,9 @@ func (g *game) foundPop(f int) {
 // pk and height.
 func (g *game) setFound(f int, c byte) {
 	t := g.found[f]
+	if t == noCard && c == noCard {
+		return
+	}
 	if t != noCard {
 		g.pk -= foundKey[t]
 	}

@@ -420,7 +420,7 @@ func (g *game) talonMoves(out []move, firstEmpty int, only uint64) []move {
 	next := g.homeNext()
 	var place uint64
 	if g.abs {
-		place = g.tkPlace // set by absCandidates
+		place = g.tkPlace // set by absCandidates (by useCandidates: its child class only)
 	} else {
 		place = g.placeable(firstEmpty)
 	}

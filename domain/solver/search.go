@@ -161,12 +161,16 @@ func (s *search) back(n int) {
 // automatic makes the safe moves of safe.go until none is left: flips
 // where the player flips, and safe foundation moves from tableau tops and
 // (draw 1) the waste's top.
-func (s *search) automatic() {
+func (s *search) automatic() { s.automaticFrom(0) }
+
+// automaticFrom is automatic with its first pass over the piles starting
+// at pile from (automaticAfter).
+func (s *search) automaticFrom(from int) {
 	g := s.g
-	for changed := true; changed; {
+	for changed := true; changed; from = 0 {
 		changed = false
 		next := g.homeNext()
-		for i := 0; i < g.piles; i++ {
+		for i := from; i < g.piles; i++ {
 			p := &g.tab[i]
 			if p.n == 0 {
 				continue
@@ -227,16 +231,21 @@ func (s *search) automatic() {
 }
 
 // automaticAfter is automatic after move m, made from a position that
-// automatic had left with no automatic move. With draw 1 and unlimited
-// passes only a move that sends a card home can make another card safe
-// (safeHome depends on the foundations alone, and only grows with them),
-// and the talon's cards stay within reach whatever leaves it, so after any
-// other move only the pile m uncovered can hold a new automatic move: a
-// top to turn up, or a top that goes home (and then every pile and the
-// talon are looked at again). A take-back uncovers nothing and lowers a
-// foundation, and a talon card put on the tableau changes no foundation.
-// The moves made are automatic's, perhaps in another order; the position
-// reached is the same (every automatic move leaves the others possible).
+// automatic had left with no automatic move, and makes the same moves in
+// the same order. With draw 1 and unlimited passes only a move that sends
+// a card home can make another card safe (safeHome depends on the
+// foundations alone, and only grows with them), and the talon's cards stay
+// within reach whatever leaves it, so after any other move only the pile m
+// uncovered can hold an automatic move: a top to turn up, and a top that
+// goes home. A take-back uncovers nothing, lowers a foundation and puts a
+// card on the tableau that is not safe to go home (no candidate takes back
+// a safe card or one of rank 2 or below: absCandidates, useCandidates,
+// candidates); a talon card put on the tableau changes no foundation. So
+// automatic's first pass would find nothing before that pile (and, with
+// player flips, turn it up and find nothing else, its second pass nothing
+// before it): the moves start there, and automaticFrom makes the rest in
+// automatic's order, so the position reached, the waste's size included, is
+// automatic's.
 func (s *search) automaticAfter(m move) {
 	g := s.g
 	if g.draw != 1 || g.passes != 0 || m.to&toFound != 0 {
@@ -260,8 +269,7 @@ func (s *search) automaticAfter(m move) {
 		}
 		if c := p.top(); g.homeNext()&(1<<c) != 0 {
 			if f := g.foundFor(c); f >= 0 && g.safeHome(c) {
-				s.do(move{kind: kTab, from: uint8(i), to: uint8(f) | toFound, n: 1})
-				s.automatic()
+				s.automaticFrom(i)
 			}
 		}
 		return
@@ -329,8 +337,9 @@ func (s *search) dfs() bool {
 // automatic moves after it, and searches the position it leads to unless
 // the table holds it or it is dominated (dominance.go); a take-back or a
 // base move whose position the table holds is not even made (childKey:
-// three in four of the positions a lost search reaches are in the table
-// already, and these two kinds are most of them); low is the
+// on the slowest lost draw-1 deals three in four of the positions the
+// moves lead to are in the table already, and these two kinds are most of
+// them); low is the
 // caller's low index (dominance.go), lowered by what the step meets. It
 // reports a win; the caller unmakes the moves.
 func (s *search) step(m move, low *int32) bool {
@@ -355,8 +364,8 @@ func (s *search) step(m move, low *int32) bool {
 // made, when it can tell without making m: in abstract mode with draw 1
 // and unlimited passes (the key is the talon's sum plus pk), for a take-back
 // and for a base moving with its run onto another pile (the moves after
-// which no automatic move or one flip follows, automaticAfter), unless
-// the card the move turns up goes home. known is false elsewhere.
+// which no automatic move or one flip follows: automaticAfter says why),
+// unless the card the move turns up goes home. known is false elsewhere.
 func (s *search) childKey(m move) (k uint64, known bool) {
 	g := s.g
 	if !g.abs || g.draw != 1 || g.passes != 0 || s.won != nil || m.pre > 0 || m.to&toFound != 0 {
