@@ -186,7 +186,7 @@ func TestSolveBench(t *testing.T) {
 		t.Fatalf("%d deal lines, want 3", n)
 	}
 	code, again, errs := runTool("solve-bench", "-variant", "klondike", "-summarize", out)
-	if code != 0 || !strings.Contains(again, "decided") {
+	if code != 0 || !strings.Contains(again, "decided") || !strings.Contains(again, "as given by the flags") || strings.Contains(again, "load") {
 		t.Fatalf("-summarize: exit %d\n%s%s", code, again, errs)
 	}
 	// -redo solves the unknowns of a run again; -summarize a,b merges.

@@ -75,7 +75,10 @@ func solveBench(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "solitaire: %v\n", err)
 			return 2
 		}
-		fmt.Fprint(stdout, benchSummary(r, deals, *budget, loadAvg(), loadAvg()))
+		// An -out file records the deals only: the rules and budget
+		// printed are the flags', and the load of the run is not known.
+		fmt.Fprintln(stdout, "rules and budget as given by the flags (an -out file records the deals only)")
+		fmt.Fprint(stdout, benchSummary(r, deals, *budget, "", ""))
 		return 0
 	}
 	if *ksFile != "" {
@@ -210,7 +213,8 @@ func loadAvg() string {
 	return strings.Join(f[:3], " ")
 }
 
-// benchSummary formats the figures of a run.
+// benchSummary formats the figures of a run; the load line is left out
+// when load0 is empty (a summary of files, whose run's load is unknown).
 func benchSummary(r domain.Rules, deals []benchDeal, budget time.Duration, load0, load1 string) string {
 	var b strings.Builder
 	n := len(deals)
@@ -247,7 +251,9 @@ func benchSummary(r domain.Rules, deals []benchDeal, budget time.Duration, load0
 		pct(cpu, 0.5), pct(cpu, 0.9), pct(cpu, 0.99), cpu[n-1], cpuDecided/float64(max(decided, 1)))
 	fmt.Fprintf(&b, "wall ms   median %.2f  p90 %.2f  p99 %.2f  max %.2f\n",
 		pct(wall, 0.5), pct(wall, 0.9), pct(wall, 0.99), wall[n-1])
-	fmt.Fprintf(&b, "load      %s at start, %s at end (1/5/15 min)\n", load0, load1)
+	if load0 != "" {
+		fmt.Fprintf(&b, "load      %s at start, %s at end (1/5/15 min)\n", load0, load1)
+	}
 	return b.String()
 }
 
