@@ -148,9 +148,15 @@ func TestR71RelaxationOnlyProvesLost(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 4))
 	both, lost, lostRelaxed := 0, 0, 0
 	for n := 0; n < 4*want && both < want; n++ {
-		variant := []string{"relaxed", "klondike-draw3"}[n%2]
+		// relaxed and klondike-draw3 with draw 3; klondike with draw 1 and
+		// one pass
+		variant := []string{"relaxed", "klondike-draw3", "klondike"}[n%3]
 		three := 3
-		s := walk(rng, seeded(t, variant, domain.Options{Draw: &three}, uint64(9000+n)), rng.IntN(30))
+		o := domain.Options{Draw: &three}
+		if variant == "klondike" {
+			o = domain.Options{}
+		}
+		s := walk(rng, seeded(t, variant, o, uint64(9000+n)), rng.IntN(30))
 		g, ok := fromState(s)
 		if !ok || !g.relaxable() {
 			t.Fatalf("%s seed %d: no relaxation", variant, 9000+n)
@@ -178,24 +184,34 @@ func TestR71RelaxationOnlyProvesLost(t *testing.T) {
 }
 
 // R7.1: the search and its relaxation taking turns (solve) give the verdict
-// of the search alone, and on a lost relaxed draw-3 deal that is lost with
-// draw 1 too, the relaxation ends the search in fewer nodes.
+// of the search alone, and on a lost deal whose relaxation is lost too the
+// relaxation ends the search in fewer nodes: relaxed draw-3 seed 405, and
+// klondike (draw 1, one pass) seed 1477.
 func TestR71RelaxationShortensLostSearches(t *testing.T) {
 	t.Parallel()
 	three := 3
-	s := seeded(t, "relaxed", domain.Options{Draw: &three}, 405)
-	b := Budget{Nodes: 20_000_000, Time: time.Hour}.withDefaults()
-	with := solve(context.Background(), s, b, time.Now(), searchAll)
-	g, _ := fromState(s)
-	g.noRelax = true
-	sr := newSearch(context.Background(), g, b, time.Now())
-	if won := sr.run(); won || sr.aborted {
-		t.Fatalf("seed 405 without the relaxation: won %v, aborted %v after %d nodes; want lost", won, sr.aborted, sr.nodes)
+	for _, c := range []struct {
+		variant string
+		o       domain.Options
+		seed    uint64
+	}{{"relaxed", domain.Options{Draw: &three}, 405}, {"klondike", domain.Options{}, 1477}} {
+		s := seeded(t, c.variant, c.o, c.seed)
+		b := Budget{Nodes: 20_000_000, Time: time.Hour}.withDefaults()
+		with := solve(context.Background(), s, b, time.Now(), searchAll)
+		g, _ := fromState(s)
+		if !g.relaxable() {
+			t.Fatalf("%s seed %d: no relaxation", c.variant, c.seed)
+		}
+		g.noRelax = true
+		sr := newSearch(context.Background(), g, b, time.Now())
+		if won := sr.run(); won || sr.aborted {
+			t.Fatalf("%s seed %d without the relaxation: won %v, aborted %v after %d nodes; want lost", c.variant, c.seed, won, sr.aborted, sr.nodes)
+		}
+		if with.Verdict != Unwinnable || with.Nodes >= sr.nodes {
+			t.Fatalf("%s seed %d: %s in %d nodes with the relaxation, unwinnable in %d without", c.variant, c.seed, with.Verdict, with.Nodes, sr.nodes)
+		}
+		t.Logf("%s seed %d: unwinnable in %d nodes with the relaxation, %d without", c.variant, c.seed, with.Nodes, sr.nodes)
 	}
-	if with.Verdict != Unwinnable || with.Nodes >= sr.nodes {
-		t.Fatalf("seed 405: %s in %d nodes with the relaxation, unwinnable in %d without", with.Verdict, with.Nodes, sr.nodes)
-	}
-	t.Logf("seed 405: unwinnable in %d nodes with the relaxation, %d without", with.Nodes, sr.nodes)
 }
 
 // R7.1: childKey, the key step looks up before it makes a take-back or a

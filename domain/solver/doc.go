@@ -48,15 +48,16 @@
 //     search finds the strongly connected components of the positions as
 //     Tarjan's algorithm does and keeps a component's talons once it is
 //     closed.
-//   - With draw 3 (relax.go), the same position under draw 1 with
-//     unlimited passes is searched beside the game's own search, in turns:
-//     every line of the game is one of that relaxed game too, so a relaxed
-//     search that ends without a win proves the game lost, and it ends far
-//     sooner (with draw 1 what the draws reach does not depend on which
-//     talon cards are gone, and its key ignores the waste's size).
-//   - Relaxation probes (probe.go): when the relaxed game is won from the
-//     root, its search goes on serving the game's: every position the
-//     game's search is about to enter is first searched under draw 1
+//   - With draw 3 or a limited number of passes (relax.go), the same
+//     position under draw 1 with unlimited passes is searched beside the
+//     game's own search, in turns: every line of the game is one of that
+//     relaxed game too, so a relaxed search that ends without a win proves
+//     the game lost, and it ends far sooner (with draw 1 what the draws
+//     reach does not depend on which talon cards are gone, and its key
+//     ignores the waste's size).
+//   - Relaxation probes (probe.go), with draw 3: when the relaxed game is
+//     won from the root, its search goes on serving the game's: every
+//     position the game's search is about to enter is first searched under draw 1
 //     with unlimited passes, with a small budget and one table for all
 //     probes, and a position whose relaxation is lost is lost and not
 //     searched. In the lost draw-3 deals that took longest nearly every

@@ -210,8 +210,10 @@ func portfolio(sr, rx *search, mk func() *search, maxNodes int64) (won, lost boo
 		switch {
 		case rxWon:
 			relaxing = false // says nothing of the game: sr goes on alone
-			if sr.g.noProbe || rx.dom == nil {
-				// the probes need the dominance's exact "lost" (probe.go)
+			if sr.g.noProbe || rx.dom == nil || sr.g.draw == 1 {
+				// the probes need the dominance's exact "lost" (probe.go),
+				// and with draw 1 (one pass) they cost more than they
+				// cut (probe.go)
 				rx.tt = nil
 			} else {
 				sr.probe = newProber(rx, sr.g) // its positions' relaxations can still be lost
