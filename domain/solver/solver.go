@@ -26,19 +26,19 @@ const (
 // Defaults applied to a zero Budget field.
 const (
 	// DefaultNodes is the node budget when Budget.Nodes is 0: about 1-2 s
-	// of one core; with draw 3 the relaxation's and its probes' nodes
-	// (relax.go, probe.go) count in it. Memory: transposition tables of 8 bytes a slot, grown
-	// to twice the slots at three quarters full (10 to 21 bytes per node);
-	// with draw 3 the game's search and its relaxation share the nodes,
-	// each with its own table, and the relaxation probes (probe.go) keep a
-	// table of won positions and a word per position probed; with draw 1
-	// and unlimited passes the table also holds the positions the talon
-	// dominance cut (about 1.6 per node) and the dominance keeps its talon
-	// sets (dominance.go). Measured as all the heap a search allocates
-	// (runtime.MemStats.TotalAlloc, growth included), the most on seven
-	// slow deals at this budget was 51.8 MiB (`relaxed` draw 3, seed 3339;
-	// draw 1, seed 2311: 38.3 MiB; BENCHMARKS.md "Solver", sessions 10
-	// and 11).
+	// of one core; with draw 3 or limited passes the relaxation's nodes,
+	// and with draw 3 its probes' (relax.go, probe.go), count in it.
+	// Memory: transposition tables of 8 bytes a slot, grown to twice the
+	// slots at three quarters full (10 to 21 bytes per node); the game's
+	// search and its relaxation each have their own table, and the
+	// relaxation probes keep a table of won positions and a word per
+	// position probed; with draw 1 and unlimited passes the table also
+	// holds the positions the talon dominance cut (about 1.6 per node) and
+	// the dominance keeps its talon sets (dominance.go). Measured as all
+	// the heap a search allocates (runtime.MemStats.TotalAlloc, growth
+	// included), the most on seven slow deals at this budget was 51.8 MiB
+	// (`relaxed` draw 3, seed 3339; draw 1, seed 2311: 38.3 MiB; klondike's
+	// slowest deals 32.1 MiB; BENCHMARKS.md "Solver", sessions 10 and 11).
 	// See BENCHMARKS.md "Solver" for the share of deals it decides.
 	DefaultNodes = 1_000_000
 	// DefaultTime is the time budget when Budget.Time is 0.
