@@ -132,10 +132,14 @@ func TestR71IdleTalonKeepsVerdicts(t *testing.T) {
 }
 
 // R7.1: the draw-1 relaxation (relax.go) only proves games lost. On
-// positions after random play of seeded draw-3 deals, with unlimited passes
-// and take-back (relaxed) and with three passes and none (klondike-draw3),
-// the game searched with draw 1 and unlimited passes is never lost where the
-// game itself is won, and it is lost in a good share of the lost ones.
+// positions after random play of seeded deals, draw 3 with unlimited
+// passes and take-back (relaxed), draw 3 with three passes and none
+// (klondike-draw3), and draw 1 with one pass (klondike; every other one
+// with its stock dealt out, so that the waste is all of the talon and no
+// pass is left), the game searched with draw 1 and unlimited passes is
+// never lost where the game itself is won, and it is lost in a good share
+// of the lost ones; each variant has positions decided both ways, won and
+// lost.
 func TestR71RelaxationOnlyProvesLost(t *testing.T) {
 	t.Parallel()
 	want := 120
@@ -146,19 +150,33 @@ func TestR71RelaxationOnlyProvesLost(t *testing.T) {
 		return verdictOf(newSearch(context.Background(), g, Budget{Nodes: 300_000, Time: time.Hour}.withDefaults(), time.Now()))
 	}
 	rng := rand.New(rand.NewPCG(31, 4))
-	both, lost, lostRelaxed := 0, 0, 0
+	type count struct{ both, won, lost, lostRelaxed int }
+	counts := map[string]*count{}
+	both := 0
 	for n := 0; n < 4*want && both < want; n++ {
-		// relaxed and klondike-draw3 with draw 3; klondike with draw 1 and
-		// one pass
-		variant := []string{"relaxed", "klondike-draw3", "klondike"}[n%3]
+		variant := []string{"relaxed", "klondike-draw3", "klondike", "klondike dealt out"}[n%4]
 		three := 3
 		o := domain.Options{Draw: &three}
-		if variant == "klondike" {
+		if variant != "relaxed" && variant != "klondike-draw3" {
 			o = domain.Options{}
 		}
-		s := walk(rng, seeded(t, variant, o, uint64(9000+n)), rng.IntN(30))
+		s := walk(rng, seeded(t, strings.TrimSuffix(variant, " dealt out"), o, uint64(9000+n)), rng.IntN(30))
+		if variant == "klondike dealt out" {
+			s = dealOut(t, s)
+			if n%8 == 3 {
+				// along a winning line, where there is one, to where the
+				// stock is out: won positions with the pass used up
+				s = seeded(t, "klondike", o, uint64(9000+n))
+				if res := Solve(context.Background(), s, Budget{}); res.Verdict == Winnable {
+					s = untilStockOut(t, s, res.Line)
+				}
+			}
+		}
 		g, ok := fromState(s)
 		if !ok || !g.relaxable() {
+			if ok && g.tl == 0 {
+				continue // no talon: the relaxed game is the game
+			}
 			t.Fatalf("%s seed %d: no relaxation", variant, 9000+n)
 		}
 		r := g.relaxed() // before the search: a won search leaves g at its won position
@@ -167,20 +185,77 @@ func TestR71RelaxationOnlyProvesLost(t *testing.T) {
 			continue
 		}
 		both++
+		c := counts[variant]
+		if c == nil {
+			c = &count{}
+			counts[variant] = c
+		}
+		c.both++
 		if real == Winnable && relaxed == Unwinnable {
 			t.Fatalf("%s seed %d after random play: winnable, but lost with draw 1 and unlimited passes\n%s", variant, 9000+n, s.Board(true))
 		}
+		if real == Winnable {
+			c.won++
+		}
 		if real == Unwinnable {
-			lost++
+			c.lost++
 			if relaxed == Unwinnable {
-				lostRelaxed++
+				c.lostRelaxed++
 			}
 		}
+	}
+	lost, lostRelaxed := 0, 0
+	for _, c := range counts {
+		lost += c.lost
+		lostRelaxed += c.lostRelaxed
 	}
 	if both < want || lost == 0 || lostRelaxed < lost/8 {
 		t.Fatalf("%d positions decided both ways (want %d); %d lost, %d of them lost relaxed too", both, want, lost, lostRelaxed)
 	}
-	t.Logf("%d positions decided both ways; %d lost, %d of them lost relaxed too", both, lost, lostRelaxed)
+	for _, v := range []string{"relaxed", "klondike-draw3", "klondike", "klondike dealt out"} {
+		c := counts[v]
+		if c == nil || c.both < want/8 || c.won == 0 || c.lost == 0 {
+			t.Fatalf("%s: %+v decided both ways (want %d), won and lost", v, c, want/8)
+		}
+		t.Logf("%s: %d positions decided both ways; %d won, %d lost, %d of them lost relaxed too", v, c.both, c.won, c.lost, c.lostRelaxed)
+	}
+}
+
+// untilStockOut plays line from s through domain.Decide up to the first
+// position with an empty stock (R2.1).
+func untilStockOut(t *testing.T, s *domain.State, line []domain.Move) *domain.State {
+	t.Helper()
+	st := s.Clone()
+	for _, m := range line {
+		if len(st.Stock) == 0 {
+			break
+		}
+		evs, err := domain.Decide(st, m, st.LastAt)
+		if err != nil {
+			t.Fatalf("%v: %v", m, err)
+		}
+		for _, e := range evs {
+			st.Apply(e)
+		}
+	}
+	return st
+}
+
+// dealOut draws s's stock out (R2.1), leaving every talon card in the
+// waste, where a one-pass game (R2.2) can take only the top.
+func dealOut(t *testing.T, s *domain.State) *domain.State {
+	t.Helper()
+	st := s.Clone()
+	for len(st.Stock) > 0 {
+		evs, err := domain.Decide(st, domain.Move{Type: domain.MoveDraw}, st.LastAt)
+		if err != nil {
+			t.Fatalf("draw with %d stock cards: %v", len(st.Stock), err)
+		}
+		for _, e := range evs {
+			st.Apply(e)
+		}
+	}
+	return st
 }
 
 // R7.1: the search and its relaxation taking turns (solve) give the verdict

@@ -48,11 +48,12 @@
 //     search finds the strongly connected components of the positions as
 //     Tarjan's algorithm does and keeps a component's talons once it is
 //     closed.
-//   - With draw 3 or a limited number of passes (relax.go), the same
-//     position under draw 1 with unlimited passes is searched beside the
-//     game's own search, in turns: every line of the game is one of that
-//     relaxed game too, so a relaxed search that ends without a win proves
-//     the game lost, and it ends far sooner (with draw 1 what the draws
+//   - With one deck and sequence moves (abstract mode), and draw 3 or a
+//     limited number of passes (relax.go), the same position under draw 1
+//     with unlimited passes is searched beside the game's own search, in
+//     turns: every line of the game is one of that relaxed game too, so a
+//     relaxed search that ends without a win proves the game lost, and it
+//     ends far sooner (with draw 1 and unlimited passes what the draws
 //     reach does not depend on which talon cards are gone, and its key
 //     ignores the waste's size).
 //   - Relaxation probes (probe.go), with draw 3: when the relaxed game is

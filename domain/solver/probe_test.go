@@ -113,3 +113,42 @@ func TestR71ProbesKeepVerdicts(t *testing.T) {
 	t.Logf("%d positions decided both ways; the probes ran in %d searches and cut in %d; of %d cut positions searched again, %d were lost and %d lost relaxed, none won",
 		decided, probed, cutSearches, checked, cutLost, relaxLost)
 }
+
+// R7.1: the relaxation probes run with draw 3 only. Once the draw-1
+// relaxation of the root is won, the game's search goes on with the probes
+// under klondike-draw3 (three passes) and without them under klondike
+// (draw 1, one pass), where they cost more than they cut (probe.go).
+func TestR71ProbesOnlyWithDraw3(t *testing.T) {
+	t.Parallel()
+	for _, variant := range []string{"klondike-draw3", "klondike"} {
+		wonRelaxed := 0
+		for seed := uint64(1); seed <= 60 && wonRelaxed < 3; seed++ {
+			s := seeded(t, variant, domain.Options{}, seed)
+			g, ok := fromState(s)
+			if !ok || !g.relaxable() {
+				t.Fatalf("%s seed %d: no relaxation", variant, seed)
+			}
+			b := Budget{Nodes: 300_000, Time: time.Hour}.withDefaults()
+			sr := newSearch(context.Background(), g, b, time.Now())
+			sr.first = 100 // the relaxation takes turns from 400 nodes
+			relaxed := g.relaxed()
+			rx := &search{}
+			portfolio(sr, rx, func() *search {
+				r := newSearch(context.Background(), relaxed, b, time.Now())
+				r.first = 100
+				return r
+			}, b.Nodes)
+			// a won relaxation's table is dropped, or kept by the probes
+			if rx.g == nil || rx.tt != nil && sr.probe == nil {
+				continue // the relaxation never ran, or was not won
+			}
+			wonRelaxed++
+			if probes := sr.probe != nil; probes != (variant == "klondike-draw3") {
+				t.Fatalf("%s seed %d: relaxation won, probes %v", variant, seed, probes)
+			}
+		}
+		if wonRelaxed < 3 {
+			t.Fatalf("%s: the relaxation was won from the root in %d of seeds 1-60, want 3", variant, wonRelaxed)
+		}
+	}
+}

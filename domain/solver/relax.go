@@ -66,7 +66,8 @@ const relaxShare = 4
 // positions against 277,175): on klondike seeds 1-10,000 the positions of
 // all deals fell 3 % (1,008 M to 977 M), the p99 deal's 5 % (1.13 M to
 // 1.07 M) and the deals over 1 M positions from 131 to 120, and no deal's
-// verdict changed. In CPU time, side by side, the p99 deal went from 963
+// verdict changed. In CPU time (one process at a time, chunks of 1,000
+// deals alternating between the two binaries) the p99 deal went from 963
 // to 939 ms and the mean from 72.0 to 72.6 ms: the tail, which is what
 // binds for klondike (a p99 of at most 1 s), is shorter, and the mean is
 // within the machine's noise (BENCHMARKS.md "Solver", session 11; session

@@ -36,9 +36,10 @@ const (
 	// holds the positions the talon dominance cut (about 1.6 per node) and
 	// the dominance keeps its talon sets (dominance.go). Measured as all
 	// the heap a search allocates (runtime.MemStats.TotalAlloc, growth
-	// included), the most on seven slow deals at this budget was 51.8 MiB
-	// (`relaxed` draw 3, seed 3339; draw 1, seed 2311: 38.3 MiB; klondike's
-	// slowest deals 32.1 MiB; BENCHMARKS.md "Solver", sessions 10 and 11).
+	// included), the most on the slow deals measured at this budget was
+	// 51.8 MiB (`relaxed` draw 3, seed 3339; draw 1, seed 2311: 38.3 MiB;
+	// klondike's six slowest deals 32.1-32.2 MiB; BENCHMARKS.md "Solver",
+	// sessions 10 and 11).
 	// See BENCHMARKS.md "Solver" for the share of deals it decides.
 	DefaultNodes = 1_000_000
 	// DefaultTime is the time budget when Budget.Time is 0.
@@ -84,7 +85,8 @@ type Result struct {
 	// other verdicts.
 	Line []domain.Move
 	// Nodes is the number of positions expanded, by the game's search and,
-	// with draw 3, its draw-1 relaxation (relax.go) together.
+	// with one deck and draw 3 or limited passes, its draw-1 relaxation
+	// (relax.go) together.
 	Nodes int64
 	// Elapsed is the wall-clock time of the call.
 	Elapsed time.Duration
@@ -115,7 +117,8 @@ func Solve(ctx context.Context, s *domain.State, b Budget) Result {
 type searchMode int
 
 const (
-	// searchAll: every pruning, and the draw-1 relaxation with draw 3.
+	// searchAll: every pruning, and the draw-1 relaxation with one deck
+	// and draw 3 or limited passes (relax.go, relaxable).
 	searchAll searchMode = iota
 	// searchWins: no relaxation, for callers that only look for a win
 	// (Prove, Difficulty): it can only prove a deal lost, and its nodes
@@ -212,8 +215,8 @@ func portfolio(sr, rx *search, mk func() *search, maxNodes int64) (won, lost boo
 			relaxing = false // says nothing of the game: sr goes on alone
 			if sr.g.noProbe || rx.dom == nil || sr.g.draw == 1 {
 				// the probes need the dominance's exact "lost" (probe.go),
-				// and with draw 1 (one pass) they cost more than they
-				// cut (probe.go)
+				// and with draw 1 and limited passes they cost more than
+				// they cut (measured on klondike's one pass: probe.go)
 				rx.tt = nil
 			} else {
 				sr.probe = newProber(rx, sr.g) // its positions' relaxations can still be lost
@@ -284,8 +287,8 @@ const (
 
 // Difficulty rates the position s (R7.5): a deterministic function of the
 // solver's effort, the nodes Solve's search expands before its first
-// solution (without the draw-1 relaxation of draw-3 games, which finds no
-// wins: relax.go) under a node budget of DifficultyNodes and no time
+// solution (without the draw-1 relaxation of draw-3 and limited-pass
+// games, which finds no wins: relax.go) under a node budget of DifficultyNodes and no time
 // limit. It returns the band
 // and the search's result; the band is "" unless the result is Winnable
 // (an unwinnable or undecided position has no band). ctx may cut the search
