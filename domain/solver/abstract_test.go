@@ -161,16 +161,16 @@ func TestR71RelaxationOnlyProvesLost(t *testing.T) {
 			o = domain.Options{}
 		}
 		s := walk(rng, seeded(t, strings.TrimSuffix(variant, " dealt out"), o, uint64(9000+n)), rng.IntN(30))
-		if variant == "klondike dealt out" {
-			s = dealOut(t, s)
-			if n%8 == 3 {
-				// along a winning line, where there is one, to where the
-				// stock is out: won positions with the pass used up
-				s = seeded(t, "klondike", o, uint64(9000+n))
-				if res := Solve(context.Background(), s, Budget{}); res.Verdict == Winnable {
-					s = untilStockOut(t, s, res.Line)
-				}
+		switch {
+		case variant == "klondike dealt out" && n%8 == 3:
+			// along a winning line, where there is one, to where the
+			// stock is out: won positions with the pass used up
+			s = seeded(t, "klondike", o, uint64(9000+n))
+			if res := Solve(context.Background(), s, Budget{}); res.Verdict == Winnable {
+				s = untilStockOut(t, s, res.Line)
 			}
+		case variant == "klondike dealt out":
+			s = dealOut(t, s)
 		}
 		g, ok := fromState(s)
 		if !ok || !g.relaxable() {

@@ -54,11 +54,10 @@ import "math"
 // 10,000 seeds they gained, 356 s against 423 s, 43 deals over 1 s
 // against 60 (BENCHMARKS.md "Solver", session 10), so they run there too.
 //
-// With draw 1 and one pass (klondike) the game's own search is already
-// the narrow one, and nearly every position's relaxation is won: on its 46
-// slowest deals of seeds 1-10,000 the probes added 15 % to the positions
-// searched (99.95 M to 114.87 M) and about 1.8 times the CPU time, so
-// there the relaxation runs from the root only (portfolio).
+// With draw 1 and one pass (klondike) they did not pay: on its 46 slowest
+// deals of seeds 1-10,000 the probes added 15 % to the positions searched
+// (99.95 M to 114.87 M) and took about 1.8 times the CPU time, so with
+// draw 1 the relaxation runs from the root only (portfolio).
 //
 // Only with draw 3 and the draw-1 relaxation (relaxable: one deck,
 // abstract mode), not for Prove and Difficulty (searchWins), and only once

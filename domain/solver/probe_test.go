@@ -16,21 +16,7 @@ import (
 // the probes never started).
 func portfolioWith(t *testing.T, s *domain.State, probes bool, first, nodes int64) (Verdict, *prober) {
 	t.Helper()
-	g, ok := fromState(s)
-	if !ok || !g.relaxable() {
-		t.Fatal("no relaxation")
-	}
-	g.noProbe, g.logCuts = !probes, true
-	b := Budget{Nodes: nodes, Time: time.Hour}.withDefaults()
-	sr := newSearch(context.Background(), g, b, time.Now())
-	sr.first = first
-	relaxed := g.relaxed()
-	rx := &search{}
-	won, lost := portfolio(sr, rx, func() *search {
-		r := newSearch(context.Background(), relaxed, b, time.Now())
-		r.first = first
-		return r
-	}, b.Nodes)
+	won, lost, sr, _ := runPortfolio(t, s, probes, first, nodes)
 	switch {
 	case won:
 		if _, ok := verify(s, sr.line()); !ok {
@@ -41,6 +27,29 @@ func portfolioWith(t *testing.T, s *domain.State, probes bool, first, nodes int6
 		return Unwinnable, sr.probe
 	}
 	return Unknown, sr.probe
+}
+
+// runPortfolio runs portfolio on s as portfolioWith describes and returns
+// its result with the game's search sr and the relaxation's rx (rx.g nil
+// if the relaxation never took a turn).
+func runPortfolio(t *testing.T, s *domain.State, probes bool, first, nodes int64) (won, lost bool, sr, rx *search) {
+	t.Helper()
+	g, ok := fromState(s)
+	if !ok || !g.relaxable() {
+		t.Fatal("no relaxation")
+	}
+	g.noProbe, g.logCuts = !probes, true
+	b := Budget{Nodes: nodes, Time: time.Hour}.withDefaults()
+	sr = newSearch(context.Background(), g, b, time.Now())
+	sr.first = first
+	relaxed := g.relaxed()
+	rx = &search{}
+	won, lost = portfolio(sr, rx, func() *search {
+		r := newSearch(context.Background(), relaxed, b, time.Now())
+		r.first = first
+		return r
+	}, b.Nodes)
+	return won, lost, sr, rx
 }
 
 // R7.1: the relaxation probes keep every verdict, and every position they
@@ -123,21 +132,8 @@ func TestR71ProbesOnlyWithDraw3(t *testing.T) {
 	for _, variant := range []string{"klondike-draw3", "klondike"} {
 		wonRelaxed := 0
 		for seed := uint64(1); seed <= 60 && wonRelaxed < 3; seed++ {
-			s := seeded(t, variant, domain.Options{}, seed)
-			g, ok := fromState(s)
-			if !ok || !g.relaxable() {
-				t.Fatalf("%s seed %d: no relaxation", variant, seed)
-			}
-			b := Budget{Nodes: 300_000, Time: time.Hour}.withDefaults()
-			sr := newSearch(context.Background(), g, b, time.Now())
-			sr.first = 100 // the relaxation takes turns from 400 nodes
-			relaxed := g.relaxed()
-			rx := &search{}
-			portfolio(sr, rx, func() *search {
-				r := newSearch(context.Background(), relaxed, b, time.Now())
-				r.first = 100
-				return r
-			}, b.Nodes)
+			// the relaxation takes turns from 400 nodes
+			_, _, sr, rx := runPortfolio(t, seeded(t, variant, domain.Options{}, seed), true, 100, 300_000)
 			// a won relaxation's table is dropped, or kept by the probes
 			if rx.g == nil || rx.tt != nil && sr.probe == nil {
 				continue // the relaxation never ran, or was not won

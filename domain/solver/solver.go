@@ -288,9 +288,9 @@ const (
 // Difficulty rates the position s (R7.5): a deterministic function of the
 // solver's effort, the nodes Solve's search expands before its first
 // solution (without the draw-1 relaxation of draw-3 and limited-pass
-// games, which finds no wins: relax.go) under a node budget of DifficultyNodes and no time
-// limit. It returns the band
-// and the search's result; the band is "" unless the result is Winnable
+// games, which finds no wins: relax.go) under a node budget of
+// DifficultyNodes and no time limit. It returns the band and the search's
+// result; the band is "" unless the result is Winnable
 // (an unwinnable or undecided position has no band). ctx may cut the search
 // short (then the result is Unknown and the band "").
 func Difficulty(ctx context.Context, s *domain.State) (Band, Result) {
