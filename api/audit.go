@@ -47,7 +47,7 @@ import (
 type Audit struct {
 	ChainOK                bool    `json:"chain_ok"`                                                                               // the hash chain holds and the log is as long as the record says
 	ReplayOK               bool    `json:"replay_ok"`                                                                              // the rules re-decide every command to exactly the logged events
-	HeadHash               string  `json:"head_hash"`                                                                              // hash of the last event, 64 hex digits ("" for an empty log)
+	HeadHash               string  `json:"head_hash"`                                                                              // hash of the last event, 64 hex digits ("" for an empty log, and while a deal without salt is hidden, R6.8)
 	Events                 int     `json:"events" minimum:"0"`                                                                     // events in the log
 	Commitment             string  `json:"commitment" example:"sha256:0f1e…"`                                                      // the commitment in the first event (RULES R6.4)
 	CommitmentOK           *bool   `json:"commitment_ok" extensions:"x-nullable"`                                                  // the commitment matches the deal and salt; null while in progress
@@ -116,6 +116,9 @@ func (s *server) audit(c *gin.Context) reply {
 	}
 	if out.Commitment == "" {
 		out.Commitment = game.Commitment
+	}
+	if !domain.ChainShown(ended, a.State) {
+		out.HeadHash = "" // R6.8: the head of a chain keyed by the cards alone
 	}
 
 	chainAt := a.ChainBrokenAt

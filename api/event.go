@@ -1,8 +1,10 @@
 package api
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 
 	"github.com/openpatience/solitaire/domain"
 )
@@ -21,17 +23,20 @@ import (
 // JSON is the same either way. Go code reads any payload into EventData.
 //
 // While the game is in progress a game_dealt event is redacted (RULES
-// R6.4): its deal lists no face-down or stock card and data.hidden gives
-// their counts. Its hash is still that of the stored payload, so the chain
-// verifies only once the game has ended and the deal is shown whole.
+// R6.4): its deal lists no face-down or stock card and no salt, and
+// data.hidden gives their counts. Its hash is still that of the stored
+// payload, which holds the game's secret salt (R6.8): every later link can
+// be checked at once, the deal's own hash once the deal is shown whole.
+// On a log whose deal carries no salt (deal payload version 1) hash and
+// prev_hash are empty strings until then (domain.ChainShown).
 type Event struct {
 	GameID     string    `json:"game_id"` // the game, bound into every hash
 	Version    int       `json:"version" minimum:"1"`
 	Type       string    `json:"type"` // the event type, which says what data holds
 	OccurredAt string    `json:"occurred_at" format:"date-time"`
 	Data       EventData `json:"data"`
-	PrevHash   string    `json:"prev_hash" example:"0000000000000000000000000000000000000000000000000000000000000000"` // hash of the previous event, 64 hex digits; all zeros for version 1
-	Hash       string    `json:"hash" example:"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"`      // this event's chain link, 64 hex digits
+	PrevHash   string    `json:"prev_hash" example:"0000000000000000000000000000000000000000000000000000000000000000"` // hash of the previous event, 64 hex digits; all zeros for version 1; "" while a deal without salt is hidden (R6.8)
+	Hash       string    `json:"hash" example:"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"`      // this event's chain link, 64 hex digits; "" while a deal without salt is hidden (R6.8)
 
 	// raw is the data as sent: the stored payload (or, for a redacted
 	// deal, its redacted encoding). MarshalJSON writes it in place of
@@ -55,6 +60,37 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		OccurredAt: e.OccurredAt, Data: data, PrevHash: e.PrevHash, Hash: e.Hash})
 }
 
+// line is the event's JSON on one line, as MarshalJSON writes it but with
+// data exactly the stored bytes: json.Marshal compacts a RawMessage, which
+// would hide a whitespace-only change to a stored event from the offline
+// audit of an export while the online audit reports it. A payload holding
+// a line break (the server writes none) is sent as null so that the line
+// stays one line; its hash shows the chain broken there, as online.
+func (e Event) line() ([]byte, error) {
+	if e.raw == nil {
+		return json.Marshal(e)
+	}
+	data := e.raw
+	if bytes.ContainsAny(data, "\r\n") {
+		data = nullData
+	}
+	head, err := json.Marshal(domain.ExportedEvent{GameID: e.GameID, Version: e.Version, Type: domain.EventType(e.Type),
+		OccurredAt: e.OccurredAt, Data: nullData, PrevHash: e.PrevHash, Hash: e.Hash})
+	if err != nil {
+		return nil, err
+	}
+	// Quotes inside string values are escaped, so the key's one
+	// occurrence is the field itself.
+	const key = `,"data":null,"prev_hash":`
+	i := bytes.Index(head, []byte(key))
+	if i < 0 {
+		return nil, errors.New("api: event line without its data field")
+	}
+	out := make([]byte, 0, len(head)+len(data))
+	out = append(append(append(out, head[:i+len(`,"data":`)]...), data...), head[i+len(`,"data":null`):]...)
+	return out, nil
+}
+
 // EventData is an event's payload, the JSON of domain.EventData: each event
 // type uses the fields named in its description and omits the rest (the
 // payload of each type alone is in eventtypes.go, which the spec
@@ -66,6 +102,7 @@ type EventData struct {
 	Rules              *EventRules  `json:"rules,omitempty"`                                                          // game_dealt
 	Deal               *Deal        `json:"deal,omitempty"`                                                           // game_dealt
 	Commitment         string       `json:"commitment,omitempty"`                                                     // game_dealt
+	Salt               string       `json:"salt,omitempty" example:"5e2b…"`                                           // game_dealt of deal payload version 2 once the deal is revealed: hex of the commitment's salt (R6.8)
 	Hidden             *Hidden      `json:"hidden,omitempty"`                                                         // game_dealt while redacted
 	Winnable           bool         `json:"winnable,omitempty"`                                                       // game_dealt of a proven winnable deal (R7.2)
 	SolutionCommitment string       `json:"solution_commitment,omitempty"`                                            // game_dealt of a winnable deal: the commitment to its winning line (R7.2)
@@ -142,16 +179,30 @@ func codes(cs []domain.Card) []string {
 // the stored bytes, shows the chain broken there.
 var nullData = json.RawMessage("null")
 
-// newEvent renders a recorded event; with redact set (the game is in
-// progress) a game_dealt event is redacted (RULES R6.4). Every other event
-// carries its stored payload verbatim. It never fails: a payload that does
-// not decode is sent as data null (redacted) or as stored.
-func newEvent(r domain.RecordedEvent, redact bool) Event {
+// logView is how a reader sees a game's log now: redact hides the deal's
+// face-down cards, stock and salt (RULES R6.4, R6.6), hideHashes blanks
+// every hash of a chain whose deal carries no salt (R6.8).
+type logView struct{ redact, hideHashes bool }
+
+// viewOf is the logView of a game whose deal may be revealed or not
+// (domain.Games.Reveal), in state st (nil: its log does not load).
+func viewOf(reveal bool, st *domain.State) logView {
+	return logView{redact: !reveal, hideHashes: !domain.ChainShown(reveal, st)}
+}
+
+// newEvent renders a recorded event as v says: with v.redact (the game is
+// in progress) a game_dealt event is redacted (RULES R6.4); every other
+// event carries its stored payload verbatim. It never fails: a payload
+// that does not decode is sent as data null (redacted) or as stored.
+func newEvent(r domain.RecordedEvent, v logView) Event {
 	out := Event{GameID: r.GameID, Version: r.Version, Type: string(r.Type), OccurredAt: domain.FormatTime(r.OccurredAt),
 		PrevHash: hex.EncodeToString(r.PrevHash), Hash: hex.EncodeToString(r.Hash), raw: r.Payload}
+	if v.hideHashes {
+		out.PrevHash, out.Hash = "", ""
+	}
 	// The first event is the deal whatever its stored type says: a type
 	// changed in the database must not unredact it.
-	if redact && (r.Type == domain.EventGameDealt || r.Version == 1) {
+	if v.redact && (r.Type == domain.EventGameDealt || r.Version == 1) {
 		e, err := domain.DecodeEvent(r.Version, r.Type, r.OccurredAt, r.Payload)
 		if err != nil || e.Data.Deal == nil {
 			out.raw = nullData // nothing of it may be shown while in progress
@@ -170,7 +221,7 @@ func newEvent(r domain.RecordedEvent, redact bool) Event {
 // newEventData renders a decoded payload in the API's types.
 func newEventData(e domain.Event) EventData {
 	d := e.Data
-	out := EventData{V: d.V, Move: d.Move, Auto: d.Auto, Commitment: d.Commitment,
+	out := EventData{V: d.V, Move: d.Move, Auto: d.Auto, Commitment: d.Commitment, Salt: d.Salt,
 		From: d.From.String(), To: d.To.String(), Pile: d.Pile.String(), Count: d.Count, Undone: d.Undone,
 		Redone: d.Redone, Winnable: d.Winnable, SolutionCommitment: d.SolutionCommitment, Difficulty: d.Difficulty}
 	if len(d.Cards) > 0 {

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"encoding/json"
 	"math"
 	"net/http"
 
@@ -19,7 +18,7 @@ const ndjsonBatch = 500
 //	@Summary		Read a game's events
 //	@Description	The game's log, oldest first: a page of `limit` events after version `after`.
 //	@Description	With `Accept: application/x-ndjson` the whole log after `after` is streamed instead, one Event per line (the schema of that media type is one line).
-//	@Description	Each event carries its hash chain links; data is the stored payload byte for byte, so the NDJSON export of a game that has ended is exactly what the offline tool verifies (`solitaire audit FILE`).
+//	@Description	Each event carries its hash chain links; in the NDJSON form data is the stored payload byte for byte (the JSON page may compact it), so the NDJSON export of a game that has ended is exactly what the offline tool verifies (`solitaire audit FILE`).
 //	@Description	While the game is in progress its game_dealt event is redacted (RULES R6.4), so the chain verifies only once the game has ended. A game on a shared deal (a duel or a daily deal) stays redacted after it ends, until its competition closes (R6.6).
 //	@Tags			games
 //	@Produce		json
@@ -49,7 +48,7 @@ func (s *server) events(c *gin.Context) reply {
 		return s.fail(c, err)
 	}
 	ctx := c.Request.Context()
-	game, _, err := s.readable(ctx, playerOf(c).ID, id)
+	game, st, err := s.readable(ctx, playerOf(c).ID, id)
 	if err != nil {
 		return s.fail(c, err)
 	}
@@ -60,9 +59,9 @@ func (s *server) events(c *gin.Context) reply {
 	if err != nil {
 		return s.fail(c, err)
 	}
-	redact := !reveal
+	view := viewOf(reveal, st)
 	if c.NegotiateFormat(mimeJSON, mimeNDJSON) == mimeNDJSON {
-		s.streamEvents(c, id, after, redact)
+		s.streamEvents(c, id, after, view)
 		return reply{} // written
 	}
 	recs, err := s.cfg.Games.Store.Events(ctx, id, after, limit+1)
@@ -76,7 +75,7 @@ func (s *server) events(c *gin.Context) reply {
 		page.NextAfter = &next
 	}
 	for _, r := range recs {
-		page.Events = append(page.Events, newEvent(r, redact))
+		page.Events = append(page.Events, newEvent(r, view))
 	}
 	return s.jsonReply(http.StatusOK, page)
 }
@@ -84,7 +83,7 @@ func (s *server) events(c *gin.Context) reply {
 // streamEvents writes every event after `after` as NDJSON, reading the
 // store in batches. Once the first line is out the status is sent, so a
 // later failure can only end the stream early (and is logged).
-func (s *server) streamEvents(c *gin.Context, id string, after int, redact bool) {
+func (s *server) streamEvents(c *gin.Context, id string, after int, view logView) {
 	ctx := c.Request.Context()
 	w := c.Writer
 	started := false
@@ -103,10 +102,13 @@ func (s *server) streamEvents(c *gin.Context, id string, after int, redact bool)
 			w.WriteHeader(http.StatusOK)
 			started = true
 		}
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
 		for _, r := range recs {
-			if err := enc.Encode(newEvent(r, redact)); err != nil {
+			line, err := newEvent(r, view).line()
+			if err != nil {
+				s.log.ErrorContext(ctx, "events stream cut short", "request_id", requestIDOf(c), "err", err)
+				return
+			}
+			if _, err := w.Write(append(line, '\n')); err != nil {
 				return // the client went away
 			}
 			after = r.Version
@@ -119,12 +121,11 @@ func (s *server) streamEvents(c *gin.Context, id string, after int, redact bool)
 }
 
 // moveEvents renders the records a move appended (as Store.Append
-// returned them, hashes included), redacted as the game's events are
-// while it is in progress.
-func moveEvents(recs []domain.RecordedEvent, redact bool) []Event {
+// returned them, hashes included) as the game's events are rendered (view).
+func moveEvents(recs []domain.RecordedEvent, view logView) []Event {
 	out := make([]Event, 0, len(recs))
 	for _, r := range recs {
-		out = append(out, newEvent(r, redact))
+		out = append(out, newEvent(r, view))
 	}
 	return out
 }

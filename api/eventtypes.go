@@ -21,13 +21,15 @@ type EventMeta struct {
 }
 
 // GameDealtData is game_dealt, the first event (RULES R6.2): the rules,
-// the deal and the commitment to it (R6.4). While the game is in progress
-// the deal lists no face-down or stock card and hidden gives their counts.
+// the deal and the commitment to it (R6.4), and from payload version 2 the
+// commitment's salt (R6.8). While the game is in progress the deal lists
+// no face-down or stock card and no salt, and hidden gives their counts.
 type GameDealtData struct {
 	EventMeta
 	Rules      EventRules `json:"rules"`
 	Deal       Deal       `json:"deal"`
 	Commitment string     `json:"commitment" example:"sha256:0f1e…"` // R6.4
+	Salt       string     `json:"salt,omitempty" example:"5e2b…"`    // payload version 2, once the deal is revealed: hex of the commitment's 32-byte salt, which the deal's hash covers (R6.8)
 	Hidden     *Hidden    `json:"hidden,omitempty"`                  // only while the deal is redacted
 
 	Winnable           bool   `json:"winnable,omitempty"`                                   // present and true on a proven winnable deal (R7.2)

@@ -369,7 +369,7 @@ func (s *server) moveReply(c *gin.Context, g *domain.Game, st *domain.State, rec
 			return s.fail(c, err)
 		}
 	}
-	out := MoveResult{Game: newGame(g, st, st.LastAt, reveal), Events: moveEvents(recs, !reveal)}
+	out := MoveResult{Game: newGame(g, st, st.LastAt, reveal), Events: moveEvents(recs, viewOf(reveal, st))}
 	return s.jsonReply(http.StatusOK, out).with("ETag", etag(st.Version))
 }
 

@@ -207,12 +207,14 @@ func TestLogBadInput(t *testing.T) {
 			status int
 			code   string
 		}{
-			{"/v1/log/tile/8/0/001", 404, api.CodeNotFound},        // beyond the tree
-			{"/v1/log/tile/8/0/000.p/2", 404, api.CodeNotFound},    // wider than the tree
-			{"/v1/log/tile/4/0/000.p/1", 404, api.CodeNotFound},    // another height
-			{"/v1/log/tile/8/zz/000", 404, api.CodeNotFound},       // not a level
-			{"/v1/log/tile/8/1/000.p/1", 404, api.CodeNotFound},    // no level 1 yet
-			{"/v1/log/tile/8/data/000.p/0", 404, api.CodeNotFound}, // width 0
+			{"/v1/log/tile/8/0/001", 404, api.CodeNotFound},                   // beyond the tree
+			{"/v1/log/tile/8/0/000.p/2", 404, api.CodeNotFound},               // wider than the tree
+			{"/v1/log/tile/4/0/000.p/1", 404, api.CodeNotFound},               // another height
+			{"/v1/log/tile/8/zz/000", 404, api.CodeNotFound},                  // not a level
+			{"/v1/log/tile/8/1/000.p/1", 404, api.CodeNotFound},               // no level 1 yet
+			{"/v1/log/tile/8/data/000.p/0", 404, api.CodeNotFound},            // width 0
+			{"/v1/log/tile/8/9223372036854775807/000", 404, api.CodeNotFound}, // a level past int64 (no panic)
+			{"/v1/log/tile/8/0/x9223372036854775807", 404, api.CodeNotFound},  // an index past int64
 			{"/v1/log/consistency?old=1", 400, api.CodeInvalidParameter},
 			{"/v1/log/consistency?old=0&new=1", 400, api.CodeInvalidParameter},
 			{"/v1/log/consistency?old=2&new=1", 404, api.CodeNotFound},

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"encoding/json"
 	"io"
 	"math"
 	"net/http"
@@ -238,7 +237,7 @@ func (s *server) stream(c *gin.Context, slots *streamSlots, heartbeat time.Durat
 		s.write(c, s.fail(c, err))
 		return
 	}
-	redact := !reveal
+	view := viewOf(reveal, st)
 
 	w := c.Writer
 	rc := http.NewResponseController(w)
@@ -277,7 +276,7 @@ func (s *server) stream(c *gin.Context, slots *streamSlots, heartbeat time.Durat
 	var done <-chan struct{} = s.cfg.Done
 
 	c.Stream(func(io.Writer) bool {
-		ended, err := s.sendNew(c, out, rc, id, &last, redact, heartbeat)
+		ended, err := s.sendNew(c, out, rc, id, &last, view, heartbeat)
 		if err != nil {
 			if ctx.Err() == nil {
 				s.log.WarnContext(ctx, "event stream ended", "request_id", requestIDOf(c), "game", id, "err", err)
@@ -311,7 +310,7 @@ func (s *server) stream(c *gin.Context, slots *streamSlots, heartbeat time.Durat
 
 // sendNew writes every event after *last to out and advances *last. It
 // reports whether one of them was the game's final event.
-func (s *server) sendNew(c *gin.Context, out streamWriter, rc *http.ResponseController, id string, last *int, redact bool,
+func (s *server) sendNew(c *gin.Context, out streamWriter, rc *http.ResponseController, id string, last *int, view logView,
 	heartbeat time.Duration) (bool, error) {
 	ctx := c.Request.Context()
 	for {
@@ -320,7 +319,7 @@ func (s *server) sendNew(c *gin.Context, out streamWriter, rc *http.ResponseCont
 			return false, err
 		}
 		for _, r := range recs {
-			data, err := json.Marshal(newEvent(r, redact))
+			data, err := newEvent(r, view).line()
 			if err != nil {
 				return false, err
 			}

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"encoding/hex"
 	"fmt"
 	"math/bits"
 	"time"
@@ -197,9 +198,23 @@ func (s *State) applyDeal(e Event) {
 		s.fault(e, err.Error())
 		return
 	}
+	if d.Salt != "" {
+		// R6.8: a deal that carries its salt must carry the one its
+		// commitment was made with; a forged salt would otherwise key
+		// the chain with a value the commitment does not bind.
+		salt, err := hex.DecodeString(d.Salt)
+		if err != nil || len(salt) != 32 || hex.EncodeToString(salt) != d.Salt {
+			s.fault(e, "the deal's salt is not 64 lower-case hex digits")
+			return
+		}
+		if !CheckCommitment(d.Commitment, *d.Deal, salt) {
+			s.fault(e, "the commitment does not match the deal and its salt (R6.4)")
+			return
+		}
+	}
 	p := d.Deal
 	*s = State{Rules: r, Version: 1, Status: StatusInProgress, Commitment: d.Commitment,
-		CreatedAt: e.OccurredAt, LastAt: e.OccurredAt, Recycles: p.Recycles}
+		CreatedAt: e.OccurredAt, LastAt: e.OccurredAt, Recycles: p.Recycles, ChainSalted: d.Salt != ""}
 	s.Stock = reversed(p.Stock)
 	s.Waste = append([]Card{}, p.Waste...)
 	s.Foundations = make([][]Card, r.Foundations)

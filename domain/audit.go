@@ -13,8 +13,15 @@ import (
 //   - the rules: every command in the log is re-decided from the state
 //     before it and must yield exactly the logged events, automatic
 //     follow-ups included (ReplayBrokenAt, ReplayProblem);
-//   - the commitment, when the salt is known, against the deal in the
-//     first event (R6.4).
+//   - the commitment, when the salt is known (given, or carried by the
+//     deal event, R6.8), against the deal in the first event (R6.4).
+//
+// A log whose deal is redacted (an export of a game in progress, or of a
+// sealed one, R6.4, R6.6) holds neither the hidden cards nor the salt its
+// first hash covers: DealHidden is set, the chain is checked from the
+// first event's hash on (every later link, and version 1's place and
+// game), the rules are not replayed (ReplayOK false, ReplayBrokenAt 0) and
+// the commitment is not checked. The rest waits for the deal's reveal.
 type AuditReport struct {
 	Events         int
 	HeadHash       string // hex of the last event's hash, "" for an empty log
@@ -24,7 +31,8 @@ type AuditReport struct {
 	ReplayBrokenAt int
 	ReplayProblem  string
 	Commitment     string // from the first event
-	CommitmentOK   *bool  // nil when no salt was given
+	CommitmentOK   *bool  // nil when no salt is known
+	DealHidden     bool   // the first event is a redacted deal: see above
 	State          *State // the state rebuilt up to the first problem (or the end)
 }
 
@@ -47,8 +55,6 @@ func Audit(gameID string, recs []RecordedEvent, salt []byte) AuditReport {
 	if n := len(recs); n > 0 {
 		a.HeadHash = hex.EncodeToString(recs[n-1].Hash)
 	}
-	a.ChainBrokenAt = VerifyChain(gameID, recs)
-	a.ChainOK = a.ChainBrokenAt == 0
 	evs := make([]Event, 0, len(recs))
 	for _, r := range recs {
 		e, err := DecodeEvent(r.Version, r.Type, r.OccurredAt, r.Payload)
@@ -57,6 +63,16 @@ func Audit(gameID string, recs []RecordedEvent, salt []byte) AuditReport {
 			break
 		}
 		evs = append(evs, e)
+	}
+	a.DealHidden = len(evs) > 0 && evs[0].Version == 1 && evs[0].Type == EventGameDealt && evs[0].Data.Hidden != nil
+	a.ChainBrokenAt = verifyChain(gameID, recs, a.DealHidden)
+	a.ChainOK = a.ChainBrokenAt == 0
+	if a.DealHidden {
+		a.Commitment = evs[0].Data.Commitment
+		if a.ReplayBrokenAt == 0 {
+			a.ReplayProblem = "the deal is hidden until the game ends (R6.4, R6.6): the rules are not replayed"
+		}
+		return a
 	}
 	s, at, problem := Redecide(evs)
 	a.State = s
@@ -70,9 +86,14 @@ func Audit(gameID string, recs []RecordedEvent, salt []byte) AuditReport {
 	}
 	a.ReplayOK = a.ReplayBrokenAt == 0
 	if len(evs) > 0 && evs[0].Type == EventGameDealt && evs[0].Data.Deal != nil {
-		a.Commitment = evs[0].Data.Commitment
+		d := evs[0].Data
+		a.Commitment = d.Commitment
+		if salt == nil && d.Salt != "" {
+			salt, _ = hex.DecodeString(d.Salt) // Apply has checked its form
+		}
 		if salt != nil {
-			ok := CheckCommitment(a.Commitment, *evs[0].Data.Deal, salt)
+			// R6.8: a salt given beside a deal that carries one must be it.
+			ok := CheckCommitment(a.Commitment, *d.Deal, salt) && (d.Salt == "" || d.Salt == hex.EncodeToString(salt))
 			a.CommitmentOK = &ok
 		}
 	}

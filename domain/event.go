@@ -25,8 +25,16 @@ const (
 	EventHintGiven     EventType = "hint_given"     // R7.3: a hint was asked for (Verdict, Hint); not a move
 )
 
-// PayloadVersion is the version of EventData written by this code.
+// PayloadVersion is the version of EventData written by this code for
+// every event but game_dealt.
 const PayloadVersion = 1
+
+// DealPayloadVersion is the version of a game_dealt payload written by
+// this code. Version 2 adds salt (R6.8): the payload, and so every hash of
+// the chain from the deal on, covers the game's 256-bit secret, revealed
+// only with the deal. A version 1 deal payload has no salt; its hash is a
+// function of the cards alone (see ChainShown).
+const DealPayloadVersion = 2
 
 // Event is one entry of a game's stream. Version is its 1-based position in
 // the stream; OccurredAt is the server's UTC time in whole milliseconds
@@ -49,6 +57,7 @@ type EventData struct {
 	Rules      *Rules    `json:"rules,omitempty"`      // game_dealt
 	Deal       *Position `json:"deal,omitempty"`       // game_dealt (redacted while in progress, see RedactEvent)
 	Commitment string    `json:"commitment,omitempty"` // game_dealt (R6.4)
+	Salt       string    `json:"salt,omitempty"`       // game_dealt from DealPayloadVersion 2: hex of the commitment's 32-byte salt (R6.8); redacted with the deal
 	Hidden     *Hidden   `json:"hidden,omitempty"`     // game_dealt when redacted
 
 	// game_dealt of a winnable deal (R7.2, R7.5): the flag, the commitment

@@ -155,6 +155,9 @@ func (g *Games) Create(ctx context.Context, req NewGame) (*Game, *State, error) 
 	game.Ranked = ranked
 	game.Commitment = Commitment(deal, game.Salt)
 	first := DealtEvent(rules, deal, game.Commitment, game.CreatedAt)
+	// R6.8: the salt in the deal keys the chain, so no hash a client reads
+	// before the reveal tests a guess at the hidden cards.
+	first.Data.V, first.Data.Salt = DealPayloadVersion, hex.EncodeToString(game.Salt)
 	if proof != nil {
 		game.Winnable, game.Difficulty = true, proof.Difficulty
 		game.Solution = append([]Move{}, proof.Line...)

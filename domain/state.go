@@ -47,6 +47,12 @@ type State struct {
 	Tableau     []TableauPile `json:"tableau"`
 	Recycles    int           `json:"recycles"` // passes used = Recycles+1 (R2.1)
 	Commitment  string        `json:"commitment"`
+	// ChainSalted is set when the deal event carries the game's salt
+	// (DealPayloadVersion 2, R6.8): the chain's hashes reveal nothing of
+	// the hidden cards and may be shown while the game is in progress.
+	// A state decoded from a snapshot that lacks the field reads false,
+	// the safe answer for logs written before the salt was in the deal.
+	ChainSalted bool `json:"chain_salted,omitempty"`
 
 	CreatedAt time.Time `json:"created_at"`          // time of the deal event
 	StartedAt time.Time `json:"started_at,omitzero"` // clock start (R5.2); zero until it starts

@@ -71,10 +71,10 @@ func NewView(s *State, now time.Time) View {
 }
 
 // RedactEvent returns e as a client may see it while the game is in
-// progress (R6.4): a game_dealt event loses its face-down cards and stock,
-// which are replaced by counts in Data.Hidden. Other events carry only
-// face-up cards and are returned unchanged. The result shares no memory
-// with e's deal.
+// progress (R6.4): a game_dealt event loses its face-down cards, its stock
+// and its salt (R6.8); the cards are replaced by counts in Data.Hidden.
+// Other events carry only face-up cards and are returned unchanged. The
+// result shares no memory with e's deal.
 func RedactEvent(e Event) Event {
 	if e.Type != EventGameDealt || e.Data.Deal == nil {
 		return e
@@ -92,5 +92,17 @@ func RedactEvent(e Event) Event {
 	}
 	e.Data.Deal = &red
 	e.Data.Hidden = h
+	e.Data.Salt = ""
 	return e
+}
+
+// ChainShown reports whether the hashes of a game's chain (each event's
+// hash and prev_hash, the audit's head) may be shown to a reader (R6.8):
+// always once the deal is revealed (revealed: R6.4, R6.6), and before that
+// only when the deal event carries the game's salt (s.ChainSalted), since
+// the hash of a deal without one is a function of the cards alone and a
+// reader who has seen all but a few of them could test every order of the
+// rest against it. s may be nil (a log that does not load): not shown.
+func ChainShown(revealed bool, s *State) bool {
+	return revealed || (s != nil && s.ChainSalted)
 }

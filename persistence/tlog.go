@@ -545,6 +545,10 @@ func plainHashes(hs []tlog.Hash) [][32]byte {
 	return out
 }
 
+// maxTileLevel is the highest tile level a tree of int64 leaves has: a
+// hash of level L covers 2^(TileHeight·L) leaves.
+const maxTileLevel = 62 / TileHeight
+
 // reader reads stored hashes outside a transaction.
 func (l *Log) reader(ctx context.Context) tlog.HashReader {
 	return &txHashes{tx: l.s.db.WithContext(ctx)}
@@ -573,9 +577,18 @@ func (l *Log) Tile(ctx context.Context, path string) (data []byte, full bool, er
 		level = 0
 	}
 	// The tile's last hash, at tree level H*L, must be complete in the
-	// tree: (N*2^H + W) << (H*L) leaves.
+	// tree: (N*2^H + W) << (H*L) leaves. Level and index are bounded
+	// before they are shifted: a path may name any int64 (an overflowed
+	// shift would pass the check, a negative one panic).
+	if level > maxTileLevel || t.N < 0 {
+		return nil, false, domain.ErrNoTile
+	}
+	width := st.size >> (level * TileHeight) // hashes at tree level H*L
+	if t.N > width>>TileHeight {
+		return nil, false, domain.ErrNoTile
+	}
 	end := t.N<<TileHeight + int64(t.W)
-	if level*TileHeight >= 63 || end > st.size>>(level*TileHeight) {
+	if end > width {
 		return nil, false, domain.ErrNoTile
 	}
 	full = t.W == 1<<TileHeight

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	mrand "math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -421,5 +422,71 @@ func TestLogKeyInDatabase(t *testing.T) {
 	}
 	if keys[0] != keys[1] {
 		t.Fatalf("two servers got keys %q and %q", keys[0], keys[1])
+	}
+}
+
+// TestLogTilePaths fuzzes the tile paths (Log.Tile) over a tree of 300
+// leaves: every path the tlog layout can spell, with levels and indices
+// up to the int64 limits, widths past a tile and malformed segments,
+// answers a tile or domain.ErrNoTile, never another error and never a
+// panic; a tile answered has the size its path says. A seeded random
+// generator, so a failure repeats.
+func TestLogTilePaths(t *testing.T) {
+	for _, db := range logStores {
+		t.Run(db.name, func(t *testing.T) {
+			t.Parallel()
+			s := db.open(t)
+			l, _ := openLog(t, s)
+			insertEnded(t, s, 300)
+			if n, err := l.Sequence(t.Context()); err != nil || n != 300 {
+				t.Fatalf("Sequence = %d, %v", n, err)
+			}
+			paths := []string{"8/9223372036854775807/000", "8/7/000", "8/8/000", "8/0/x9223372036854775807",
+				"8/0/x036/028/854/775/807", "8/data/x036/028/854/775/807.p/1", "8/-1/000", "8/0/000.p/0",
+				"8/0/000.p/257", "8/0/001.p/44", "8/1/000.p/1", "8/data/001.p/44", "8/data/000", "8/0/000"}
+			rng := mrand.New(mrand.NewPCG(11, 30))
+			levels := []string{"0", "1", "2", "7", "8", "63", "64", "data", "-1", "9223372036854775807", "x"}
+			for range 3000 {
+				p := "8/" + levels[rng.IntN(len(levels))]
+				for k := rng.IntN(4); k >= 0; k-- {
+					switch rng.IntN(3) {
+					case 0:
+						p += fmt.Sprintf("/%03d", rng.IntN(1000))
+					case 1:
+						p += fmt.Sprintf("/x%03d", rng.IntN(1000))
+					default:
+						p += fmt.Sprintf("/%03d", rng.IntN(3))
+					}
+				}
+				if rng.IntN(2) == 0 {
+					p += fmt.Sprintf(".p/%d", rng.IntN(300))
+				}
+				paths = append(paths, p)
+			}
+			served := 0
+			for _, p := range paths {
+				data, _, err := l.Tile(t.Context(), p)
+				if errors.Is(err, domain.ErrNoTile) {
+					continue
+				}
+				if err != nil {
+					t.Fatalf("tile %s: %v", p, err)
+				}
+				served++
+				tile, err := tlog.ParseTilePath("tile/" + p)
+				if err != nil {
+					t.Fatalf("tile %s served but does not parse: %v", p, err)
+				}
+				if tile.L >= 0 && len(data) != 32*tile.W {
+					t.Errorf("tile %s: %d bytes, want %d", p, len(data), 32*tile.W)
+				}
+				if tile.L < 0 && bytes.Count(data, []byte("\n")) != tile.W {
+					t.Errorf("data tile %s: %d records, want %d", p, bytes.Count(data, []byte("\n")), tile.W)
+				}
+			}
+			if served < 4 {
+				t.Fatalf("only %d of %d paths served a tile", served, len(paths))
+			}
+		})
 	}
 }

@@ -955,7 +955,7 @@ type Audit struct {
 	// FirstBrokenVersion the lowest version any check found broken; null if all hold
 	FirstBrokenVersion *int `json:"first_broken_version"`
 
-	// HeadHash hash of the last event, 64 hex digits ("" for an empty log)
+	// HeadHash hash of the last event, 64 hex digits ("" for an empty log, and while a deal without salt is hidden, R6.8)
 	HeadHash string `json:"head_hash"`
 
 	// Problem what the replay found wrong, for people; null while in progress or sealed, or if nothing
@@ -1046,13 +1046,13 @@ type CardFlippedEvent struct {
 	// GameId the game, bound into every hash
 	GameId string `json:"game_id"`
 
-	// Hash this event's chain link, 64 hex digits
+	// Hash this event's chain link, 64 hex digits; "" while a deal without salt is hidden (R6.8)
 	//
 	// Example: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
 	Hash       string    `json:"hash"`
 	OccurredAt time.Time `json:"occurred_at"`
 
-	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
+	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1; "" while a deal without salt is hidden (R6.8)
 	//
 	// Example: 0000000000000000000000000000000000000000000000000000000000000000
 	PrevHash string `json:"prev_hash"`
@@ -1107,13 +1107,13 @@ type CardsMovedEvent struct {
 	// GameId the game, bound into every hash
 	GameId string `json:"game_id"`
 
-	// Hash this event's chain link, 64 hex digits
+	// Hash this event's chain link, 64 hex digits; "" while a deal without salt is hidden (R6.8)
 	//
 	// Example: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
 	Hash       string    `json:"hash"`
 	OccurredAt time.Time `json:"occurred_at"`
 
-	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
+	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1; "" while a deal without salt is hidden (R6.8)
 	//
 	// Example: 0000000000000000000000000000000000000000000000000000000000000000
 	PrevHash string `json:"prev_hash"`
@@ -1470,6 +1470,11 @@ type GameDealtData struct {
 	Move  int        `json:"move"`
 	Rules EventRules `json:"rules"`
 
+	// Salt payload version 2, once the deal is revealed: hex of the commitment's 32-byte salt, which the deal's hash covers (R6.8)
+	//
+	// Example: 5e2b…
+	Salt *string `json:"salt,omitempty"`
+
 	// SolutionCommitment winnable: SHA-256 over the canonical winning line and the salt (R7.2)
 	//
 	// Example: sha256:7a3c…
@@ -1492,13 +1497,13 @@ type GameDealtEvent struct {
 	// GameId the game, bound into every hash
 	GameId string `json:"game_id"`
 
-	// Hash this event's chain link, 64 hex digits
+	// Hash this event's chain link, 64 hex digits; "" while a deal without salt is hidden (R6.8)
 	//
 	// Example: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
 	Hash       string    `json:"hash"`
 	OccurredAt time.Time `json:"occurred_at"`
 
-	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
+	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1; "" while a deal without salt is hidden (R6.8)
 	//
 	// Example: 0000000000000000000000000000000000000000000000000000000000000000
 	PrevHash string `json:"prev_hash"`
@@ -1535,13 +1540,13 @@ type GameExpiredEvent struct {
 	// GameId the game, bound into every hash
 	GameId string `json:"game_id"`
 
-	// Hash this event's chain link, 64 hex digits
+	// Hash this event's chain link, 64 hex digits; "" while a deal without salt is hidden (R6.8)
 	//
 	// Example: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
 	Hash       string    `json:"hash"`
 	OccurredAt time.Time `json:"occurred_at"`
 
-	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
+	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1; "" while a deal without salt is hidden (R6.8)
 	//
 	// Example: 0000000000000000000000000000000000000000000000000000000000000000
 	PrevHash string `json:"prev_hash"`
@@ -1620,13 +1625,13 @@ type GameResignedEvent struct {
 	// GameId the game, bound into every hash
 	GameId string `json:"game_id"`
 
-	// Hash this event's chain link, 64 hex digits
+	// Hash this event's chain link, 64 hex digits; "" while a deal without salt is hidden (R6.8)
 	//
 	// Example: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
 	Hash       string    `json:"hash"`
 	OccurredAt time.Time `json:"occurred_at"`
 
-	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
+	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1; "" while a deal without salt is hidden (R6.8)
 	//
 	// Example: 0000000000000000000000000000000000000000000000000000000000000000
 	PrevHash string `json:"prev_hash"`
@@ -1712,13 +1717,13 @@ type GameWonEvent struct {
 	// GameId the game, bound into every hash
 	GameId string `json:"game_id"`
 
-	// Hash this event's chain link, 64 hex digits
+	// Hash this event's chain link, 64 hex digits; "" while a deal without salt is hidden (R6.8)
 	//
 	// Example: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
 	Hash       string    `json:"hash"`
 	OccurredAt time.Time `json:"occurred_at"`
 
-	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
+	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1; "" while a deal without salt is hidden (R6.8)
 	//
 	// Example: 0000000000000000000000000000000000000000000000000000000000000000
 	PrevHash string `json:"prev_hash"`
@@ -1771,13 +1776,13 @@ type HintGivenEvent struct {
 	// GameId the game, bound into every hash
 	GameId string `json:"game_id"`
 
-	// Hash this event's chain link, 64 hex digits
+	// Hash this event's chain link, 64 hex digits; "" while a deal without salt is hidden (R6.8)
 	//
 	// Example: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
 	Hash       string    `json:"hash"`
 	OccurredAt time.Time `json:"occurred_at"`
 
-	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
+	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1; "" while a deal without salt is hidden (R6.8)
 	//
 	// Example: 0000000000000000000000000000000000000000000000000000000000000000
 	PrevHash string `json:"prev_hash"`
@@ -1953,13 +1958,13 @@ type MoveRedoneEvent struct {
 	// GameId the game, bound into every hash
 	GameId string `json:"game_id"`
 
-	// Hash this event's chain link, 64 hex digits
+	// Hash this event's chain link, 64 hex digits; "" while a deal without salt is hidden (R6.8)
 	//
 	// Example: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
 	Hash       string    `json:"hash"`
 	OccurredAt time.Time `json:"occurred_at"`
 
-	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
+	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1; "" while a deal without salt is hidden (R6.8)
 	//
 	// Example: 0000000000000000000000000000000000000000000000000000000000000000
 	PrevHash string `json:"prev_hash"`
@@ -2028,13 +2033,13 @@ type MoveUndoneEvent struct {
 	// GameId the game, bound into every hash
 	GameId string `json:"game_id"`
 
-	// Hash this event's chain link, 64 hex digits
+	// Hash this event's chain link, 64 hex digits; "" while a deal without salt is hidden (R6.8)
 	//
 	// Example: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
 	Hash       string    `json:"hash"`
 	OccurredAt time.Time `json:"occurred_at"`
 
-	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
+	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1; "" while a deal without salt is hidden (R6.8)
 	//
 	// Example: 0000000000000000000000000000000000000000000000000000000000000000
 	PrevHash string `json:"prev_hash"`
@@ -2241,13 +2246,13 @@ type StockDrawnEvent struct {
 	// GameId the game, bound into every hash
 	GameId string `json:"game_id"`
 
-	// Hash this event's chain link, 64 hex digits
+	// Hash this event's chain link, 64 hex digits; "" while a deal without salt is hidden (R6.8)
 	//
 	// Example: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
 	Hash       string    `json:"hash"`
 	OccurredAt time.Time `json:"occurred_at"`
 
-	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
+	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1; "" while a deal without salt is hidden (R6.8)
 	//
 	// Example: 0000000000000000000000000000000000000000000000000000000000000000
 	PrevHash string `json:"prev_hash"`
@@ -2282,13 +2287,13 @@ type StockRecycledEvent struct {
 	// GameId the game, bound into every hash
 	GameId string `json:"game_id"`
 
-	// Hash this event's chain link, 64 hex digits
+	// Hash this event's chain link, 64 hex digits; "" while a deal without salt is hidden (R6.8)
 	//
 	// Example: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
 	Hash       string    `json:"hash"`
 	OccurredAt time.Time `json:"occurred_at"`
 
-	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1
+	// PrevHash hash of the previous event, 64 hex digits; all zeros for version 1; "" while a deal without salt is hidden (R6.8)
 	//
 	// Example: 0000000000000000000000000000000000000000000000000000000000000000
 	PrevHash string `json:"prev_hash"`
@@ -3273,7 +3278,7 @@ type ClientInterface interface {
 	//
 	// The game's log, oldest first: a page of `limit` events after version `after`.
 	// With `Accept: application/x-ndjson` the whole log after `after` is streamed instead, one Event per line (the schema of that media type is one line).
-	// Each event carries its hash chain links; data is the stored payload byte for byte, so the NDJSON export of a game that has ended is exactly what the offline tool verifies (`solitaire audit FILE`).
+	// Each event carries its hash chain links; in the NDJSON form data is the stored payload byte for byte (the JSON page may compact it), so the NDJSON export of a game that has ended is exactly what the offline tool verifies (`solitaire audit FILE`).
 	// While the game is in progress its game_dealt event is redacted (RULES R6.4), so the chain verifies only once the game has ended. A game on a shared deal (a duel or a daily deal) stays redacted after it ends, until its competition closes (R6.6).
 	//
 	// Corresponds with GET /v1/games/{id}/events (the `ListEvents` operationId).
@@ -3817,7 +3822,7 @@ func (c *Client) AuditGame(ctx context.Context, id string, reqEditors ...Request
 //
 // The game's log, oldest first: a page of `limit` events after version `after`.
 // With `Accept: application/x-ndjson` the whole log after `after` is streamed instead, one Event per line (the schema of that media type is one line).
-// Each event carries its hash chain links; data is the stored payload byte for byte, so the NDJSON export of a game that has ended is exactly what the offline tool verifies (`solitaire audit FILE`).
+// Each event carries its hash chain links; in the NDJSON form data is the stored payload byte for byte (the JSON page may compact it), so the NDJSON export of a game that has ended is exactly what the offline tool verifies (`solitaire audit FILE`).
 // While the game is in progress its game_dealt event is redacted (RULES R6.4), so the chain verifies only once the game has ended. A game on a shared deal (a duel or a daily deal) stays redacted after it ends, until its competition closes (R6.6).
 //
 // Corresponds with GET /v1/games/{id}/events (the `ListEvents` operationId).
@@ -6186,7 +6191,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// The game's log, oldest first: a page of `limit` events after version `after`.
 	// With `Accept: application/x-ndjson` the whole log after `after` is streamed instead, one Event per line (the schema of that media type is one line).
-	// Each event carries its hash chain links; data is the stored payload byte for byte, so the NDJSON export of a game that has ended is exactly what the offline tool verifies (`solitaire audit FILE`).
+	// Each event carries its hash chain links; in the NDJSON form data is the stored payload byte for byte (the JSON page may compact it), so the NDJSON export of a game that has ended is exactly what the offline tool verifies (`solitaire audit FILE`).
 	// While the game is in progress its game_dealt event is redacted (RULES R6.4), so the chain verifies only once the game has ended. A game on a shared deal (a duel or a daily deal) stays redacted after it ends, until its competition closes (R6.6).
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -9829,7 +9834,7 @@ func (c *ClientWithResponses) AuditGameWithResponse(ctx context.Context, id stri
 //
 // The game's log, oldest first: a page of `limit` events after version `after`.
 // With `Accept: application/x-ndjson` the whole log after `after` is streamed instead, one Event per line (the schema of that media type is one line).
-// Each event carries its hash chain links; data is the stored payload byte for byte, so the NDJSON export of a game that has ended is exactly what the offline tool verifies (`solitaire audit FILE`).
+// Each event carries its hash chain links; in the NDJSON form data is the stored payload byte for byte (the JSON page may compact it), so the NDJSON export of a game that has ended is exactly what the offline tool verifies (`solitaire audit FILE`).
 // While the game is in progress its game_dealt event is redacted (RULES R6.4), so the chain verifies only once the game has ended. A game on a shared deal (a duel or a daily deal) stays redacted after it ends, until its competition closes (R6.6).
 //
 // Returns a wrapper object for the known response body format(s).

@@ -353,6 +353,7 @@ func tamperStored(t *testing.T, s *persistence.Store, id string, version, maxVer
 		flipByte        func(b []byte) []byte
 		letters         = "abcdefghijklmnopqrstuvwxyz_"
 		restoreColumn   string
+		what            string // what changed, for the messages; restoreColumn if empty
 		restoreOriginal any
 	)
 	if err := db.QueryRow(s.Rebind(`SELECT position, payload, type, occurred_at, prev_hash, hash FROM events
@@ -371,9 +372,16 @@ func tamperStored(t *testing.T, s *persistence.Store, id string, version, maxVer
 		return out
 	}
 	var changed any
-	switch rng.IntN(6) {
+	switch rng.IntN(7) {
 	case 0:
 		restoreColumn, restoreOriginal, changed = "payload", payload, flipByte(payload)
+	case 5:
+		// The same JSON value, one more space: the export must carry the
+		// stored bytes, not a compacted copy that would verify.
+		i := bytes.IndexByte(payload, ':') + 1
+		spaced := append(append(append([]byte(nil), payload[:i]...), ' '), payload[i:]...)
+		restoreColumn, restoreOriginal, changed = "payload", payload, spaced
+		what = "payload (a space)"
 	case 1:
 		b := []byte(typ)
 		i := rng.IntN(len(b))
@@ -396,7 +404,10 @@ func tamperStored(t *testing.T, s *persistence.Store, id string, version, maxVer
 	}
 	q := `UPDATE events SET ` + restoreColumn + ` = ? WHERE position = ?`
 	exec(q, changed, position)
-	return restoreColumn, func() { exec(q, restoreOriginal, position) }
+	if what == "" {
+		what = restoreColumn
+	}
+	return what, func() { exec(q, restoreOriginal, position) }
 }
 
 // TestTamperedLogDetected: a single byte changed in a stored event (its
@@ -458,9 +469,12 @@ func TestTamperedLogDetected(t *testing.T) {
 
 // R6.6: `solitaire export` of a daily game that a second account resigned
 // at once is redacted while the day runs (the deal lists no face-down or
-// stock card, no card shows that its owner did not see face up); after
-// the day it is the whole log, and the offline audit checks its
-// commitment with the salt the server then reveals.
+// stock card, no card shows that its owner did not see face up); the
+// offline audit of it checks every link from the deal's hash on and exits
+// 3 (the deal is hidden), catches a changed event, and replay exits 3.
+// After the day it is the whole log, and the offline audit checks its
+// commitment with the salt the server then reveals, or with the salt the
+// deal event carries (R6.8).
 func TestR6_6_ExportSealed(t *testing.T) {
 	t.Parallel()
 	for _, backend := range []string{"sqlite", "postgres"} {
@@ -505,6 +519,25 @@ func TestR6_6_ExportSealed(t *testing.T) {
 					t.Errorf("the sealed export shows %s, never seen face up", c)
 				}
 			}
+			// Offline, the sealed export checks what it can (every link from
+			// the deal's hash on) and says the deal is hidden: exit 3.
+			if code, report := auditFile(t, sealed, ""); code != exitDealHidden || report["deal_hidden"] != true ||
+				report["chain_ok"] != true || report["first_broken"] != 0.0 {
+				t.Errorf("offline audit of the sealed export: exit %d %v", code, report)
+			}
+			forged := bytes.Replace(sealed, []byte(`"game_resigned","occurred_at":"`), []byte(`"game_won","occurred_at":"`), 1)
+			if code, report := auditFile(t, forged, ""); code != 1 || report["chain_broken_at"] != 2.0 {
+				t.Errorf("offline audit of a sealed export with a changed event: exit %d %v", code, report)
+			}
+			file := filepath.Join(t.TempDir(), "sealed.ndjson")
+			if err := os.WriteFile(file, sealed, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var out, errb bytes.Buffer
+			if code := run([]string{"replay", file}, strings.NewReader(""), &out, &errb); code != exitDealHidden ||
+				!strings.Contains(errb.String(), "hidden until the game ends") {
+				t.Errorf("replay of the sealed export: exit %d, %s", code, errb.String())
+			}
 			var a api.Audit
 			s.call("GET", "/v1/games/"+alt.ID+"/audit", nil, http.StatusOK, &a)
 			if !a.Sealed || a.Salt != nil {
@@ -522,6 +555,11 @@ func TestR6_6_ExportSealed(t *testing.T) {
 			}
 			if code, report := auditFile(t, whole, *a.Salt); code != 0 || report["commitment_ok"] != true {
 				t.Errorf("offline audit after the day: exit %d %v", code, report)
+			}
+			// R6.8: the revealed deal carries its salt, so the export alone
+			// checks the commitment.
+			if code, report := auditFile(t, whole, ""); code != 0 || report["commitment_ok"] != true || report["deal_hidden"] != false {
+				t.Errorf("offline audit after the day, no -salt: exit %d %v", code, report)
 			}
 		})
 	}

@@ -18,7 +18,11 @@
 //	                                            the solver over seeded deals: figures of BENCHMARKS.md
 //
 // FILE is "-" for standard input. Exit status: 0 all good, 1 the audit
-// found a problem or the server refused, 2 bad usage or unreadable input.
+// found a problem or the server refused, 2 bad usage or unreadable input,
+// 3 the log's deal is hidden (an export of a game in progress, or of a
+// sealed one: RULES R6.4, R6.6): audit checked every link it could and
+// found nothing wrong, replay cannot show the board; export the game again
+// once it has ended (and its competition closed).
 package main
 
 import (
@@ -51,6 +55,7 @@ const usage = `usage:
   solitaire verify-log OLD NEW -key VKEY [-server URL]
   solitaire solve (-seed N | -layout FILE | -log FILE [-at V]) [-variant ID] [-draw 1|3] [-budget D] [-nodes N]
   solitaire solve-bench [-variant ID] [-draw 1|3] [-n DEALS] [-seed0 N] [-budget D] [-out FILE] [-ks FILE]
+exit status: 0 all good, 1 a problem found, 2 bad usage, 3 the deal is hidden (audit, replay of a game in progress)
 `
 
 // run is main without the process: it returns the exit status.
@@ -199,7 +204,7 @@ func audit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	a := domain.Audit(gameID, recs, salt)
 	if *asJSON {
-		out := map[string]any{"game_id": recs[0].GameID, "events": a.Events, "head_hash": a.HeadHash,
+		out := map[string]any{"game_id": recs[0].GameID, "events": a.Events, "head_hash": a.HeadHash, "deal_hidden": a.DealHidden,
 			"chain_ok": a.ChainOK, "chain_broken_at": a.ChainBrokenAt, "replay_ok": a.ReplayOK,
 			"replay_broken_at": a.ReplayBrokenAt, "replay_problem": a.ReplayProblem,
 			"commitment": a.Commitment, "commitment_ok": a.CommitmentOK, "first_broken": a.FirstBroken()}
@@ -211,9 +216,18 @@ func audit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		_ = enc.Encode(out)
 	} else {
 		fmt.Fprintf(stdout, "game %s: %d events, head %s\n", recs[0].GameID, a.Events, a.HeadHash)
-		fmt.Fprintf(stdout, "chain:      %s\n", verdict(a.ChainOK, a.ChainBrokenAt, ""))
-		fmt.Fprintf(stdout, "rules:      %s\n", verdict(a.ReplayOK, a.ReplayBrokenAt, a.ReplayProblem))
+		if a.DealHidden {
+			fmt.Fprintf(stdout, "deal:       hidden until the game ends (RULES R6.4, R6.6); export it again then\n")
+			fmt.Fprintf(stdout, "chain:      %s\n", verdict(a.ChainOK, a.ChainBrokenAt, "")+
+				" from the deal's hash on (the deal's own hash covers the hidden cards and salt)")
+			fmt.Fprintf(stdout, "rules:      not replayed (the deal is hidden)\n")
+		} else {
+			fmt.Fprintf(stdout, "chain:      %s\n", verdict(a.ChainOK, a.ChainBrokenAt, ""))
+			fmt.Fprintf(stdout, "rules:      %s\n", verdict(a.ReplayOK, a.ReplayBrokenAt, a.ReplayProblem))
+		}
 		switch {
+		case a.DealHidden:
+			fmt.Fprintf(stdout, "commitment: not checked (the deal is hidden)\n")
 		case a.CommitmentOK == nil:
 			fmt.Fprintf(stdout, "commitment: not checked (give -salt)\n")
 		case *a.CommitmentOK:
@@ -235,8 +249,15 @@ func audit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if a.FirstBroken() != 0 || (a.CommitmentOK != nil && !*a.CommitmentOK) || (sol != nil && !sol.OK) {
 		return 1
 	}
+	if a.DealHidden {
+		return exitDealHidden
+	}
 	return 0
 }
+
+// exitDealHidden is the exit status of audit and replay on a log whose
+// deal is redacted (see the package comment).
+const exitDealHidden = 3
 
 // readSolution reads a winnable deal's line (R7.2) from file: the JSON of
 // GET /v1/games/{id}/audit (its solution, and its salt, "" if null) or a
@@ -325,6 +346,11 @@ func replay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if err != nil {
 			fmt.Fprintf(stderr, "solitaire: %v\n", err)
 			return 1
+		}
+		if e.Version == 1 && e.Data.Hidden != nil {
+			fmt.Fprintf(stderr, "solitaire: the deal is hidden until the game ends (RULES R6.4, R6.6): "+
+				"this export cannot be replayed; export the game again once it has ended\n")
+			return exitDealHidden
 		}
 		s.Apply(e)
 	}
