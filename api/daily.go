@@ -59,7 +59,7 @@ func (s *server) playDaily(c *gin.Context, body []byte) reply {
 	if err := decodeEmpty(body); err != nil {
 		return s.fail(c, err)
 	}
-	g, st, err := s.cfg.Competitions.PlayDaily(c.Request.Context(), playerOf(c).ID, c.Param("variant"))
+	g, st, err := s.cfg.Competitions.PlayDaily(c.Request.Context(), *playerOf(c), c.Param("variant"))
 	if err != nil {
 		return s.fail(c, err)
 	}

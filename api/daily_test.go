@@ -196,3 +196,46 @@ func TestDailyBadInput(t *testing.T) {
 		}
 	})
 }
+
+// TestSharedMinAccountAge: with Competitions.MinAccountAge (the lever
+// against accounts made to explore a shared deal), an account younger
+// than it when the daily deal's day began, or when the duel was created,
+// plays unranked and is left out of the standings; an older account plays
+// ranked and ranks. Both databases, over HTTP.
+func TestSharedMinAccountAge(t *testing.T) {
+	t.Parallel()
+	for _, b := range backends {
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			e := newCompEnv(t, b, func(c *domain.Competitions) { c.MinAccountAge = time.Hour })
+			e.clock.Advance(24 * time.Hour) // Ada's account is a day old, and 12 h older than today
+			bob, bobToken := e.newPlayer("Bob")
+			e.seeds.next(klondikeSeed)
+			ada := e.playDaily(e.token, "klondike")
+			young := e.playDaily(bobToken, "klondike")
+			if !ada.Ranked || young.Ranked {
+				t.Fatalf("daily games: Ada ranked %v, Bob (new account) ranked %v", ada.Ranked, young.Ranked)
+			}
+			d := e.getDaily("klondike", "")
+			if len(d.Standings) != 1 || d.Standings[0].PlayerID != e.player {
+				t.Fatalf("daily standings: %+v (Bob %s must not rank)", d.Standings, bob)
+			}
+			e.seeds.next(klondikeSeed)
+			duel := e.createDuel(map[string]any{"variant": "klondike", "winnable": false, "max_players": 3})
+			e.clock.Advance(time.Minute)
+			_, catToken := e.newPlayer("Cat") // made after the duel: too young for it
+			if g := e.join(bobToken, duel.ID); g.Ranked {
+				t.Errorf("Bob, made less than an hour before the duel: ranked")
+			}
+			if g := e.join(catToken, duel.ID); g.Ranked {
+				t.Errorf("Cat, made after the duel: ranked")
+			}
+			if g := e.join(e.token, duel.ID); !g.Ranked {
+				t.Errorf("Ada: unranked")
+			}
+			if st := e.getDuel(duel.ID).Standings; len(st) != 1 || st[0].PlayerID != e.player {
+				t.Errorf("duel standings: %+v", st)
+			}
+		})
+	}
+}

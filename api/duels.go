@@ -239,7 +239,7 @@ func (s *server) joinDuel(c *gin.Context, body []byte) reply {
 	if err := decodeEmpty(body); err != nil {
 		return s.fail(c, err)
 	}
-	g, st, err := s.cfg.Competitions.JoinDuel(c.Request.Context(), playerOf(c).ID, duelIDParam(c))
+	g, st, err := s.cfg.Competitions.JoinDuel(c.Request.Context(), *playerOf(c), duelIDParam(c))
 	if err != nil {
 		return s.fail(c, err)
 	}
@@ -275,7 +275,7 @@ func (s *server) joinFromCreate(c *gin.Context, req CreateGameRequest) reply {
 	var g *domain.Game
 	var st *domain.State
 	if err == nil {
-		g, st, err = s.cfg.Competitions.JoinDuel(ctx, playerOf(c).ID, d.ID)
+		g, st, err = s.cfg.Competitions.JoinDuel(ctx, *playerOf(c), d.ID)
 	}
 	if errors.Is(err, domain.ErrNoDuel) {
 		err = noDuel

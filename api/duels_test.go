@@ -57,15 +57,19 @@ type cenv struct {
 	seeds *seedReader
 }
 
-func newCompEnv(t *testing.T, backend string) *cenv {
+func newCompEnv(t *testing.T, backend string, opts ...func(*domain.Competitions)) *cenv {
 	store := openStore(t, backend)
 	clk := &clock{t: start}
 	seeds := &seedReader{}
 	games := &domain.Games{Store: store, Now: clk.Now, Random: seeds, Retries: 3}
 	tlog := openTestLog(t, store, clk.Now)
+	comps := domain.NewCompetitions(games, store)
+	for _, o := range opts {
+		o(comps)
+	}
 	h, err := api.New(api.Config{Games: games, Players: store, Idempotency: apistore.Idempotency(store),
 		Ready: store.Ping, Spec: solitaire.OpenAPIYAML,
-		Competitions: domain.NewCompetitions(games, store), Stats: store, SolverMaxBudget: testSolverBudget,
+		Competitions: comps, Stats: store, SolverMaxBudget: testSolverBudget,
 		Logger: slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn})), Log: tlog})
 	if err != nil {
 		t.Fatal(err)

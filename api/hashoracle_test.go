@@ -52,7 +52,8 @@ func TestR6_8HashesRevealNoHiddenCards(t *testing.T) {
 			func() { // e's helpers fail e.t, so the cases are not subtests
 				unseen := e.playDownTo(c.token, c.id, line)
 				tried, matched := e.bruteForce(c.token, c.id, unseen)
-				t.Logf("%s: %d cards never face up, %d arrangements tried, %d matches", c.name, len(unseen), tried, matched)
+				figures(t, "%s/%s: %d cards never face up, %d arrangements tried against %d hashes read, matches: %d",
+					t.Name(), c.name, len(unseen), tried, e.hashesRead(), matched)
 				if matched != 0 {
 					t.Fatalf("%s: %d of %d arrangements of the unseen cards match a hash the player read (R6.8)", c.name, matched, tried)
 				}
@@ -278,6 +279,20 @@ func (e *cenv) bruteForce(token, id string, unseen []domain.Card) (tried, matche
 		}
 	}
 	return tried, matched
+}
+
+// hashesRead counts the distinct hash-sized hex strings in every body the
+// test's client has read.
+func (e *cenv) hashesRead() int {
+	e.tr.mu.Lock()
+	defer e.tr.mu.Unlock()
+	seen := map[string]bool{}
+	for _, b := range e.tr.bodies {
+		for _, h := range hex64.FindAll(b, -1) {
+			seen[string(h)] = true
+		}
+	}
+	return len(seen)
 }
 
 // exported reads game id's log as the NDJSON export and imports it.

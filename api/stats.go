@@ -57,16 +57,21 @@ type PlayerStats struct {
 	Stats    []VariantStats `json:"stats"`
 } // @name PlayerStats
 
-// LeaderboardEntry is one player's best ranked win on a leaderboard.
+// LeaderboardEntry is one player's best ranked win on a leaderboard. Every
+// entry is a verified fact (docs/transparency.md "Boards"): its game has a
+// leaf in the transparency log (proof links to it) and its result is the
+// one the game's replayed log gives, which `solitaire verify-leaderboard`
+// checks from outside.
 type LeaderboardEntry struct {
-	Rank       int    `json:"rank" minimum:"1"`               // 1-based; equal results share a rank
-	PlayerID   string `json:"player_id"`                      // the winner
-	PlayerName string `json:"player_name"`                    // the winner's display name
-	GameID     string `json:"game_id"`                        // the winning game (public: it has ended)
-	Score      *int   `json:"score" extensions:"x-nullable"`  // null where the variant does not score
-	ElapsedMS  int64  `json:"elapsed_ms" minimum:"0"`         // playing time, ms (R5.2)
-	Moves      int    `json:"moves" minimum:"0"`              // moves made (R2.5)
-	FinishedAt string `json:"finished_at" format:"date-time"` // when the game was won
+	Rank       int    `json:"rank" minimum:"1"`                      // 1-based; equal results share a rank
+	PlayerID   string `json:"player_id"`                             // the winner
+	PlayerName string `json:"player_name"`                           // the winner's display name
+	GameID     string `json:"game_id"`                               // the winning game (public: it has ended)
+	Score      *int   `json:"score" extensions:"x-nullable"`         // null where the variant does not score
+	ElapsedMS  int64  `json:"elapsed_ms" minimum:"0"`                // playing time, ms (R5.2)
+	Moves      int    `json:"moves" minimum:"0"`                     // moves made (R2.5)
+	FinishedAt string `json:"finished_at" format:"date-time"`        // when the game was won
+	Proof      string `json:"proof" example:"/v1/games/5f0c…/proof"` // the game's leaf in the transparency log and its inclusion proof, to check the entry against (docs/transparency.md)
 } // @name LeaderboardEntry
 
 // Leaderboard ranks each player's best ranked win of a variant and draw
@@ -204,6 +209,7 @@ func (s *server) myStats(c *gin.Context) reply {
 //
 //	@Summary		Get a leaderboard
 //	@Description	Each player's best ranked win of the variant and draw count, best first: by score where the variant scores, else by time then moves; equal results share a rank. period=day counts only games won on the current UTC date. Wins on proven winnable deals (RULES R7.2) rank apart from wins on random deals: winnable=true, or false (the default). Needs no auth.
+//	@Description	Only verified facts rank: a win appears once its game has a leaf in the transparency log (within about a second of its end; a game on a shared deal once its competition closes) and while its stored result is the one its replayed log gave; each entry links to its proof, and `solitaire verify-leaderboard` checks every entry against the log.
 //	@Tags			players
 //	@Produce		json
 //	@Param			variant	path		string	true	"variant id (GET /v1/variants)"
@@ -268,7 +274,7 @@ func (s *server) leaderboard(c *gin.Context) reply {
 	}
 	for _, st := range domain.RankStandings(games) {
 		e := LeaderboardEntry{Rank: st.Rank, PlayerID: st.Player, PlayerName: names[st.Player], GameID: st.GameID,
-			Score: st.Score, ElapsedMS: st.ElapsedMS, Moves: st.Moves}
+			Score: st.Score, ElapsedMS: st.ElapsedMS, Moves: st.Moves, Proof: "/v1/games/" + st.GameID + "/proof"}
 		if t := finished[st.GameID]; t != nil {
 			e.FinishedAt = domain.FormatTime(*t)
 		}

@@ -190,6 +190,7 @@ func TestPlayerStats(t *testing.T) {
 
 func (e *cenv) board(variant, query string) api.Leaderboard {
 	e.t.Helper()
+	e.sequence() // boards rank logged games only
 	var b api.Leaderboard
 	e.must(http.StatusOK, req{method: "GET", path: "/v1/leaderboards/" + variant + query, token: "-"}).decode(e.t, &b)
 	return b

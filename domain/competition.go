@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 )
 
@@ -209,6 +210,19 @@ type SharedDeals interface {
 type Competitions struct {
 	Games *Games
 	Store CompetitionStore
+	// MinAccountAge is the operators' lever against accounts made to
+	// explore a shared deal (README "Limits"): a player whose account is
+	// younger than this when the competition opened (a duel's creation, the
+	// start of a daily deal's UTC day) plays that competition unranked,
+	// and a ranked competition's standings leave such games out. 0 (the
+	// default) checks nothing.
+	MinAccountAge time.Duration
+}
+
+// youngFor reports whether player's account is younger than
+// MinAccountAge at opened, the opening of a competition.
+func (c *Competitions) youngFor(player Player, opened time.Time) bool {
+	return c.MinAccountAge > 0 && player.CreatedAt.After(opened.Add(-c.MinAccountAge))
 }
 
 // NewCompetitions returns the service on store, and makes it games's
@@ -429,10 +443,12 @@ func (c *Competitions) Duel(ctx context.Context, id string) (*Duel, error) {
 	return d, err
 }
 
-// JoinDuel deals player's game of duel id: a seat first, then the game on
-// the duel's deal (R6.3). Errors: ErrNoDuel, ErrDuelEnded,
-// *AlreadyJoinedError, or Games.Create's.
-func (c *Competitions) JoinDuel(ctx context.Context, player, id string) (*Game, *State, error) {
+// JoinDuel deals joiner's game of duel id: a seat first, then the game on
+// the duel's deal (R6.3); unranked for an account younger than
+// MinAccountAge when the duel was created. Errors: ErrNoDuel,
+// ErrDuelEnded, *AlreadyJoinedError, or Games.Create's.
+func (c *Competitions) JoinDuel(ctx context.Context, joiner Player, id string) (*Game, *State, error) {
+	player := joiner.ID
 	d, err := c.Duel(ctx, id)
 	if err != nil {
 		return nil, nil, err
@@ -453,7 +469,8 @@ func (c *Competitions) JoinDuel(ctx context.Context, player, id string) (*Game, 
 		return nil, nil, ErrDuelEnded
 	}
 	g, st, err := c.Games.Create(ctx, NewGame{Owner: player, Variant: d.Variant, Options: d.Options,
-		ServerSeed: &d.Seed, Salt: d.Salt, DuelID: d.ID, Proof: proof(d.Winnable, d.Seed, d.Solution, d.Difficulty)})
+		ServerSeed: &d.Seed, Salt: d.Salt, DuelID: d.ID, Proof: proof(d.Winnable, d.Seed, d.Solution, d.Difficulty),
+		Unranked: c.youngFor(joiner, d.CreatedAt)})
 	if err != nil {
 		if lerr := c.Store.LeaveDuelSeat(context.WithoutCancel(ctx), id, player); lerr != nil {
 			err = errors.Join(err, fmt.Errorf("giving up the seat: %w", lerr))
@@ -470,8 +487,20 @@ type Results struct {
 	Names     map[string]string // player id -> display name
 }
 
-// results ranks games and names their owners.
-func (c *Competitions) results(ctx context.Context, games []Game) (Results, error) {
+// dayStart is the start of a UTC day "2006-01-02" (zero for a malformed
+// day, which the service never makes).
+func dayStart(day string) time.Time {
+	t, _ := time.Parse(time.DateOnly, day)
+	return t
+}
+
+// results ranks games and names their owners. In a ranked competition
+// (ranked) unranked games are left out: the only way a game of one is
+// unranked is an account younger than MinAccountAge.
+func (c *Competitions) results(ctx context.Context, games []Game, ranked bool) (Results, error) {
+	if ranked {
+		games = slices.DeleteFunc(slices.Clone(games), func(g Game) bool { return !g.Ranked })
+	}
 	ids := make([]string, 0, len(games))
 	seen := map[string]bool{}
 	for _, g := range games {
@@ -498,7 +527,7 @@ func (c *Competitions) DuelStandings(ctx context.Context, id string) (*Duel, Res
 	if err != nil {
 		return nil, Results{}, err
 	}
-	r, err := c.results(ctx, games)
+	r, err := c.results(ctx, games, d.Ranked)
 	return d, r, err
 }
 
@@ -555,7 +584,8 @@ func (c *Competitions) SettleDuel(ctx context.Context, d *Duel) ([]Game, error) 
 // *UnknownVariantError, *DailyAlreadyPlayedError (one per player, variant
 // and day), *DealNotReadyError (the day's first game, and no proven deal
 // ready yet), or the store's.
-func (c *Competitions) PlayDaily(ctx context.Context, player, variant string) (*Game, *State, error) {
+func (c *Competitions) PlayDaily(ctx context.Context, p Player, variant string) (*Game, *State, error) {
+	player := p.ID
 	v, err := LookupVariant(variant)
 	if err != nil {
 		return nil, nil, err
@@ -574,7 +604,8 @@ func (c *Competitions) PlayDaily(ctx context.Context, player, variant string) (*
 	}
 	g, st, err := c.Games.Create(ctx, NewGame{Owner: player, Variant: v.ID, ServerSeed: &deal.Seed,
 		Salt: deal.Salt, DailyDate: day, DuelID: DailyDealID(v.ID, day),
-		Proof: proof(deal.Winnable, deal.Seed, deal.Solution, deal.Difficulty)})
+		Proof:    proof(deal.Winnable, deal.Seed, deal.Solution, deal.Difficulty),
+		Unranked: c.youngFor(p, dayStart(day))})
 	if errors.Is(err, ErrConflict) {
 		if perr := c.alreadyPlayed(ctx, player, v.ID, day); perr != nil {
 			return nil, nil, perr // a racing request of the same player dealt it
@@ -660,7 +691,7 @@ func (c *Competitions) Daily(ctx context.Context, variant, day string) (*DailyRe
 	for _, g := range games {
 		out.Ended = out.Ended && g.Status != StatusInProgress
 	}
-	if out.Results, err = c.results(ctx, games); err != nil {
+	if out.Results, err = c.results(ctx, games, true); err != nil {
 		return nil, err
 	}
 	out.Deal, err = c.Store.FindDailyDeal(ctx, v.ID, day)

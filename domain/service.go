@@ -72,6 +72,9 @@ type NewGame struct {
 	// the supply (a duel's or a day's, R7.2): Proof.Seed is *ServerSeed;
 	// the game is winnable with Proof's line and band.
 	Proof *ProvenDeal
+	// Unranked makes the game unranked whatever its options (R3): a
+	// young account's game on a shared deal (Competitions.MinAccountAge).
+	Unranked bool
 }
 
 // Create deals a new game and stores it. Errors: *UnknownVariantError,
@@ -152,7 +155,7 @@ func (g *Games) Create(ctx context.Context, req NewGame) (*Game, *State, error) 
 		game.Seed, game.HasSeed = binary.BigEndian.Uint64(seedb[:]), true
 		deal = Deal(rules, game.Seed)
 	}
-	game.Ranked = ranked
+	game.Ranked = ranked && !req.Unranked
 	game.Commitment = Commitment(deal, game.Salt)
 	first := DealtEvent(rules, deal, game.Commitment, game.CreatedAt)
 	// R6.8: the salt in the deal keys the chain, so no hash a client reads

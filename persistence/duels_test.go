@@ -365,9 +365,15 @@ func TestStatsQueries(t *testing.T) {
 			if sp.score != nil {
 				sc = *sp.score
 			}
-			// The projection only: these queries read nothing else.
+			// The projection, and for an ended game a leaf recording the
+			// same result (what Log.Sequence writes from the replayed log):
+			// these queries read nothing else.
 			exec(t, s, `UPDATE games SET status = ?, moves = ?, elapsed_ms = ?, score = ?, finished_at = ? WHERE id = ?`,
 				string(sp.status), sp.moves, sp.elapsed, sc, finished, game.ID)
+			if finished != nil {
+				exec(t, s, `INSERT INTO tlog_leaves (idx, game_id, record, created_at, status, score, moves, events, ended_at, elapsed_ms)
+					VALUES (?, ?, ?, 0, ?, ?, ?, 1, ?, ?)`, i, game.ID, []byte("{}"), string(sp.status), sc, sp.moves, finished, sp.elapsed)
+			}
 		}
 		board := func(variant string, draw int, from, to time.Time, limit int) []string {
 			t.Helper()

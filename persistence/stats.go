@@ -16,9 +16,11 @@ const MaxLeaderboard = 500
 // draw count draw unless it is 0, dealt from a winnable deal or from a
 // random one as winnable says (R7.2 keeps the two apart), oldest first.
 // Unranked games (a client's seed or layout, changed options) are never
-// returned.
+// returned, nor a flagged game or one whose row records another result
+// than its leaf (see Leaderboard).
 func (s *Store) PlayedGames(ctx context.Context, owner, variant string, draw int, winnable bool) ([]domain.Game, error) {
-	where := []string{"owner = ?", "ranked", "moves >= 1", "winnable = ?"}
+	where := []string{"owner = ?", "ranked", "moves >= 1", "winnable = ?", "flagged_at IS NULL",
+		"NOT EXISTS (SELECT 1 FROM tlog_leaves l WHERE l.game_id = games.id AND " + resultDiffers + ")"}
 	args := []any{owner, winnable}
 	if variant != "" {
 		where, args = append(where, "variant = ?"), append(args, variant)
@@ -41,22 +43,31 @@ func (s *Store) PlayedGames(ctx context.Context, owner, variant string, draw int
 // moves, then game id, the order of domain.RankStandings. A win counts if
 // it finished in [from, to); a zero from or to does not bound. At most
 // limit games (1..MaxLeaderboard; out of range means MaxLeaderboard).
+//
+// Only verified facts count (docs/transparency.md "Boards"): a win counts
+// once its game has a leaf in the transparency log, its games row records
+// the result the leaf's replayed log gave (Log.Sequence writes it beside
+// the leaf), and it is not flagged; so a client can check every entry
+// against the log (`solitaire verify-leaderboard`), and a row changed in
+// the database drops off the board at once.
 func (s *Store) Leaderboard(ctx context.Context, variant string, draw int, winnable bool, from, to time.Time, limit int) ([]domain.Game, error) {
 	if limit < 1 || limit > MaxLeaderboard {
 		limit = MaxLeaderboard
 	}
-	where := []string{"ranked", "status = 'won'", "variant = ?", "draw = ?", "winnable = ?"}
+	where := []string{"games.ranked", "games.status = 'won'", "games.variant = ?", "games.draw = ?", "games.winnable = ?",
+		"games.flagged_at IS NULL", "NOT " + resultDiffers}
 	args := []any{variant, draw, winnable}
 	if !from.IsZero() {
-		where, args = append(where, "finished_at >= ?"), append(args, millis(from))
+		where, args = append(where, "games.finished_at >= ?"), append(args, millis(from))
 	}
 	if !to.IsZero() {
-		where, args = append(where, "finished_at < ?"), append(args, millis(to))
+		where, args = append(where, "games.finished_at < ?"), append(args, millis(to))
 	}
 	const order = `COALESCE(score, 0) DESC, elapsed_ms, moves, id`
+	const inner = `COALESCE(games.score, 0) DESC, games.elapsed_ms, games.moves, games.id`
 	q := `SELECT ` + gameColumns + ` FROM (
-			SELECT games.*, ROW_NUMBER() OVER (PARTITION BY owner ORDER BY ` + order + `) AS best
-			FROM games WHERE ` + strings.Join(where, " AND ") + `
+			SELECT games.*, ROW_NUMBER() OVER (PARTITION BY games.owner ORDER BY ` + inner + `) AS best
+			FROM games JOIN tlog_leaves l ON l.game_id = games.id WHERE ` + strings.Join(where, " AND ") + `
 		) ranked_wins WHERE best = 1 ORDER BY ` + order + ` LIMIT ?`
 	out, err := s.queryGames(ctx, q, append(args, limit)...)
 	if err != nil {

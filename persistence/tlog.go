@@ -192,123 +192,66 @@ func (l *Log) sign(tx *gorm.DB, n int64, root tlog.Hash) error {
 // (games.log_index marks it in the same transaction). The games row's
 // projection was committed with the event that ended the game, so a game
 // that ended is never missed, however long the server was down. A game
-// on a shared deal waits until its competition closes (waitingGames). It
-// returns the leaves appended (0: nothing waited, no checkpoint signed).
-// Errors: database failures (nothing is appended then).
+// on a shared deal waits until its competition closes (waitingGames).
+//
+// A leaf is what the game's log gives (domain.LeafFromLog: the chain's
+// head, the replayed status, moves, score and end), never what its games
+// row says: the logs are read and replayed before the lock is taken (on
+// SQLite the lock is the database's write lock, which moves wait for).
+// A row whose projection differs from the replay is flagged
+// (games.flagged_at) in the same transaction, and so is a game whose log
+// does not replay, which gets no leaf; flagged games count on no board
+// (Store.Leaderboard). It returns the leaves appended (0: nothing waited,
+// no checkpoint signed). Errors: database failures (nothing is appended
+// then).
 func (l *Log) Sequence(ctx context.Context) (int, error) {
-	// A look without the lock first: on SQLite the lock is the database's
-	// write lock, which moves would otherwise wait for every round.
 	now := l.now()
-	var waiting int
-	err := l.s.db.WithContext(ctx).Raw(`SELECT COUNT(*) FROM (SELECT 1 FROM games
-		WHERE `+waitingGames+` LIMIT 1) w`, domain.UTCDay(now), millis(now)).Row().Scan(&waiting)
-	if err != nil {
+	built, err := l.buildLeaves(ctx, now)
+	if err != nil || len(built) == 0 {
 		return 0, wrap("sequence log", err)
-	}
-	if waiting == 0 {
-		return 0, nil
 	}
 	var added int
 	err = l.lockState(ctx, func(tx *gorm.DB, st treeState) error {
-		rows, err := tx.Raw(`SELECT `+gameColumns+`,
-				(SELECT e.hash FROM events e WHERE e.game_id = games.id AND e.version = games.version)
-			FROM games WHERE `+waitingGames+`
+		// The games still waiting, in the tree's order; one that changed
+		// since it was replayed waits for the next round.
+		rows, err := tx.Raw(`SELECT id, version FROM games WHERE `+waitingGames+`
 			ORDER BY finished_at, id LIMIT ?`, domain.UTCDay(now), millis(now), l.batch).Rows()
 		if err != nil {
 			return err
 		}
-		type leaf struct {
-			gameID string
-			record []byte
-		}
-		var leaves []leaf
+		var leaves, unreplayable []builtLeaf
 		for rows.Next() {
-			var head []byte
-			g, err := scanGame(withHead{rows, &head})
-			if err != nil {
+			var id string
+			var version int
+			if err := rows.Scan(&id, &version); err != nil {
 				rows.Close()
 				return err
 			}
-			lf, err := domain.LeafOf(g, head)
-			if err != nil {
-				rows.Close()
-				return fmt.Errorf("leaf of game %s: %w", g.ID, err)
+			b, ok := built[id]
+			switch {
+			case !ok || b.version != version:
+			case b.record == nil:
+				unreplayable = append(unreplayable, b)
+			default:
+				leaves = append(leaves, b)
 			}
-			rec, err := domain.EncodeLeaf(lf)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			leaves = append(leaves, leaf{g.ID, rec})
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return err
 		}
+		if err := l.flag(tx, now, append(unreplayable, flaggedOf(leaves)...)); err != nil {
+			return err
+		}
 		if len(leaves) == 0 {
+			added = 0
 			return nil
 		}
-		r := &txHashes{tx: tx, pending: map[int64]tlog.Hash{}}
-		// Appending to a tree of n leaves reads, from before the append,
-		// only the roots of its maximal complete subtrees (at most
-		// log2 n): one query for all of them, then everything is at hand.
-		old := frontier(st.size)
-		hs, err := r.ReadHashes(old)
-		if err != nil {
-			return err
-		}
-		for i, x := range old {
-			r.pending[x] = hs[i]
-		}
-		n := st.size
-		created := millis(now)
-		var hashRows, leafRows [][]any
-		for _, lf := range leaves {
-			hs, err := tlog.StoredHashes(n, lf.record, r)
-			if err != nil {
-				return err
-			}
-			base := tlog.StoredHashCount(n)
-			for i, h := range hs {
-				r.pending[base+int64(i)] = h
-				hashRows = append(hashRows, []any{base + int64(i), h[:]})
-			}
-			leafRows = append(leafRows, []any{n, lf.gameID, lf.record, created})
-			n++
-		}
-		if err := insertRows(tx, "tlog_leaves (idx, game_id, record, created_at)", leafRows); err != nil {
-			return err
-		}
-		if err := insertRows(tx, "tlog_hashes (idx, hash)", hashRows); err != nil {
-			return err
-		}
-		for i := 0; i < len(leaves); i += insertBatch {
-			chunk := leaves[i:min(i+insertBatch, len(leaves))]
-			var b strings.Builder
-			args := make([]any, 0, 2*len(chunk)+1)
-			b.WriteString(`UPDATE games SET log_index = CASE id`)
-			ids := make([]any, 0, len(chunk))
-			for j, lf := range chunk {
-				b.WriteString(` WHEN ? THEN CAST(? AS BIGINT)`)
-				args = append(args, lf.gameID, st.size+int64(i+j))
-				ids = append(ids, lf.gameID)
-			}
-			b.WriteString(` END WHERE id IN ?`)
-			args = append(args, ids)
-			res := tx.Exec(b.String(), args...)
-			if res.Error != nil {
-				return res.Error
-			}
-			if res.RowsAffected != int64(len(chunk)) {
-				return fmt.Errorf("marked %d games logged, want %d", res.RowsAffected, len(chunk))
-			}
-		}
-		root, err := tlog.TreeHash(n, r)
-		if err != nil {
+		if err := l.appendLeaves(tx, st, now, leaves); err != nil {
 			return err
 		}
 		added = len(leaves)
-		return l.sign(tx, n, root)
+		return nil
 	})
 	if err != nil {
 		return 0, wrap("sequence log", err)
@@ -316,15 +259,186 @@ func (l *Log) Sequence(ctx context.Context) (int, error) {
 	return added, nil
 }
 
+// builtLeaf is a waiting game's leaf as its replayed log gives it, and
+// the result it records (the columns of tlog_leaves that boards compare
+// a games row with); record is nil for a log that does not replay, and
+// why says what is wrong with the row or log ("" if nothing).
+type builtLeaf struct {
+	gameID  string
+	version int // the games row's version when it was read
+	record  []byte
+	result  domain.Game // the replay's projection (Game.Project)
+	why     string
+}
+
+// flaggedOf picks the leaves whose games row differs from the replay.
+func flaggedOf(leaves []builtLeaf) []builtLeaf {
+	var out []builtLeaf
+	for _, b := range leaves {
+		if b.why != "" {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// buildLeaves reads, without the lock, the games waiting for a leaf (at
+// most a batch) and replays each one's log into its leaf (see Sequence).
+// The map is keyed by game id; nil when none waits.
+func (l *Log) buildLeaves(ctx context.Context, now time.Time) (map[string]builtLeaf, error) {
+	db := l.s.db.WithContext(ctx)
+	games, err := l.s.queryGames(ctx, `SELECT `+gameColumns+` FROM games WHERE `+waitingGames+`
+		ORDER BY finished_at, id LIMIT ?`, domain.UTCDay(now), millis(now), l.batch)
+	if err != nil || len(games) == 0 {
+		return nil, err
+	}
+	out := make(map[string]builtLeaf, len(games))
+	for _, g := range games {
+		recs, err := readEvents(db, g.ID, 0, 0, 0)
+		if err != nil {
+			return nil, err
+		}
+		out[g.ID] = leafOfLog(g, recs)
+	}
+	return out, nil
+}
+
+// leafOfLog is game g's leaf from its log recs, compared with g's row.
+func leafOfLog(g domain.Game, recs []domain.RecordedEvent) builtLeaf {
+	b := builtLeaf{gameID: g.ID, version: g.Version}
+	a := domain.Audit(g.ID, recs, nil)
+	if !a.ChainOK || !a.ReplayOK {
+		b.why = fmt.Sprintf("the log does not verify (chain broken at %d, replay at %d: %s)",
+			a.ChainBrokenAt, a.ReplayBrokenAt, a.ReplayProblem)
+		return b
+	}
+	lf, err := domain.LeafFromLog(g.ID, g.Owner, recs, a)
+	if err != nil {
+		b.why = err.Error()
+		return b
+	}
+	if b.record, err = domain.EncodeLeaf(lf); err != nil {
+		b.record, b.why = nil, err.Error()
+		return b
+	}
+	b.result.Project(a.State)
+	if !sameResult(&g, &b.result) {
+		b.why = fmt.Sprintf("the games row says %s, %d moves, score %s, %d ms; the log %s, %d moves, score %s, %d ms",
+			g.Status, g.Moves, scoreText(g.Score), g.ElapsedMS, b.result.Status, b.result.Moves,
+			scoreText(b.result.Score), b.result.ElapsedMS)
+	}
+	return b
+}
+
+// sameResult reports whether two projections record the same result: the
+// fields a board or a player's statistics show (status, version, moves,
+// score, playing time, end).
+func sameResult(a, b *domain.Game) bool {
+	sameScore := (a.Score == nil) == (b.Score == nil) && (a.Score == nil || *a.Score == *b.Score)
+	sameEnd := (a.FinishedAt == nil) == (b.FinishedAt == nil) && (a.FinishedAt == nil || a.FinishedAt.Equal(*b.FinishedAt))
+	return a.Status == b.Status && a.Version == b.Version && a.Moves == b.Moves && sameScore &&
+		a.ElapsedMS == b.ElapsedMS && sameEnd
+}
+
+func scoreText(p *int) string {
+	if p == nil {
+		return "none"
+	}
+	return fmt.Sprint(*p)
+}
+
+// flag marks the games of bs as flagged (games.flagged_at = now, kept if
+// already set) and logs why, one warning per game.
+func (l *Log) flag(tx *gorm.DB, now time.Time, bs []builtLeaf) error {
+	for _, b := range bs {
+		if err := tx.Exec(`UPDATE games SET flagged_at = COALESCE(flagged_at, ?) WHERE id = ?`, millis(now), b.gameID).Error; err != nil {
+			return err
+		}
+		l.log.Warn("game flagged: its games row is not what its log gives; it counts on no board", "game", b.gameID, "why", b.why)
+	}
+	return nil
+}
+
+// appendLeaves appends leaves to the tree of st in tx: the leaf rows with
+// their results, the new stored hashes, the games' log_index, and a new
+// signed checkpoint.
+func (l *Log) appendLeaves(tx *gorm.DB, st treeState, now time.Time, leaves []builtLeaf) error {
+	r := &txHashes{tx: tx, pending: map[int64]tlog.Hash{}}
+	// Appending to a tree of n leaves reads, from before the append,
+	// only the roots of its maximal complete subtrees (at most
+	// log2 n): one query for all of them, then everything is at hand.
+	old := frontier(st.size)
+	hs, err := r.ReadHashes(old)
+	if err != nil {
+		return err
+	}
+	for i, x := range old {
+		r.pending[x] = hs[i]
+	}
+	n := st.size
+	created := millis(now)
+	var hashRows, leafRows [][]any
+	for _, lf := range leaves {
+		hs, err := tlog.StoredHashes(n, lf.record, r)
+		if err != nil {
+			return err
+		}
+		base := tlog.StoredHashCount(n)
+		for i, h := range hs {
+			r.pending[base+int64(i)] = h
+			hashRows = append(hashRows, []any{base + int64(i), h[:]})
+		}
+		res := lf.result
+		leafRows = append(leafRows, []any{n, lf.gameID, lf.record, created, string(res.Status), nullInt(res.Score),
+			res.Moves, res.Version, millis(*res.FinishedAt), res.ElapsedMS})
+		n++
+	}
+	if err := insertRows(tx, "tlog_leaves (idx, game_id, record, created_at, status, score, moves, events, ended_at, elapsed_ms)",
+		leafRows); err != nil {
+		return err
+	}
+	if err := insertRows(tx, "tlog_hashes (idx, hash)", hashRows); err != nil {
+		return err
+	}
+	for i := 0; i < len(leaves); i += insertBatch {
+		chunk := leaves[i:min(i+insertBatch, len(leaves))]
+		var b strings.Builder
+		args := make([]any, 0, 2*len(chunk)+1)
+		b.WriteString(`UPDATE games SET log_index = CASE id`)
+		ids := make([]any, 0, len(chunk))
+		for j, lf := range chunk {
+			b.WriteString(` WHEN ? THEN CAST(? AS BIGINT)`)
+			args = append(args, lf.gameID, st.size+int64(i+j))
+			ids = append(ids, lf.gameID)
+		}
+		b.WriteString(` END WHERE id IN ?`)
+		args = append(args, ids)
+		res := tx.Exec(b.String(), args...)
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected != int64(len(chunk)) {
+			return fmt.Errorf("marked %d games logged, want %d", res.RowsAffected, len(chunk))
+		}
+	}
+	root, err := tlog.TreeHash(n, r)
+	if err != nil {
+		return err
+	}
+	return l.sign(tx, n, root)
+}
+
 // waitingGames selects the games Sequence appends: ended, without a leaf,
-// and not on a shared deal whose competition is still open (RULES R6.6):
+// not flagged (a game flagged before its leaf has a log that does not
+// replay: it never gets one), and not on a shared deal whose competition
+// is still open (RULES R6.6):
 // a daily deal's games wait for the end of its UTC day (first argument,
-// "2006-01-02"), a duel's for its end or deadline (second, ms). Such a
-// game's leaf holds only hashes, but its head hash is a hash of the deal
-// without a secret salt: once a rival has seen most of the cards, the
-// few orders left could be tried against it. (A game naming a duel that
-// does not exist would wait forever; no such game is ever made.)
-const waitingGames = `finished_at IS NOT NULL AND log_index IS NULL AND (
+// "2006-01-02"), a duel's for its end or deadline (second, ms). A leaf
+// tells the game's result, which the competition has not revealed yet,
+// and the head of a log written before the deal carried its salt (R6.8)
+// is a hash of the cards alone. (A game naming a duel that does not exist
+// would wait forever; no such game is ever made.)
+const waitingGames = `finished_at IS NOT NULL AND log_index IS NULL AND flagged_at IS NULL AND (
 	daily_date = '' AND duel_id = ''
 	OR daily_date <> '' AND daily_date < ?
 	OR daily_date = '' AND EXISTS (SELECT 1 FROM duels d WHERE d.id = games.duel_id
@@ -332,10 +446,12 @@ const waitingGames = `finished_at IS NOT NULL AND log_index IS NULL AND (
 
 // Run sequences (Sequence) at once and then every interval until ctx is
 // done, so a checkpoint is signed at most once per interval while leaves
-// wait. Failures are logged and retried at the next tick.
+// wait, and re-checks the logged games' rows (Recheck) at once and then
+// every RecheckEvery. Failures are logged and retried at the next tick.
 func (l *Log) Run(ctx context.Context, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
+	var checked time.Time
 	for {
 		n, err := l.Sequence(ctx)
 		switch {
@@ -344,12 +460,65 @@ func (l *Log) Run(ctx context.Context, every time.Duration) {
 		default:
 			l.log.Debug("log sequenced", "leaves", n)
 		}
+		if time.Since(checked) >= RecheckEvery {
+			if _, err := l.Recheck(ctx); err != nil && ctx.Err() == nil {
+				l.log.Warn("re-checking the logged games", "err", err)
+			}
+			checked = time.Now()
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
 	}
+}
+
+// RecheckEvery is how often Run re-checks the rows of logged games
+// (Recheck): one query over the logged games, so minutes apart.
+const RecheckEvery = 5 * time.Minute
+
+// resultDiffers is the SQL condition that a games row (games) records
+// another result than its leaf (l, a tlog_leaves row): the columns
+// sameResult compares, as Sequence wrote them from the replayed log.
+const resultDiffers = `(l.status IS DISTINCT FROM games.status OR l.moves IS DISTINCT FROM games.moves
+	OR l.events IS DISTINCT FROM games.version OR l.elapsed_ms IS DISTINCT FROM games.elapsed_ms
+	OR l.ended_at IS DISTINCT FROM games.finished_at OR l.score IS DISTINCT FROM games.score)`
+
+// Recheck flags (games.flagged_at) every logged game whose row now
+// records another result than its leaf: a row changed after its game was
+// logged. Boards already leave such a row out (Store.Leaderboard compares
+// the two on every read); the flag keeps it out for good and tells the
+// operator, one warning per game. It returns the games flagged.
+// Errors: database failures.
+func (l *Log) Recheck(ctx context.Context) (int, error) {
+	db := l.s.db.WithContext(ctx)
+	rows, err := db.Raw(`SELECT games.id FROM games JOIN tlog_leaves l ON l.game_id = games.id
+		WHERE games.flagged_at IS NULL AND ` + resultDiffers).Rows()
+	if err != nil {
+		return 0, wrap("recheck log", err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return 0, wrap("recheck log", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(ids) == 0 {
+		return 0, wrap("recheck log", err)
+	}
+	now := millis(l.now())
+	for _, id := range ids {
+		if err := db.Exec(`UPDATE games SET flagged_at = COALESCE(flagged_at, ?) WHERE id = ?`, now, id).Error; err != nil {
+			return 0, wrap("recheck log", err)
+		}
+		l.log.Warn("game flagged: its games row no longer records what its leaf does; it counts on no board", "game", id)
+	}
+	return len(ids), nil
 }
 
 // frontier is the stored-hash indexes of the maximal complete subtrees
@@ -368,14 +537,6 @@ func frontier(n int64) []int64 {
 	}
 	return out
 }
-
-// withHead scans the game columns and then the head hash.
-type withHead struct {
-	r    scanner
-	head *[]byte
-}
-
-func (w withHead) Scan(dest ...any) error { return w.r.Scan(append(dest, w.head)...) }
 
 // insertRows inserts rows into table (a name with its column list) in
 // statements of at most insertBatch rows.

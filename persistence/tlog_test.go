@@ -3,6 +3,7 @@ package persistence_test
 import (
 	"bytes"
 	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -254,25 +255,24 @@ func TestLogTenThousand(t *testing.T) {
 }
 
 // insertEnded inserts n ended games (id g00000.., finished in that order,
-// as insertGame makes them) and one event each, straight into the tables,
-// 500 rows a statement.
+// as insertGame makes them) with their logs, straight into the tables, 500
+// games a statement.
 func insertEnded(t *testing.T, s *persistence.Store, n int) {
 	t.Helper()
-	v, err := domain.LookupVariant("klondike")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rules, _ := json.Marshal(v.Defaults)
 	for lo := 0; lo < n; lo += 500 {
 		var games, events []string
 		var gargs, eargs []any
 		for i := lo; i < min(lo+500, n); i++ {
 			id := fmt.Sprintf("g%05d", i)
-			at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Second).UnixMilli()
-			games = append(games, "(?, 'klondike', ?, '{}', 'p1', true, '1', true, ?, 'sha256:00', '', '', ?, 'lost', 1, 0, NULL, 0, ?, ?)")
-			gargs = append(gargs, id, string(rules), []byte{1}, at, at, at)
-			events = append(events, "(?, 1, 'game_dealt', ?, ?, ?, ?)")
-			eargs = append(eargs, id, []byte("{}"), at, make([]byte, 32), bytes.Repeat([]byte{byte(i)}, 32))
+			at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Second)
+			g, recs := resignedGame(t, id, uint64(i), at)
+			games = append(games, "(?, 'klondike', ?, '{}', 'p1', true, '1', true, ?, ?, '', '', ?, 'lost', ?, ?, NULL, ?, ?, ?)")
+			gargs = append(gargs, id, rulesJSON(t), g.Salt, g.Commitment, at.UnixMilli(), g.Version, g.Moves, g.ElapsedMS,
+				at.UnixMilli(), at.UnixMilli())
+			for _, r := range recs {
+				events = append(events, "(?, ?, ?, ?, ?, ?, ?)")
+				eargs = append(eargs, id, r.Version, string(r.Type), r.Payload, r.OccurredAt.UnixMilli(), r.PrevHash, r.Hash)
+			}
 		}
 		if _, err := s.DB().Exec(s.Rebind(`INSERT INTO games (id, variant, rules, options, owner, ranked, seed, has_seed,
 			salt, commitment, duel_id, daily_date, created_at, status, version, moves, score, elapsed_ms, finished_at, updated_at)
@@ -286,23 +286,67 @@ func insertEnded(t *testing.T, s *persistence.Store, n int) {
 	}
 }
 
-// insertGame inserts an ended (lost) klondike game of duel duelID and
-// daily date daily (both may be ""), finished at (ms), with one event
-// whose hash is 32 bytes of b.
-func insertGame(exec func(q string, args ...any) error, id, duelID, daily string, at int64, b byte) error {
+// rulesJSON is the stored form of klondike's default rules.
+func rulesJSON(t testing.TB) string {
 	v, err := domain.LookupVariant("klondike")
 	if err != nil {
-		return err
+		t.Fatal(err)
 	}
-	rules, _ := json.Marshal(v.Defaults)
+	b, _ := json.Marshal(v.Defaults)
+	return string(b)
+}
+
+// resignedGame is a klondike game id dealt from seed and resigned at at
+// (RULES R2.7): its record with the projection, and its log, chained as
+// the store chains it.
+func resignedGame(t testing.TB, id string, seed uint64, at time.Time) (*domain.Game, []domain.RecordedEvent) {
+	t.Helper()
+	v, err := domain.LookupVariant("klondike")
+	if err != nil {
+		t.Fatal(err)
+	}
+	salt := bytes.Repeat([]byte{byte(seed)}, 32)
+	deal := domain.Deal(v.Defaults, seed)
+	g := &domain.Game{ID: id, Variant: "klondike", Rules: v.Defaults, Owner: "p1", Ranked: true, Seed: seed, HasSeed: true,
+		Salt: salt, Commitment: domain.Commitment(deal, salt), CreatedAt: at}
+	first := domain.DealtEvent(v.Defaults, deal, g.Commitment, at)
+	first.Data.V, first.Data.Salt = domain.DealPayloadVersion, hex.EncodeToString(salt)
+	s := &domain.State{}
+	s.Apply(first)
+	evs, err := domain.Decide(s, domain.Move{Type: domain.MoveResign}, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range evs {
+		s.Apply(e)
+	}
+	g.Project(s)
+	recs, err := domain.Record(id, domain.GenesisHash, append([]domain.Event{first}, evs...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, recs
+}
+
+// insertGame inserts an ended (lost) klondike game of duel duelID and
+// daily date daily (both may be ""), finished at (ms), with its log; b
+// picks its deal.
+func insertGame(t testing.TB, exec func(q string, args ...any) error, id, duelID, daily string, at int64, b byte) error {
+	g, recs := resignedGame(t, id, uint64(b), time.UnixMilli(at).UTC())
+	rules, _ := json.Marshal(g.Rules)
 	if err := exec(`INSERT INTO games (id, variant, rules, options, owner, ranked, seed, has_seed,
 		salt, commitment, duel_id, daily_date, created_at, status, version, moves, score, elapsed_ms, finished_at, updated_at)
-		VALUES (?, 'klondike', ?, '{}', 'p1', true, '1', true, ?, 'sha256:00', ?, ?, ?, 'lost', 1, 0, NULL, 0, ?, ?)`,
-		id, string(rules), []byte{1}, duelID, daily, at, at, at); err != nil {
+		VALUES (?, 'klondike', ?, '{}', 'p1', true, '1', true, ?, ?, ?, ?, ?, 'lost', ?, ?, NULL, ?, ?, ?)`,
+		id, string(rules), g.Salt, g.Commitment, duelID, daily, at, g.Version, g.Moves, g.ElapsedMS, at, at); err != nil {
 		return err
 	}
-	return exec(`INSERT INTO events (game_id, version, type, payload, occurred_at, prev_hash, hash)
-		VALUES (?, 1, 'game_dealt', ?, ?, ?, ?)`, id, []byte("{}"), at, make([]byte, 32), bytes.Repeat([]byte{b}, 32))
+	for _, r := range recs {
+		if err := exec(`INSERT INTO events (game_id, version, type, payload, occurred_at, prev_hash, hash)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, id, r.Version, string(r.Type), r.Payload, r.OccurredAt.UnixMilli(), r.PrevHash, r.Hash); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // RULES R6.6: a game on a shared deal gets its leaf only once its
@@ -346,7 +390,7 @@ func TestR6_6_LogWaitsForTheClose(t *testing.T) {
 				{"duel-ended", "ended", "", true},
 			}
 			for i, g := range games {
-				if err := insertGame(exec, g.id, g.duel, g.daily, at, byte(i)); err != nil {
+				if err := insertGame(t, exec, g.id, g.duel, g.daily, at, byte(i)); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -1880,6 +1880,11 @@ type LeaderboardEntry struct {
 	// PlayerName the winner's display name
 	PlayerName string `json:"player_name"`
 
+	// Proof the game's leaf in the transparency log and its inclusion proof, to check the entry against (docs/transparency.md)
+	//
+	// Example: /v1/games/5f0c…/proof
+	Proof string `json:"proof"`
+
 	// Rank 1-based; equal results share a rank
 	Rank int `json:"rank"`
 
@@ -3363,6 +3368,7 @@ type ClientInterface interface {
 	// GetLeaderboard Get a leaderboard
 	//
 	// Each player's best ranked win of the variant and draw count, best first: by score where the variant scores, else by time then moves; equal results share a rank. period=day counts only games won on the current UTC date. Wins on proven winnable deals (RULES R7.2) rank apart from wins on random deals: winnable=true, or false (the default). Needs no auth.
+	// Only verified facts rank: a win appears once its game has a leaf in the transparency log (within about a second of its end; a game on a shared deal once its competition closes) and while its stored result is the one its replayed log gave; each entry links to its proof, and `solitaire verify-leaderboard` checks every entry against the log.
 	//
 	// Corresponds with GET /v1/leaderboards/{variant} (the `GetLeaderboard` operationId).
 	GetLeaderboard(ctx context.Context, variant string, params *GetLeaderboardParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3997,6 +4003,7 @@ func (c *Client) StreamGame(ctx context.Context, id string, params *StreamGamePa
 // GetLeaderboard Get a leaderboard
 //
 // Each player's best ranked win of the variant and draw count, best first: by score where the variant scores, else by time then moves; equal results share a rank. period=day counts only games won on the current UTC date. Wins on proven winnable deals (RULES R7.2) rank apart from wins on random deals: winnable=true, or false (the default). Needs no auth.
+// Only verified facts rank: a win appears once its game has a leaf in the transparency log (within about a second of its end; a game on a shared deal once its competition closes) and while its stored result is the one its replayed log gave; each entry links to its proof, and `solitaire verify-leaderboard` checks every entry against the log.
 //
 // Corresponds with GET /v1/leaderboards/{variant} (the `GetLeaderboard` operationId).
 func (c *Client) GetLeaderboard(ctx context.Context, variant string, params *GetLeaderboardParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6286,6 +6293,7 @@ type ClientWithResponsesInterface interface {
 	// GetLeaderboardWithResponse Get a leaderboard
 	//
 	// Each player's best ranked win of the variant and draw count, best first: by score where the variant scores, else by time then moves; equal results share a rank. period=day counts only games won on the current UTC date. Wins on proven winnable deals (RULES R7.2) rank apart from wins on random deals: winnable=true, or false (the default). Needs no auth.
+	// Only verified facts rank: a win appears once its game has a leaf in the transparency log (within about a second of its end; a game on a shared deal once its competition closes) and while its stored result is the one its replayed log gave; each entry links to its proof, and `solitaire verify-leaderboard` checks every entry against the log.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -9983,6 +9991,7 @@ func (c *ClientWithResponses) StreamGameWithResponse(ctx context.Context, id str
 // GetLeaderboardWithResponse Get a leaderboard
 //
 // Each player's best ranked win of the variant and draw count, best first: by score where the variant scores, else by time then moves; equal results share a rank. period=day counts only games won on the current UTC date. Wins on proven winnable deals (RULES R7.2) rank apart from wins on random deals: winnable=true, or false (the default). Needs no auth.
+// Only verified facts rank: a win appears once its game has a leaf in the transparency log (within about a second of its end; a game on a shared deal once its competition closes) and while its stored result is the one its replayed log gave; each entry links to its proof, and `solitaire verify-leaderboard` checks every entry against the log.
 //
 // Returns a wrapper object for the known response body format(s).
 //

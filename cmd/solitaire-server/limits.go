@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Defaults of the rate limit (API.md "Rate limits"): far above what a
@@ -29,7 +30,18 @@ const (
 // SOLITAIRE_CORS_ORIGINS (comma-separated; api.New checks each).
 // SOLITAIRE_MAX_GAMES_IN_PROGRESS is the bound of one player's games in
 // progress (0 = none; default defaultGamesInProgress).
+//
+// SOLITAIRE_SHARED_MIN_ACCOUNT_AGE (a Go duration, 0..8760h, default 0 =
+// off) is domain.Competitions.MinAccountAge: accounts younger than it when
+// a duel or daily deal opened play it unranked and count in no standings.
 func (c *config) loadLimits(getenv func(string) string) error {
+	if v := getenv("SOLITAIRE_SHARED_MIN_ACCOUNT_AGE"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || d > 365*24*time.Hour {
+			return fmt.Errorf("SOLITAIRE_SHARED_MIN_ACCOUNT_AGE=%q: want a duration of 0s..8760h, e.g. 24h (0 checks nothing)", v)
+		}
+		c.minAccountAge = d
+	}
 	c.gamesInProgress = defaultGamesInProgress
 	if v := getenv("SOLITAIRE_MAX_GAMES_IN_PROGRESS"); v != "" {
 		n, err := strconv.Atoi(v)

@@ -38,6 +38,8 @@
 //	SOLITAIRE_LOG_KEY_FILE    a file holding it (default on SQLite: the database file + ".logkey")
 //	SOLITAIRE_LOG_ORIGIN      the log's name (default the key's; a new key's: <host>/solitaire-log)
 //	SOLITAIRE_LOG_EVERY       how often ended games get their leaves and a checkpoint (default 1s)
+//	SOLITAIRE_SHARED_MIN_ACCOUNT_AGE  accounts younger than this when a duel or daily deal opened play
+//	                          it unranked (a Go duration, default 0: off)
 //
 // Logs are JSON lines (log/slog) on standard error.
 package main
@@ -134,6 +136,9 @@ type config struct {
 	pprofAddr string
 	// sweepEvery is the interval of the sweeper (SOLITAIRE_SWEEP_EVERY).
 	sweepEvery time.Duration
+	// minAccountAge is domain.Competitions.MinAccountAge
+	// (SOLITAIRE_SHARED_MIN_ACCOUNT_AGE, limits.go).
+	minAccountAge time.Duration
 	// tlog configures the transparency log (log.go, SOLITAIRE_LOG_*).
 	tlog logConfig
 	// solverWorkers, solverQueue and solverMaxBudget configure the solver
@@ -318,7 +323,8 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 	reg.MustRegister(storeMetrics(store)...)
 	games := domain.NewGames(store)
 	competitions := domain.NewCompetitions(games, store) // also seals shared deals in games (R6.6)
-	defer startSupply(cfg, games, log)()                 // proven winnable deals (R7.2)
+	competitions.MinAccountAge = cfg.minAccountAge
+	defer startSupply(cfg, games, log)() // proven winnable deals (R7.2)
 	tlog, err := store.OpenLog(ctx, cfg.tlog.open)
 	if err != nil {
 		return err

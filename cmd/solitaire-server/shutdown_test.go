@@ -485,6 +485,9 @@ func TestLoadLimits(t *testing.T) {
 		c.playersPerHour != 0 {
 		t.Errorf("from env: limit %v, burst %d, origins %q, players %d", c.rateLimit, c.rateBurst, c.corsOrigins, c.playersPerHour)
 	}
+	if c, err := loadConfig(env(map[string]string{"SOLITAIRE_SHARED_MIN_ACCOUNT_AGE": "24h"})); err != nil || c.minAccountAge != 24*time.Hour {
+		t.Errorf("SOLITAIRE_SHARED_MIN_ACCOUNT_AGE=24h: %v, %v", c.minAccountAge, err)
+	}
 	if c, _ := loadConfig(env(map[string]string{"SOLITAIRE_RATE_LIMIT": "0"})); c.rateLimit != 0 || c.rateBurst != 1 {
 		t.Errorf("no limit: %v %d", c.rateLimit, c.rateBurst)
 	}
@@ -492,7 +495,8 @@ func TestLoadLimits(t *testing.T) {
 		{"SOLITAIRE_RATE_LIMIT": "-1"}, {"SOLITAIRE_RATE_LIMIT": "fast"}, {"SOLITAIRE_RATE_LIMIT": "NaN"},
 		{"SOLITAIRE_RATE_LIMIT": "+Inf"}, {"SOLITAIRE_RATE_BURST": "0"}, {"SOLITAIRE_RATE_BURST": "1.5"},
 		{"SOLITAIRE_PLAYER_CREATE_LIMIT": "-1"}, {"SOLITAIRE_PLAYER_CREATE_LIMIT": "many"},
-		{"SOLITAIRE_MAX_GAMES_IN_PROGRESS": "-5"},
+		{"SOLITAIRE_MAX_GAMES_IN_PROGRESS": "-5"}, {"SOLITAIRE_SHARED_MIN_ACCOUNT_AGE": "-1h"},
+		{"SOLITAIRE_SHARED_MIN_ACCOUNT_AGE": "a day"}, {"SOLITAIRE_SHARED_MIN_ACCOUNT_AGE": "9000h"},
 	} {
 		if _, err := loadConfig(env(bad)); err == nil {
 			t.Errorf("%v accepted", bad)

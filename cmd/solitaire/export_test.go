@@ -79,7 +79,7 @@ func newServer(t *testing.T, backend string) *server {
 	t.Cleanup(supply.Close)
 	games.Dealer = supply
 	h, err := api.New(api.Config{Games: games, Players: store, Idempotency: idempotencyAdapter{store},
-		Spec: solitaire.OpenAPIYAML, Feed: store, Log: l, Competitions: domain.NewCompetitions(games, store)})
+		Spec: solitaire.OpenAPIYAML, Feed: store, Log: l, Competitions: domain.NewCompetitions(games, store), Stats: store})
 	if err != nil {
 		t.Fatal(err)
 	}

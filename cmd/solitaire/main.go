@@ -12,6 +12,8 @@
 //	                                            check the game against the transparency log
 //	solitaire verify-log OLD NEW -key VKEY [-server URL]
 //	                                            check that checkpoint NEW extends checkpoint OLD
+//	solitaire verify-leaderboard URL VARIANT -key VKEY [-token T] [-query Q] [-board FILE]
+//	                                            check every board entry against the log
 //	solitaire solve (-seed N | -layout F | -log F) [-variant V] ...
 //	                                            is it winnable (R7.1)? verdict and line as JSON
 //	solitaire solve-bench [-variant V] [-draw D] [-n N] [-budget T]
@@ -53,6 +55,7 @@ const usage = `usage:
   solitaire export URL GAME_ID [-token TOKEN]
   solitaire verify FILE -key VKEY (-proof PROOF.json | -server URL [-token TOKEN]) [-checkpoint CP] [-salt HEX] [-owner ID]
   solitaire verify-log OLD NEW -key VKEY [-server URL]
+  solitaire verify-leaderboard URL VARIANT -key VKEY [-token TOKEN] [-query draw=3&winnable=true] [-board FILE]
   solitaire solve (-seed N | -layout FILE | -log FILE [-at V]) [-variant ID] [-draw 1|3] [-budget D] [-nodes N]
   solitaire solve-bench [-variant ID] [-draw 1|3] [-n DEALS] [-seed0 N] [-budget D] [-out FILE] [-ks FILE]
 exit status: 0 all good, 1 a problem found, 2 bad usage, 3 the deal is hidden (audit, replay of a game in progress)
@@ -75,6 +78,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return verify(args[1:], stdin, stdout, stderr) // verify.go
 	case "verify-log":
 		return verifyLog(args[1:], stdout, stderr)
+	case "verify-leaderboard":
+		return verifyLeaderboard(args[1:], stdout, stderr) // leaderboard.go
 	case "solve":
 		return solveCmd(args[1:], stdin, stdout, stderr)
 	case "solve-bench":

@@ -345,6 +345,12 @@ func (f *tileFetcher) SaveTiles([]tlog.Tile, [][]byte) {}
 // fetch GETs base joined with path segments and query, with a bearer
 // token if given, and returns the body of a 200.
 func fetch(base, token string, q url.Values, path ...string) ([]byte, error) {
+	return fetchAs(base, token, "", q, path...)
+}
+
+// fetchAs is fetch asking for media type accept ("" for the server's
+// default).
+func fetchAs(base, token, accept string, q url.Values, path ...string) ([]byte, error) {
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, fmt.Errorf("%q is not an http(s) URL", base)
@@ -357,6 +363,9 @@ func fetch(base, token string, q url.Values, path ...string) ([]byte, error) {
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if accept != "" {
+		req.Header.Set("Accept", accept)
 	}
 	client := &http.Client{Timeout: 60 * time.Second}
 	resp, err := client.Do(req)

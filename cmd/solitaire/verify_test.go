@@ -188,13 +188,18 @@ func TestVerifyGame(t *testing.T) {
 			restore()
 
 			// 2. The games row rewritten between the end and the leaf: the
-			// leaf records the forged result, which the log does not give.
+			// leaf records what the log gives, not the forged row, and the
+			// game is flagged (docs/transparency.md "Boards").
 			forged := s.endGame(false)
 			s.exec(`UPDATE games SET moves = 40 WHERE id = ?`, forged)
 			s.sequence()
 			g = s.files(forged)
-			if code, out := verifyArgs(t, g.game, "-key", g.key, "-proof", g.proof); code != 1 || !strings.Contains(out, "moves is 40 in the log") {
+			if code, out := verifyArgs(t, g.game, "-key", g.key, "-proof", g.proof); code != 0 || strings.Contains(out, "40 moves") {
 				t.Fatalf("rewritten games row: exit %d\n%s", code, out)
+			}
+			var flagged *int64
+			if err := s.store.DB().QueryRow(s.store.Rebind(`SELECT flagged_at FROM games WHERE id = ?`), forged).Scan(&flagged); err != nil || flagged == nil {
+				t.Fatalf("the rewritten row is not flagged (%v)", err)
 			}
 			beforeRebuild := s.saveCheckpoint()
 
