@@ -26,6 +26,8 @@
 //	                          requests without one (default 50, 0 = no limit); beyond it 429
 //	SOLITAIRE_RATE_BURST      requests a token or address may send at once (default twice the limit)
 //	SOLITAIRE_PLAYER_CREATE_LIMIT  new players per hour per client address (default 20, 0 = no limit)
+//	SOLITAIRE_PROBE_RATE_LIMIT  GET /healthz and /readyz per second per client address, a bucket of
+//	                          their own (default 10, bursts of twice that; 0 = no limit); beyond it 429
 //	SOLITAIRE_MAX_GAMES_IN_PROGRESS  games in progress one player may have (default 100, 0 = no bound)
 //	SOLITAIRE_CORS_ORIGINS    browser origins allowed to call the API, comma-separated
 //	                          (scheme://host[:port], or *; default none: no CORS)
@@ -123,6 +125,8 @@ type config struct {
 	rateLimit   float64
 	rateBurst   int
 	corsOrigins []string
+	// probeRate is api.Config.ProbeRateLimit (SOLITAIRE_PROBE_RATE_LIMIT).
+	probeRate float64
 	// playersPerHour is api.Config.PlayersPerHour
 	// (SOLITAIRE_PLAYER_CREATE_LIMIT).
 	playersPerHour int
@@ -336,6 +340,8 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 		RateLimit:   cfg.rateLimit,
 		RateBurst:   cfg.rateBurst,
 		CORSOrigins: cfg.corsOrigins,
+
+		ProbeRateLimit: cfg.probeRate,
 
 		PlayersPerHour:     cfg.playersPerHour,
 		MaxGamesInProgress: cfg.gamesInProgress,
