@@ -106,9 +106,9 @@ func (c *config) loadConns(getenv func(string) string, nofile uint64) error {
 // replaces the longest-idle connection of the address that holds the most
 // among those with an idle one, or is refused if no connection is idle. A
 // refused connection is closed at once, before anything is read from it.
-// Closing an idle keep-alive connection is what RFC 9112 §9.3 lets a
-// server do at any time: clients open another (Go's, browsers' and curl's
-// do so by themselves for requests they may repeat).
+// Closing an idle keep-alive connection is what RFC 9112 §9.5 lets a
+// server do at any time: clients open another (Go's http.Transport does
+// so by itself for a request it may repeat).
 //
 // Beneath it, netutil.LimitListener holds the descriptors the listener
 // takes to total+1 (the held connections and the one being judged) by

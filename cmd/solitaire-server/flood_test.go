@@ -97,15 +97,15 @@ func TestConnectionFlood(t *testing.T) {
 			if len(lat) == 0 {
 				return
 			}
-			slices.Sort(lat)
+			slices.Sort(lat) // p50 and p99 by nearest rank
 			figure(t, "ulimit -n 1024, SQLite, %d address(es) x %d keep-alive connections pinging /healthz every %v: "+
 				"%d connected, %d answered at least once (%d pings 200, %d 429), %d held at the end (bound %d); "+
 				"server closed %d idle, refused %d; other client %d/%d answered 2xx, p50 %v, p99 %v, slowest %v; load average %s",
 				sc.addresses, floodConns/sc.addresses, floodPingEvery, ab.connected.Load(), ab.answered.Load(),
 				ab.ok.Load(), ab.limited.Load(), held, sc.most,
 				after["closed_idle"]-before["closed_idle"], after["refused"]-before["refused"],
-				len(lat), floodRequests, lat[len(lat)/2].Round(time.Microsecond),
-				lat[len(lat)*99/100].Round(time.Microsecond), lat[len(lat)-1].Round(time.Microsecond), load)
+				len(lat), floodRequests, lat[(len(lat)+1)/2-1].Round(time.Microsecond),
+				lat[(len(lat)*99+99)/100-1].Round(time.Microsecond), lat[len(lat)-1].Round(time.Microsecond), load)
 		})
 	}
 }
