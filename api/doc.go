@@ -80,7 +80,7 @@
 // @tag.name                   solver
 // @tag.description            The solver (RULES R7): whether a layout is winnable and a winning line; hints and the analysis of ended games are under games.
 // @tag.name                   operations
-// @tag.description            Probes, metrics, the OpenAPI description and the way to its documentation page; never rate limited.
+// @tag.description            Probes, metrics, the OpenAPI description and the way to its documentation page; not limited by the API's rate limit (the probes have a per-address limit of their own).
 // @tag.name                   documentation
 // @tag.description            The documentation page: Swagger UI and its files, served by this server alone.
 // @securityDefinitions.apikey BearerAuth

@@ -185,7 +185,7 @@ func FuzzQueryAndHeaders(f *testing.F) {
 		if tok, ok := bearerToken(authorization); ok && (tok == "" || tok != strings.TrimSpace(tok)) {
 			t.Fatalf("token %q from %q", tok, authorization)
 		}
-		_ = clientKey(query)
+		_ = ClientKey(query)
 		if validText(query) && strings.ContainsRune(query, 0) {
 			t.Fatalf("validText(%q) with a NUL", query)
 		}

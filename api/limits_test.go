@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -31,7 +32,8 @@ func checkTooMany(t *testing.T, what string, r resp) {
 
 // TestRateLimit: API.md "Rate limits answer 429 with Retry-After". Each
 // token has its own bucket; requests without a token share their
-// address's; the probes are never limited.
+// address's; the probes, metrics and spec are not limited by these buckets
+// (the probes' own limit: TestProbeRateLimit).
 func TestRateLimit(t *testing.T) {
 	const burst = 4
 	// One request every 10 s refills: nothing refills during the test.
@@ -65,13 +67,69 @@ func TestRateLimit(t *testing.T) {
 	if d := sameCounts(before, tableCounts(t, e.store)); d != "" {
 		t.Errorf("a limited request changed the database: %s", d)
 	}
-	// The probes, metrics and the spec are never limited.
+	// The probes (without a limit of their own here), metrics and the
+	// spec are not limited by the API's buckets.
 	for _, path := range []string{"/healthz", "/readyz", "/openapi.yaml", "/openapi.json", "/docs", "/metrics"} {
 		for i := 0; i < 2; i++ {
 			if r := e.do(req{method: "GET", path: path, token: "-"}); r.status != http.StatusOK {
 				t.Errorf("%s: %d while the address is limited", path, r.status)
 			}
 		}
+	}
+}
+
+// TestProbeRateLimit: GET /healthz and /readyz share a bucket per client
+// address (Config.ProbeRateLimit, bursts of twice the rate rounded up) and
+// spend from no other: over it they answer 429 rate_limited with
+// Retry-After and the "probes" RateLimit fields, whatever token they carry,
+// while the address's API requests, a real token's requests, /metrics, the
+// spec and the probes of another address are served as before.
+func TestProbeRateLimit(t *testing.T) {
+	const burst = 4
+	// Probes: 0.1 a second, so a burst of 1 refilled in 10 s; API
+	// requests: bursts of 4, also 0.1 a second. Nothing refills during
+	// the test.
+	e := newEnvOn(t, openStore(t, "sqlite"), func(c *api.Config) {
+		c.RateLimit, c.RateBurst, c.ProbeRateLimit = 0.1, burst, 0.1
+	})
+	r := e.must(http.StatusOK, req{method: "GET", path: "/healthz", token: "-"})
+	policy, left := rateFields(t, r)
+	if p, l := policy[api.PolicyProbes], left[api.PolicyProbes]; len(policy) != 1 || p["q"] != 1 || p["w"] != 10 || l["r"] != 0 || l["t"] != 10 {
+		t.Errorf("/healthz: RateLimit-Policy %v, RateLimit %v, want probes q=1 w=10 and r=0 t=10 only", policy, left)
+	}
+	checkTooMany(t, "/readyz after /healthz spent the probes' bucket", e.do(req{method: "GET", path: "/readyz", token: "-"}))
+	// Made-up tokens change nothing for a probe, and spend nothing from
+	// the address's bucket of unknown tokens (4 of them would empty it).
+	for i := range burst {
+		r := e.do(req{method: "GET", path: "/healthz", token: "made-up-" + strconv.Itoa(i)})
+		checkTooMany(t, "/healthz with a made-up token", r)
+		if ra := r.header.Get("Retry-After"); ra != "10" {
+			t.Errorf("Retry-After %s, want 10 (one probe per 10 s)", ra)
+		}
+		if _, left := rateFields(t, r); len(left) != 1 || left[api.PolicyProbes] == nil {
+			t.Errorf("a limited probe's RateLimit %v, want the probes policy only", left)
+		}
+	}
+	e.must(http.StatusOK, req{method: "GET", path: "/v1/games"})
+	// The address's API bucket: newEnvOn's new player and this request.
+	r = e.must(http.StatusOK, req{method: "GET", path: "/v1/variants", token: "-"})
+	if _, left := rateFields(t, r); len(left) != 1 || left[api.PolicyRequests]["r"] != burst-2 {
+		t.Errorf("/v1/variants after the probes: RateLimit %v, want requests r=%d only (probes spend none of it)", left, burst-2)
+	}
+	for _, path := range []string{"/metrics", "/openapi.yaml", "/openapi.json", "/docs"} {
+		e.must(http.StatusOK, req{method: "GET", path: path, token: "-"})
+	}
+	// Another address (127.0.0.2; the test server listens on 127.0.0.1)
+	// has a bucket of its own.
+	other := &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{
+		LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}).DialContext}}
+	res, err := other.Get(e.srv.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Errorf("/healthz from another address: %d, want 200", res.StatusCode)
 	}
 }
 
@@ -364,10 +422,13 @@ func TestRateLimitHeaders(t *testing.T) {
 				i+1, r.status, l["r"], l["t"], players-1-i, 1200*(i+1))
 		}
 	}
-	// Routes that are never limited say nothing of limits.
-	if r := e.do(req{method: "GET", path: "/healthz", token: "-"}); r.header.Get(api.RateLimitHeader) != "" ||
-		r.header.Get(api.RateLimitPolicyHeader) != "" {
-		t.Errorf("/healthz carries rate-limit fields: %v", r.header)
+	// Routes that are never limited say nothing of limits, nor do the
+	// probes without a limit of their own.
+	for _, path := range []string{"/healthz", "/metrics"} {
+		if r := e.do(req{method: "GET", path: path, token: "-"}); r.header.Get(api.RateLimitHeader) != "" ||
+			r.header.Get(api.RateLimitPolicyHeader) != "" {
+			t.Errorf("%s carries rate-limit fields: %v", path, r.header)
+		}
 	}
 }
 

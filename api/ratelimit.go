@@ -17,16 +17,22 @@ import (
 	"github.com/openpatience/solitaire/domain"
 )
 
-// rateLimitExempt are the routes never rate limited (the operations tag):
-// probes and metrics must answer a load balancer or a scraper that shares
-// an address with busy clients, and the spec and its page are static. The
-// generator (docs/gen) documents 429 on every operation but these; a test
-// holds the two to each other. Requests that match no route are not
-// limited either: their 404 or 405 asks nothing of the database.
+// rateLimitExempt are the routes never rate limited (tag operations, but
+// the probes): metrics must answer a scraper that shares an address with
+// busy clients, and the spec and its page are static. The generator
+// (docs/gen) documents 429 on every operation but those tagged operations,
+// and the probes document their own; a test holds the two to each other.
+// Requests that match no route are not limited either: their 404 or 405
+// asks nothing of the database.
 var rateLimitExempt = map[string]bool{
-	"/healthz": true, "/readyz": true, "/metrics": true,
-	"/openapi.yaml": true, "/openapi.json": true, "/docs": true,
+	"/metrics": true, "/openapi.yaml": true, "/openapi.json": true, "/docs": true,
 }
+
+// probeRoutes are the probes: limited per address by a bucket of their own
+// (Config.ProbeRateLimit), never by the API's buckets, so that a load
+// balancer sharing an address with busy clients still gets its answer,
+// while a client cannot ping them without bound.
+var probeRoutes = map[string]bool{"/healthz": true, "/readyz": true}
 
 // maxRateKeys bounds the limiter map. Keys idle long enough to have a full
 // bucket are dropped (without loss: a full bucket is a new one), so the map
@@ -155,18 +161,21 @@ func (l *limiters) len() int {
 
 // rateLimits are the server's limiters: requests per bearer token (or per
 // client address without one), failed authentications per client address,
-// and new players per client address. A nil field is no limit.
+// new players per client address, and probes per client address. A nil
+// field is no limit.
 type rateLimits struct {
 	requests *limiters
 	badAuth  *limiters
 	players  *limiters
+	probes   *limiters
 }
 
 // newRateLimits returns the limits of a Config: perSecond requests with
-// burst (none if perSecond is 0), and playersPerHour new players per
-// address (none if 0). nil when there are neither.
-func newRateLimits(perSecond float64, burst int, playersPerHour int) *rateLimits {
-	if perSecond <= 0 && playersPerHour <= 0 {
+// burst (none if perSecond is 0), playersPerHour new players per address
+// (none if 0), and probesPerSecond probes per address with bursts of twice
+// that, rounded up (none if 0). nil when there are none.
+func newRateLimits(perSecond float64, burst int, playersPerHour int, probesPerSecond float64) *rateLimits {
+	if perSecond <= 0 && playersPerHour <= 0 && probesPerSecond <= 0 {
 		return nil
 	}
 	l := &rateLimits{}
@@ -177,6 +186,10 @@ func newRateLimits(perSecond float64, burst int, playersPerHour int) *rateLimits
 	if playersPerHour > 0 {
 		l.players = newLimiters(float64(playersPerHour)/3600, playersPerHour)
 		l.players.policy = PolicyPlayers
+	}
+	if probesPerSecond > 0 {
+		l.probes = newLimiters(probesPerSecond, max(1, int(math.Ceil(2*probesPerSecond))))
+		l.probes.policy = PolicyProbes
 	}
 	return l
 }
@@ -192,6 +205,9 @@ const (
 	// PolicyPlayers is the rate of POST /v1/players per address
 	// (Config.PlayersPerHour).
 	PolicyPlayers = "players"
+	// PolicyProbes is the rate of GET /healthz and /readyz per address
+	// (Config.ProbeRateLimit); the probes spend from no other bucket.
+	PolicyProbes = "probes"
 )
 
 // The rate-limit fields of draft-ietf-httpapi-ratelimit-headers-10
@@ -219,9 +235,16 @@ func advertise(c *gin.Context, l *limiters, left quota) {
 // seconds is d in whole seconds, rounded up.
 func seconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
 
-// clientKey is the address a client is limited by: its IP, or for IPv6
-// its /64, which one subscriber usually holds whole.
-func clientKey(ip string) string {
+// ClientKey is the address a client is limited by, from the peer's IP in
+// text (as net.IP.String or gin's ClientIP give it): an IPv4 address as
+// dotted decimal (an IPv4-mapped IPv6 address counts as its IPv4 one), or
+// for IPv6 its /64 ("2001:db8:1:2::/64"), which one subscriber usually
+// holds whole, so that one subscriber cannot escape a per-address limit by
+// changing addresses within it. Text that is not an IP is its own key. The
+// rate limits, the live streams' per-address bound and the server's
+// per-address connection bound (cmd/solitaire-server) all group clients by
+// it.
+func ClientKey(ip string) string {
 	a := net.ParseIP(ip)
 	if a == nil {
 		return ip
@@ -242,14 +265,26 @@ func clientKey(ip string) string {
 // that is empty every request of the address that carries a token is
 // refused before the database is asked. POST /v1/players also spends from
 // its address's player bucket (Config.PlayersPerHour), since free tokens
-// would otherwise defeat the per-token limit. Every limited response,
-// 429 or not, carries the RateLimit-Policy and RateLimit fields of the
-// buckets it spent from.
+// would otherwise defeat the per-token limit. The probes (GET /healthz,
+// /readyz) spend only from their address's probe bucket
+// (Config.ProbeRateLimit), tokens or not. Every limited response, 429 or
+// not, carries the RateLimit-Policy and RateLimit fields of the buckets it
+// spent from.
 func (s *server) limitRate(c *gin.Context) {
 	if s.limits == nil || c.FullPath() == "" || rateLimitExempt[c.FullPath()] {
 		return
 	}
-	addr := "ip:" + clientKey(c.ClientIP())
+	addr := "ip:" + ClientKey(c.ClientIP())
+	if probeRoutes[c.FullPath()] {
+		if l := s.limits.probes; l != nil {
+			ok, wait, left := l.take(addr)
+			advertise(c, l, left)
+			if !ok {
+				s.tooMany(c, wait, "too many probes from this address; retry after Retry-After seconds")
+			}
+		}
+		return
+	}
 	if l := s.limits.requests; l != nil {
 		key := addr
 		if token, ok := bearerToken(c.GetHeader("Authorization")); ok {

@@ -94,8 +94,8 @@ func TestClientKey(t *testing.T) {
 		"2001:db8:1:3:0:0:0:1":   "2001:db8:1:3::/64",
 		"2001:0db8:0001:0002::9": "2001:db8:1:2::/64",
 	} {
-		if got := clientKey(in); got != want {
-			t.Errorf("clientKey(%q) = %q, want %q", in, got, want)
+		if got := ClientKey(in); got != want {
+			t.Errorf("ClientKey(%q) = %q, want %q", in, got, want)
 		}
 	}
 	for d, want := range map[time.Duration]string{0: "1", time.Millisecond: "1", time.Second: "1",
@@ -108,7 +108,8 @@ func TestClientKey(t *testing.T) {
 
 // TestRateLimitExemptMatchesSpec holds the server's exemptions and the
 // spec's 429s to each other: an operation tagged operations is exempt and
-// documents no 429; every other one documents it (docs/gen fix 4).
+// documents no 429, but the probes, which have their own limit and
+// document it; every other one documents it (docs/gen fix 4).
 func TestRateLimitExemptMatchesSpec(t *testing.T) {
 	doc, err := openapi3.NewLoader().LoadFromData(solitaire.OpenAPIYAML)
 	if err != nil {
@@ -127,15 +128,22 @@ func TestRateLimitExemptMatchesSpec(t *testing.T) {
 				ops = ops || tag == "operations"
 			}
 			limited := op.Responses.Value("429") != nil
-			if ops != rateLimitExempt[route] || limited == ops {
-				t.Errorf("%s %s: tag operations %v, exempt %v, documents 429 %v", method, path, ops, rateLimitExempt[route], limited)
+			probe := probeRoutes[route]
+			if ops != (rateLimitExempt[route] || probe) || rateLimitExempt[route] == limited {
+				t.Errorf("%s %s: tag operations %v, exempt %v, probe %v, documents 429 %v",
+					method, path, ops, rateLimitExempt[route], probe, limited)
 			}
-			seen[route] = seen[route] || rateLimitExempt[route]
+			seen[route] = seen[route] || rateLimitExempt[route] || probe
 		}
 	}
 	for route := range rateLimitExempt {
 		if !seen[route] {
 			t.Errorf("exempt route %s is not in the spec", route)
+		}
+	}
+	for route := range probeRoutes {
+		if !seen[route] || rateLimitExempt[route] {
+			t.Errorf("probe route %s is not in the spec, or is also exempt", route)
 		}
 	}
 }

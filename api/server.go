@@ -84,11 +84,20 @@ type Config struct {
 	// each bearer token, and to each client address (IPv4, or IPv6 /64)
 	// for requests without a valid one (API.md "Rate limits"); beyond it requests
 	// get 429 rate_limited with Retry-After. 0 means no limit. The
-	// probes, metrics and spec (tag operations) are never limited.
+	// metrics and the spec are never limited; the probes have a limit of
+	// their own (ProbeRateLimit).
 	RateLimit float64
 	// RateBurst is how many requests above RateLimit a token or address may
 	// send at once (default: RateLimit rounded up).
 	RateBurst int
+	// ProbeRateLimit is the sustained rate, in requests per second, of the
+	// probes GET /healthz and /readyz from each client address (IPv4, or
+	// IPv6 /64), with bursts of twice that rounded up; beyond it 429
+	// rate_limited with Retry-After. Its bucket is the probes' own: they
+	// spend nothing of RateLimit's, so a load balancer that shares an
+	// address with busy clients still gets its answer, and a client cannot
+	// ping them without bound to keep connections busy. 0 means no limit.
+	ProbeRateLimit float64
 	// MaxGamesInProgress bounds the games in progress one player may have
 	// when creating another with POST /v1/games (duel and daily games are
 	// bounded by their competitions instead); one more gets 409
@@ -181,8 +190,9 @@ func New(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.RateLimit < 0 || math.IsNaN(cfg.RateLimit) || cfg.RateBurst < 0 || cfg.PlayersPerHour < 0 {
-		return nil, errors.New("api: Config.RateLimit, RateBurst and PlayersPerHour must not be negative")
+	if cfg.RateLimit < 0 || math.IsNaN(cfg.RateLimit) || cfg.RateBurst < 0 || cfg.PlayersPerHour < 0 ||
+		cfg.ProbeRateLimit < 0 || math.IsNaN(cfg.ProbeRateLimit) || math.IsInf(cfg.ProbeRateLimit, 0) {
+		return nil, errors.New("api: Config.RateLimit, RateBurst, PlayersPerHour and ProbeRateLimit must not be negative (nor ProbeRateLimit infinite)")
 	}
 	if cfg.RateBurst == 0 {
 		cfg.RateBurst = max(1, int(math.Ceil(cfg.RateLimit)))
@@ -214,7 +224,7 @@ func New(cfg Config) (http.Handler, error) {
 		}
 	}
 	s := &server{cfg: cfg, log: log, metrics: m, specJSON: specJSON, docsUI: docsUI, docsIndex: docsIndex,
-		limits: newRateLimits(cfg.RateLimit, cfg.RateBurst, cfg.PlayersPerHour), corsHandler: corsHandler,
+		limits: newRateLimits(cfg.RateLimit, cfg.RateBurst, cfg.PlayersPerHour, cfg.ProbeRateLimit), corsHandler: corsHandler,
 		metricsHandler: promhttp.HandlerFor(cfg.Metrics, promhttp.HandlerOpts{}),
 		solver:         cfg.Solver, maxBudget: cfg.SolverMaxBudget, hints: newHintCache(hintCacheGames),
 		analyses: newAnalysisCache(analysisCacheGames)}

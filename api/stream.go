@@ -206,7 +206,7 @@ func (s *server) stream(c *gin.Context, slots *streamSlots, heartbeat time.Durat
 		return
 	}
 	player := playerOf(c).ID
-	release, err := slots.acquire(player, clientKey(c.ClientIP()))
+	release, err := slots.acquire(player, ClientKey(c.ClientIP()))
 	if err != nil {
 		s.write(c, s.fail(c, err))
 		return

@@ -32,13 +32,15 @@ const DefaultSQLitePath = "solitaire.db"
 // value).
 const DefaultSnapshotEvery = 100
 
-// Pool settings for PostgreSQL: enough connections for the server's
-// concurrent requests without crowding the server's max_connections (100
-// by default).
-const (
-	postgresMaxConns = 20
-	postgresMaxIdle  = 5 * time.Minute
-)
+// DefaultMaxConns is the size of the PostgreSQL pool when Config.MaxConns
+// is 0: enough connections for the server's concurrent requests without
+// crowding PostgreSQL's max_connections (100 by default). Each is a file
+// descriptor of the process, which the server's bound of HTTP connections
+// leaves room for.
+const DefaultMaxConns = 20
+
+// postgresMaxIdle is how long an unused PostgreSQL connection is kept.
+const postgresMaxIdle = 5 * time.Minute
 
 // Config says which database to use and how.
 type Config struct {
@@ -70,7 +72,8 @@ type Config struct {
 	// are not, so maintenance tools that rewrite rows open a store without
 	// it.
 	StateCacheBytes int64
-	// MaxConns bounds PostgreSQL connections of the pool; 0 means 20.
+	// MaxConns bounds PostgreSQL connections of the pool; 0 means
+	// DefaultMaxConns.
 	// Ignored on SQLite (one connection).
 	MaxConns int
 	// ExecMode is how pgx sends statements on DatabaseURL's connections:
@@ -259,7 +262,7 @@ func connect(ctx context.Context, cfg Config) (*Store, error) {
 		s.sqlDB.SetConnMaxLifetime(0)
 		s.sqlDB.SetConnMaxIdleTime(0)
 	} else {
-		conns := postgresMaxConns
+		conns := DefaultMaxConns
 		if cfg.MaxConns > 0 {
 			conns = cfg.MaxConns
 		}

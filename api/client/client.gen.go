@@ -3138,7 +3138,7 @@ type ClientInterface interface {
 
 	// Healthz Liveness
 	//
-	// 200 while the process serves requests; it does not ask the database (that is /readyz). Never rate limited.
+	// 200 while the process serves requests; it does not ask the database (that is /readyz). Limited per client address by a bucket of the probes' own (10 a second, bursts of 20, by default), apart from the API's rate limit.
 	//
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3166,7 +3166,7 @@ type ClientInterface interface {
 
 	// Readyz Readiness
 	//
-	// 200 when the database answers, 503 not_ready when it does not (a load balancer stops sending traffic). Never rate limited.
+	// 200 when the database answers, 503 not_ready when it does not (a load balancer stops sending traffic). Limited per client address by the probes' own bucket, shared with /healthz (10 a second, bursts of 20, by default).
 	//
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3513,7 +3513,7 @@ func (c *Client) GetDocsFile(ctx context.Context, file GetDocsFileParamsFile, re
 
 // Healthz Liveness
 //
-// 200 while the process serves requests; it does not ask the database (that is /readyz). Never rate limited.
+// 200 while the process serves requests; it does not ask the database (that is /readyz). Limited per client address by a bucket of the probes' own (10 a second, bursts of 20, by default), apart from the API's rate limit.
 //
 // Corresponds with GET /healthz (the `Healthz` operationId).
 func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3581,7 +3581,7 @@ func (c *Client) GetSpecYAML(ctx context.Context, reqEditors ...RequestEditorFn)
 
 // Readyz Readiness
 //
-// 200 when the database answers, 503 not_ready when it does not (a load balancer stops sending traffic). Never rate limited.
+// 200 when the database answers, 503 not_ready when it does not (a load balancer stops sending traffic). Limited per client address by the probes' own bucket, shared with /healthz (10 a second, bursts of 20, by default).
 //
 // Corresponds with GET /readyz (the `Readyz` operationId).
 func (c *Client) Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6027,7 +6027,7 @@ type ClientWithResponsesInterface interface {
 
 	// HealthzWithResponse Liveness
 	//
-	// 200 while the process serves requests; it does not ask the database (that is /readyz). Never rate limited.
+	// 200 while the process serves requests; it does not ask the database (that is /readyz). Limited per client address by a bucket of the probes' own (10 a second, bursts of 20, by default), apart from the API's rate limit.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6063,7 +6063,7 @@ type ClientWithResponsesInterface interface {
 
 	// ReadyzWithResponse Readiness
 	//
-	// 200 when the database answers, 503 not_ready when it does not (a load balancer stops sending traffic). Never rate limited.
+	// 200 when the database answers, 503 not_ready when it does not (a load balancer stops sending traffic). Limited per client address by the probes' own bucket, shared with /healthz (10 a second, bursts of 20, by default).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6511,16 +6511,30 @@ func (r GetDocsFileResponse) ContentType() string {
 	return ""
 }
 
+// HealthzResponse429Headers the declared response headers of an HTTP 429 response for Healthz
+type HealthzResponse429Headers struct {
+	RetryAfter *int
+}
+
 type HealthzResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *Health
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *HealthzResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r HealthzResponse) GetJSON200() *Health {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r HealthzResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -6668,18 +6682,32 @@ func (r GetSpecYAMLResponse) ContentType() string {
 	return ""
 }
 
+// ReadyzResponse429Headers the declared response headers of an HTTP 429 response for Readyz
+type ReadyzResponse429Headers struct {
+	RetryAfter *int
+}
+
 type ReadyzResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *Health
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ReadyzResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ReadyzResponse) GetJSON200() *Health {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ReadyzResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
 }
 
 // GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
@@ -9569,7 +9597,7 @@ func (c *ClientWithResponses) GetDocsFileWithResponse(ctx context.Context, file 
 
 // HealthzWithResponse Liveness
 //
-// 200 while the process serves requests; it does not ask the database (that is /readyz). Never rate limited.
+// 200 while the process serves requests; it does not ask the database (that is /readyz). Limited per client address by a bucket of the probes' own (10 a second, bursts of 20, by default), apart from the API's rate limit.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -9629,7 +9657,7 @@ func (c *ClientWithResponses) GetSpecYAMLWithResponse(ctx context.Context, reqEd
 
 // ReadyzWithResponse Readiness
 //
-// 200 when the database answers, 503 not_ready when it does not (a load balancer stops sending traffic). Never rate limited.
+// 200 when the database answers, 503 not_ready when it does not (a load balancer stops sending traffic). Limited per client address by the probes' own bucket, shared with /healthz (10 a second, bursts of 20, by default).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -10286,6 +10314,26 @@ func ParseHealthzResponse(rsp *http.Response) (*HealthzResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers HealthzResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -10380,6 +10428,13 @@ func ParseReadyzResponse(rsp *http.Response) (*ReadyzResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10387,6 +10442,19 @@ func ParseReadyzResponse(rsp *http.Response) (*ReadyzResponse, error) {
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ReadyzResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -24,17 +25,14 @@ import (
 // descriptors and other requests timed out.
 func TestStreamsAtOpenFileLimit(t *testing.T) {
 	t.Parallel()
-	bin := buildBinary(t)
-	wrapper := filepath.Join(t.TempDir(), "limited")
-	script := "#!/bin/sh\nulimit -n 1024 || exit 1\nexec " + bin + "\n"
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	wrapper := underOpenFileLimit(t, buildBinary(t), 1024)
 	// New players and requests are not limited here: the test makes
-	// streams from one address, and the per-address bound is lifted so
-	// that the server's is the one reached.
+	// streams from one address, and the per-address bounds (of streams
+	// and of connections) are lifted so that the server's is the one
+	// reached.
 	p := startServerProcess(t, wrapper, "SOLITAIRE_ADDR=127.0.0.1:0", "DATABASE_URL="+pgtest.DSN(t),
-		"SOLITAIRE_RATE_LIMIT=0", "SOLITAIRE_PLAYER_CREATE_LIMIT=0", "SOLITAIRE_MAX_STREAMS_PER_ADDRESS=100000")
+		"SOLITAIRE_RATE_LIMIT=0", "SOLITAIRE_PLAYER_CREATE_LIMIT=0", "SOLITAIRE_MAX_STREAMS_PER_ADDRESS=100000",
+		"SOLITAIRE_MAX_CONNS_PER_ADDRESS=100000")
 	if !strings.Contains(p.logs.String(), `"max_streams":512`) {
 		t.Fatalf("the server does not bound streams at 512 under ulimit -n 1024:\n%s", p.logs.String())
 	}
@@ -120,6 +118,17 @@ func TestStreamsAtOpenFileLimit(t *testing.T) {
 	}
 	figure(t, "ulimit -n 1024: %d streams held, %d more refused (429 too_many_streams, Retry-After %s); %d other requests meanwhile, median %v, slowest %v, 0 failed",
 		open, refused, retryAfter, len(lat), lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)-1].Round(time.Microsecond))
+}
+
+// underOpenFileLimit is a script that runs bin under `ulimit -n nofile`.
+func underOpenFileLimit(t *testing.T, bin string, nofile int) string {
+	t.Helper()
+	wrapper := filepath.Join(t.TempDir(), "limited")
+	script := fmt.Sprintf("#!/bin/sh\nulimit -n %d || exit 1\nexec %s\n", nofile, bin)
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return wrapper
 }
 
 // tail is the end of a log, for failure messages.

@@ -21,6 +21,11 @@ const (
 	// more than anyone plays at once, few enough that a script cannot
 	// fill the database with open games (each holds its deal and state).
 	defaultGamesInProgress = 100
+	// defaultProbeRate bounds GET /healthz and /readyz per client address,
+	// a second (bursts of twice that): a load balancer or an orchestrator
+	// probes every few seconds, so several of them behind one address fit
+	// many times over; a client pinging them on every connection does not.
+	defaultProbeRate = 10
 )
 
 // loadLimits reads SOLITAIRE_RATE_LIMIT (requests per second, 0 = no
@@ -30,6 +35,8 @@ const (
 // SOLITAIRE_CORS_ORIGINS (comma-separated; api.New checks each).
 // SOLITAIRE_MAX_GAMES_IN_PROGRESS is the bound of one player's games in
 // progress (0 = none; default defaultGamesInProgress).
+// SOLITAIRE_PROBE_RATE_LIMIT is the probes' rate per client address
+// (requests per second, 0 = no limit; default defaultProbeRate).
 //
 // SOLITAIRE_SHARED_MIN_ACCOUNT_AGE (a Go duration, 0..8760h, default 0 =
 // off) is domain.Competitions.MinAccountAge: accounts younger than it when
@@ -65,6 +72,14 @@ func (c *config) loadLimits(getenv func(string) string) error {
 			return fmt.Errorf("SOLITAIRE_RATE_LIMIT=%q: want requests per second, 0 for no limit", v)
 		}
 		c.rateLimit = f
+	}
+	c.probeRate = defaultProbeRate
+	if v := getenv("SOLITAIRE_PROBE_RATE_LIMIT"); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 || f > 1e6 || math.IsNaN(f) {
+			return fmt.Errorf("SOLITAIRE_PROBE_RATE_LIMIT=%q: want probes per second per address (up to 1000000), 0 for no limit", v)
+		}
+		c.probeRate = f
 	}
 	c.rateBurst = max(1, int(math.Ceil(2*c.rateLimit)))
 	if v := getenv("SOLITAIRE_RATE_BURST"); v != "" {

@@ -22,10 +22,17 @@
 //	SOLITAIRE_MAX_STREAMS_PER_ADDRESS live streams one client address may have open at once (default 64)
 //	SOLITAIRE_MAX_STREAMS     live streams of the whole server (default 4096, at most half the
 //	                          open-file limit)
+//	SOLITAIRE_MAX_CONNS_PER_ADDRESS  HTTP connections one client address may hold open (default 128);
+//	                          one more replaces the address's longest-idle connection, or is refused
+//	SOLITAIRE_MAX_CONNS       HTTP connections of the whole server (default 10000, at most the
+//	                          open-file limit less SOLITAIRE_DB_MAX_CONNS + 65); one more replaces the
+//	                          longest-idle connection of the address holding the most, or is refused
 //	SOLITAIRE_RATE_LIMIT      requests per second per bearer token, and per client address for
 //	                          requests without one (default 50, 0 = no limit); beyond it 429
 //	SOLITAIRE_RATE_BURST      requests a token or address may send at once (default twice the limit)
 //	SOLITAIRE_PLAYER_CREATE_LIMIT  new players per hour per client address (default 20, 0 = no limit)
+//	SOLITAIRE_PROBE_RATE_LIMIT  GET /healthz and /readyz per second per client address, a bucket of
+//	                          their own (default 10, bursts of twice that; 0 = no limit); beyond it 429
 //	SOLITAIRE_MAX_GAMES_IN_PROGRESS  games in progress one player may have (default 100, 0 = no bound)
 //	SOLITAIRE_CORS_ORIGINS    browser origins allowed to call the API, comma-separated
 //	                          (scheme://host[:port], or *; default none: no CORS)
@@ -119,12 +126,18 @@ type config struct {
 	// MaxStreamsPerAddress and MaxStreams (SOLITAIRE_MAX_STREAMS_PER_ADDRESS,
 	// SOLITAIRE_MAX_STREAMS; see streamBound).
 	maxStreamsPerAddress, maxStreamsAll int
+	// maxConnsPerAddress and maxConns bound the HTTP connections held
+	// open, per client address and in all (SOLITAIRE_MAX_CONNS_PER_ADDRESS,
+	// SOLITAIRE_MAX_CONNS; conns.go).
+	maxConnsPerAddress, maxConns int
 	// rateLimit, rateBurst and corsOrigins are api.Config's RateLimit,
 	// RateBurst and CORSOrigins (SOLITAIRE_RATE_LIMIT,
 	// SOLITAIRE_RATE_BURST, SOLITAIRE_CORS_ORIGINS).
 	rateLimit   float64
 	rateBurst   int
 	corsOrigins []string
+	// probeRate is api.Config.ProbeRateLimit (SOLITAIRE_PROBE_RATE_LIMIT).
+	probeRate float64
 	// playersPerHour is api.Config.PlayersPerHour
 	// (SOLITAIRE_PLAYER_CREATE_LIMIT).
 	playersPerHour int
@@ -211,6 +224,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		c.sweepEvery = d
 	}
 	if err := c.loadLimits(getenv); err != nil {
+		return config{}, err
+	}
+	if err := c.loadConns(getenv, openFileLimit()); err != nil {
 		return config{}, err
 	}
 	if err := c.loadLog(getenv); err != nil {
@@ -343,6 +359,8 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 		RateBurst:   cfg.rateBurst,
 		CORSOrigins: cfg.corsOrigins,
 
+		ProbeRateLimit: cfg.probeRate,
+
 		PlayersPerHour:     cfg.playersPerHour,
 		MaxGamesInProgress: cfg.gamesInProgress,
 		InProgress:         store,
@@ -364,12 +382,15 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", cfg.addr)
+	tcp, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return err
 	}
+	ln := newConnLimiter(tcp, cfg.maxConnsPerAddress, cfg.maxConns)
+	reg.MustRegister(connMetrics(ln)...)
 	srv := &http.Server{
 		Handler:           handler,
+		ConnState:         ln.connState,
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
@@ -405,7 +426,8 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	log.Info("serving", "addr", ln.Addr().String(), "database", store.Dialect(), "max_streams", cfg.maxStreamsAll)
+	log.Info("serving", "addr", ln.Addr().String(), "database", store.Dialect(), "max_streams", cfg.maxStreamsAll,
+		"max_conns", cfg.maxConns, "max_conns_per_address", cfg.maxConnsPerAddress)
 	if listening != nil {
 		listening(ln.Addr())
 	}
@@ -496,6 +518,21 @@ func sweepLoop(ctx context.Context, g *domain.Games, every time.Duration, log *s
 			return
 		case <-t.C:
 		}
+	}
+}
+
+// connMetrics exports the connection bound's counts on /metrics (conns.go).
+func connMetrics(l *connLimiter) []prometheus.Collector {
+	return []prometheus.Collector{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "solitaire_http_connections_open",
+			Help: "HTTP connections held open (SOLITAIRE_MAX_CONNS bounds them)."},
+			func() float64 { return float64(l.stats().open) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "solitaire_http_connections_closed_idle_total",
+			Help: "Idle HTTP connections closed to make room for a new one (per-address or server bound reached)."},
+			func() float64 { return float64(l.stats().closedIdle) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "solitaire_http_connections_refused_total",
+			Help: "New HTTP connections closed at once: the bound was reached and no connection was idle."},
+			func() float64 { return float64(l.stats().refused) }),
 	}
 }
 

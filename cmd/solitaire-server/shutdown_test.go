@@ -466,23 +466,25 @@ func TestSlowHeaders(t *testing.T) {
 }
 
 // TestLoadLimits: SOLITAIRE_RATE_LIMIT, SOLITAIRE_RATE_BURST,
-// SOLITAIRE_PLAYER_CREATE_LIMIT and SOLITAIRE_CORS_ORIGINS.
+// SOLITAIRE_PLAYER_CREATE_LIMIT, SOLITAIRE_PROBE_RATE_LIMIT and
+// SOLITAIRE_CORS_ORIGINS.
 func TestLoadLimits(t *testing.T) {
 	c, err := loadConfig(env(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.rateLimit != defaultRateLimit || c.rateBurst != 2*defaultRateLimit || c.corsOrigins != nil ||
-		c.playersPerHour != defaultPlayersPerHour || c.gamesInProgress != defaultGamesInProgress {
+		c.playersPerHour != defaultPlayersPerHour || c.gamesInProgress != defaultGamesInProgress || c.probeRate != defaultProbeRate {
 		t.Errorf("defaults: limit %v, burst %d, origins %q, players %d", c.rateLimit, c.rateBurst, c.corsOrigins, c.playersPerHour)
 	}
 	c, err = loadConfig(env(map[string]string{"SOLITAIRE_RATE_LIMIT": "2.5", "SOLITAIRE_RATE_BURST": "7",
-		"SOLITAIRE_CORS_ORIGINS": " https://a.example, http://localhost:5173 ,,", "SOLITAIRE_PLAYER_CREATE_LIMIT": "0"}))
+		"SOLITAIRE_CORS_ORIGINS": " https://a.example, http://localhost:5173 ,,", "SOLITAIRE_PLAYER_CREATE_LIMIT": "0",
+		"SOLITAIRE_PROBE_RATE_LIMIT": "0.5"}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.rateLimit != 2.5 || c.rateBurst != 7 || len(c.corsOrigins) != 2 || c.corsOrigins[1] != "http://localhost:5173" ||
-		c.playersPerHour != 0 {
+		c.playersPerHour != 0 || c.probeRate != 0.5 {
 		t.Errorf("from env: limit %v, burst %d, origins %q, players %d", c.rateLimit, c.rateBurst, c.corsOrigins, c.playersPerHour)
 	}
 	if c, err := loadConfig(env(map[string]string{"SOLITAIRE_SHARED_MIN_ACCOUNT_AGE": "24h"})); err != nil || c.minAccountAge != 24*time.Hour {
@@ -495,11 +497,16 @@ func TestLoadLimits(t *testing.T) {
 		{"SOLITAIRE_RATE_LIMIT": "-1"}, {"SOLITAIRE_RATE_LIMIT": "fast"}, {"SOLITAIRE_RATE_LIMIT": "NaN"},
 		{"SOLITAIRE_RATE_LIMIT": "+Inf"}, {"SOLITAIRE_RATE_BURST": "0"}, {"SOLITAIRE_RATE_BURST": "1.5"},
 		{"SOLITAIRE_PLAYER_CREATE_LIMIT": "-1"}, {"SOLITAIRE_PLAYER_CREATE_LIMIT": "many"},
-		{"SOLITAIRE_MAX_GAMES_IN_PROGRESS": "-5"}, {"SOLITAIRE_SHARED_MIN_ACCOUNT_AGE": "-1h"},
-		{"SOLITAIRE_SHARED_MIN_ACCOUNT_AGE": "a day"}, {"SOLITAIRE_SHARED_MIN_ACCOUNT_AGE": "9000h"},
+		{"SOLITAIRE_MAX_GAMES_IN_PROGRESS": "-5"}, {"SOLITAIRE_PROBE_RATE_LIMIT": "-1"},
+		{"SOLITAIRE_PROBE_RATE_LIMIT": "often"}, {"SOLITAIRE_PROBE_RATE_LIMIT": "+Inf"},
+		{"SOLITAIRE_SHARED_MIN_ACCOUNT_AGE": "-1h"}, {"SOLITAIRE_SHARED_MIN_ACCOUNT_AGE": "a day"},
+		{"SOLITAIRE_SHARED_MIN_ACCOUNT_AGE": "9000h"},
 	} {
-		if _, err := loadConfig(env(bad)); err == nil {
-			t.Errorf("%v accepted", bad)
+		_, err := loadConfig(env(bad))
+		for name := range bad {
+			if err == nil || !strings.Contains(err.Error(), name) {
+				t.Errorf("%v: %v, want an error naming %s", bad, err, name)
+			}
 		}
 	}
 	// A bad origin stops the server before it listens.

@@ -13,13 +13,14 @@ import (
 const (
 	// rateLimitedResponse is 429: api's rate limit (API.md "Rate limits"),
 	// on every operation but those tagged operationsTag (the probes,
-	// metrics and the spec, which api never limits).
+	// metrics and the spec, which the API's rate limit does not cover;
+	// the probes document the 429 of their own limit themselves).
 	rateLimitedResponse = "RateLimited"
 	// unavailableResponse is 503 database_unavailable, on every operation
 	// that lists a 500: the errors of the database are what such a handler
 	// can meet, and an outage is answered 503, not 500.
 	unavailableResponse = "DatabaseUnavailable"
-	// operationsTag marks the operations that are never rate limited.
+	// operationsTag marks the operations outside the API's rate limit.
 	operationsTag = "operations"
 )
 
