@@ -58,7 +58,7 @@ func (s *server) getAnalysis(c *gin.Context) reply {
 	if a, ok := s.analyses.get(id); ok {
 		return s.jsonReply(http.StatusOK, a)
 	}
-	a, err := s.analyse(ctx, c.FullPath(), game, evs)
+	a, err := s.analyse(solverContext(c), game, evs)
 	if err != nil {
 		return s.fail(c, givenUp(c, err))
 	}
@@ -78,13 +78,14 @@ func (s *server) getAnalysis(c *gin.Context) reply {
 // no undo in the log it is the first. An unknown at any step ends the
 // bisection without an answer (losing_version null): a guess either way
 // could name a move that did not lose. Each search has the server's
-// maximum budget; about log2(versions) of them run.
-func (s *server) analyse(ctx context.Context, route string, game *domain.Game, evs []domain.Event) (Analysis, error) {
+// maximum budget; about log2(versions) of them run, one after the other
+// (ctx is a solverContext: they take one place of the caller's share).
+func (s *server) analyse(ctx context.Context, game *domain.Game, evs []domain.Event) (Analysis, error) {
 	deal, err := replayTo(evs, 1)
 	if err != nil {
 		return Analysis{}, err
 	}
-	res, err := s.solve(ctx, route, deal, solver.Budget{Time: s.maxBudget})
+	res, err := s.solve(ctx, deal, solver.Budget{Time: s.maxBudget})
 	if err != nil {
 		return Analysis{}, err
 	}
@@ -99,7 +100,7 @@ func (s *server) analyse(ctx context.Context, route string, game *domain.Game, e
 		if err != nil {
 			return Analysis{}, err
 		}
-		r, err := s.solve(ctx, route, st, solver.Budget{Time: s.maxBudget})
+		r, err := s.solve(ctx, st, solver.Budget{Time: s.maxBudget})
 		if err != nil {
 			return Analysis{}, err
 		}

@@ -67,11 +67,7 @@ func (s *server) postHint(c *gin.Context) reply {
 			return s.fail(c, err)
 		}
 	}
-	route := c.FullPath()
-	advise := func(ctx context.Context, g *domain.Game, st *domain.State) (domain.Hint, error) {
-		return s.advise(ctx, route, g, st)
-	}
-	_, st, _, h, err := s.cfg.Games.Hint(c.Request.Context(), playerOf(c).ID, id, advise)
+	_, st, _, h, err := s.cfg.Games.Hint(solverContext(c), playerOf(c).ID, id, s.advise)
 	if err != nil {
 		return s.fail(c, givenUp(c, err))
 	}
@@ -96,12 +92,12 @@ func givenUp(c *gin.Context, err error) error {
 
 // advise is the domain.Advisor of hints: the next move of the line cached
 // for the game when st is where that line stands, else a new search whose
-// line is cached. st is the caller's own copy.
-func (s *server) advise(ctx context.Context, route string, g *domain.Game, st *domain.State) (domain.Hint, error) {
+// line is cached. st is the caller's own copy; ctx is a solverContext.
+func (s *server) advise(ctx context.Context, g *domain.Game, st *domain.State) (domain.Hint, error) {
 	if m, ok := s.hints.next(g.ID, st); ok {
 		return domain.Hint{Verdict: domain.HintWinnable, Move: &m}, nil
 	}
-	res, err := s.solve(ctx, route, st, solver.Budget{Time: s.maxBudget})
+	res, err := s.solve(ctx, st, solver.Budget{Time: s.maxBudget})
 	if err != nil {
 		return domain.Hint{}, err
 	}

@@ -92,7 +92,7 @@ func (s *server) postSolve(c *gin.Context) reply {
 	if err != nil {
 		return s.fail(c, err)
 	}
-	res, err := s.solve(c.Request.Context(), c.FullPath(), st, solver.Budget{Time: budget})
+	res, err := s.solve(solverContext(c), st, solver.Budget{Time: budget})
 	if err != nil {
 		return s.fail(c, err)
 	}

@@ -507,18 +507,11 @@ func (e *env) metricValue(name string) string {
 // while the solver is busy.
 func TestSolverPoolBusy(t *testing.T) {
 	t.Parallel()
-	forEachStore(t, solverPoolBusy, func(c *api.Config) { c.Solver = api.NewSolverPool(1, 0) })
+	forEachStore(t, solverPoolBusy, func(c *api.Config) { c.Solver = api.NewSolverPool(1, 0, api.DefaultSolverShare()) })
 }
 
 func solverPoolBusy(t *testing.T, e *env) {
-	// A three-deck deal the search neither wins nor exhausts in its
-	// budget: it runs its whole second.
-	rules := rulesOf(t, "tripleharp")
-	deal := domain.Deal(rules, 7)
-	long := &api.Layout{Stock: cardCodes(deal.Stock)}
-	for _, p := range deal.Tableau {
-		long.Tableau = append(long.Tableau, api.LayoutPile{FaceDown: cardCodes(p.Down), FaceUp: cardCodes(p.Up)})
-	}
+	long := hardLayout(t)
 	g := e.createGame(api.CreateGameRequest{Variant: "relaxed", Layout: runs()})
 	var wg sync.WaitGroup
 	wg.Add(1)
