@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
@@ -49,8 +50,9 @@ func (e *env) waitMetric(want map[string]string) {
 	}
 }
 
-// The flood of TestSolverFairShare: floodRequests requests at once, each
-// a search of hardLayout with the server's whole budget, floodBudget.
+// The floods of TestSolverFairShare and BenchmarkHintUnderFlood:
+// floodRequests requests at once (startFlood), each a search of hardLayout
+// with the server's whole budget; floodBudget is the test server's.
 const (
 	floodRequests = 6
 	floodBudget   = 1500 * time.Millisecond
@@ -76,36 +78,21 @@ func solverFairShare(t *testing.T, e *env) {
 	_, flooder := e.newPlayer("Flood")
 	flood := hardSolve(t, flooder, floodBudget)
 	var (
-		stop     = make(chan struct{})
-		stopOnce sync.Once
-		wg       sync.WaitGroup
 		mu       sync.Mutex
 		outcomes = map[string]int{} // the flooder's answers: status, problem code, Retry-After
 	)
-	halt := func() { stopOnce.Do(func() { close(stop) }); wg.Wait() }
+	halt := startFlood(func() bool {
+		r := e.do(flood)
+		key := strconv.Itoa(r.status)
+		if r.status != http.StatusOK {
+			key += " " + r.problem(t).Code + " Retry-After " + r.header.Get("Retry-After")
+		}
+		mu.Lock()
+		outcomes[key]++
+		mu.Unlock()
+		return r.status == http.StatusOK
+	})
 	defer halt()
-	for range floodRequests {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				r := e.do(flood)
-				key := strconv.Itoa(r.status)
-				if r.status != http.StatusOK {
-					key += " " + r.problem(t).Code + " Retry-After " + r.header.Get("Retry-After")
-					time.Sleep(10 * time.Millisecond)
-				}
-				mu.Lock()
-				outcomes[key]++
-				mu.Unlock()
-			}
-		}()
-	}
 	// The flooder's share in use: one search running, one waiting.
 	e.waitMetric(map[string]string{"solitaire_solver_running": "1", "solitaire_solver_waiting": "1"})
 
@@ -142,7 +129,7 @@ func solverFairShare(t *testing.T, e *env) {
 }
 
 // total is the sum of m's counts.
-func total(m map[string]int) int {
+func total[K comparable](m map[K]int) int {
 	n := 0
 	for _, v := range m {
 		n += v
@@ -211,4 +198,122 @@ func solverQueueLeave(t *testing.T, e *env) {
 	if got := e.metricValue(`solitaire_solver_wait_seconds_count{route="/v1/solve"}`); got != "2" {
 		t.Errorf("searches given a worker: %q, want 2", got)
 	}
+}
+
+// BenchmarkHintUnderFlood measures one player's hints while another floods
+// the solver, side by side with no flood: for a pool of 1 worker (the
+// default on two cores) and of 2, each with DefaultSolverQueue and the
+// default share, it times b.N hints as BenchmarkHintHTTP does, once with
+// nothing else asked of the server (quiet) and once while a second player
+// keeps floodRequests searches of hardLayout with the server's maximum
+// budget (DefaultSolverMaxBudget) in flight, each sent again as soon as it
+// is answered (10 ms after a refusal). It reports the hints' p50-ms and
+// p99-ms (nearest rank), and for the flood the flooder's searches answered
+// (flood-200) and refused (flood-429) while the hints were timed. A hint
+// refused (503 or 429) fails it.
+func BenchmarkHintUnderFlood(b *testing.B) {
+	for _, workers := range []int{1, 2} {
+		for _, flood := range []bool{false, true} {
+			name := fmt.Sprintf("workers=%d/quiet", workers)
+			if flood {
+				name = fmt.Sprintf("workers=%d/flood", workers)
+			}
+			b.Run(name, func(b *testing.B) {
+				e := newBenchEnv(b, func(c *api.Config) {
+					c.Solver = api.NewSolverPool(workers, api.DefaultSolverQueue, api.DefaultSolverShare())
+				})
+				starts := e.hintStarts()
+				stop := func() map[int]int { return nil }
+				if flood {
+					stop = e.flood()
+				}
+				b.ResetTimer()
+				times := e.timeHints(starts)
+				answers := stop()
+				b.ReportMetric(float64(percentile(times, 50).Microseconds())/1000, "p50-ms")
+				b.ReportMetric(float64(percentile(times, 99).Microseconds())/1000, "p99-ms")
+				if flood {
+					b.ReportMetric(float64(answers[http.StatusOK]), "flood-200")
+					b.ReportMetric(float64(answers[http.StatusTooManyRequests]), "flood-429")
+					if n := answers[http.StatusOK] + answers[http.StatusTooManyRequests]; n != total(answers) {
+						b.Errorf("the flooder got answers other than 200 and 429: %v", answers)
+					}
+				}
+			})
+		}
+	}
+}
+
+// flood starts a new player's flood of BenchmarkHintUnderFlood and waits
+// until its share is in use (one search waiting). stop ends the flood,
+// waits for its requests in flight, and counts the answers by status from
+// the moment flood returned (0 for a request that failed).
+func (e *benchEnv) flood() (stop func() map[int]int) {
+	var p api.PlayerCreated
+	_, out, err := e.send("", "/v1/players", api.NewPlayer{Name: "Flood"})
+	if err != nil {
+		e.b.Fatal(err)
+	}
+	e.decode(out, &p)
+	search := api.SolveRequest{Variant: "tripleharp", Layout: hardLayout(e.b),
+		BudgetMS: num(int(api.DefaultSolverMaxBudget.Milliseconds()))}
+	var (
+		mu       sync.Mutex
+		answers  = map[int]int{}
+		counting bool
+	)
+	halt := startFlood(func() bool {
+		status, _, _ := e.send(p.Token, "/v1/solve", search)
+		mu.Lock()
+		if counting {
+			answers[status]++
+		}
+		mu.Unlock()
+		return status == http.StatusOK
+	})
+	for deadline := time.Now().Add(10 * time.Second); metricAt(e.b, e.url, "solitaire_solver_waiting") != "1"; {
+		if time.Now().After(deadline) {
+			e.b.Fatal("the flood never filled its share")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	mu.Lock()
+	counting = true
+	mu.Unlock()
+	return func() map[int]int {
+		mu.Lock()
+		counting = false
+		mu.Unlock()
+		halt()
+		return answers
+	}
+}
+
+// startFlood calls send from floodRequests goroutines at once, each again
+// as soon as send returns (10 ms later when it returns false, a refusal),
+// until halt is called; halt waits for the calls in flight and may be
+// called more than once.
+func startFlood(send func() bool) (halt func()) {
+	var (
+		stop = make(chan struct{})
+		once sync.Once
+		wg   sync.WaitGroup
+	)
+	for range floodRequests {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if !send() {
+					time.Sleep(10 * time.Millisecond)
+				}
+			}
+		}()
+	}
+	return func() { once.Do(func() { close(stop) }); wg.Wait() }
 }
