@@ -93,8 +93,20 @@ func solverFairShare(t *testing.T, e *env) {
 		return r.status == http.StatusOK
 	})
 	defer halt()
-	// The flooder's share in use: one search running, one waiting.
-	e.waitMetric(map[string]string{"solitaire_solver_running": "1", "solitaire_solver_waiting": "1"})
+	// The flooder's share in use: one search running, and one waiting,
+	// never more, over at least 300 ms of the flood.
+	e.waitMetric(map[string]string{"solitaire_solver_running": "1"})
+	most := 0
+	for start := time.Now(); most == 0 || time.Since(start) < 300*time.Millisecond; time.Sleep(5 * time.Millisecond) {
+		if time.Since(start) > 10*time.Second {
+			t.Fatal("the flooder never had a search waiting")
+		}
+		n, _ := strconv.Atoi(e.metricValue("solitaire_solver_waiting"))
+		most = max(most, n)
+	}
+	if most != 1 {
+		t.Errorf("the flooder had up to %d searches waiting, want its share of 1", most)
+	}
 
 	const rounds = 3
 	failed := 0
