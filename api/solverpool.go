@@ -21,12 +21,14 @@ import (
 // Retry-After (SolverRetryAfter).
 var ErrSolverBusy = errors.New("every solver worker is busy and the queue is full")
 
-// TooManySearchesError is the refusal of a search because its client (a
-// player, or a client address: WithSolverClient) already holds its whole
-// share of the SolverPool: Running searches on a worker and Queued waiting
-// for one (SolverShare). The search was not started. The API answers 429
-// too_many_searches with Retry-After (SolverRetryAfter): the client's own
-// searches are what it waits for, not the server.
+// TooManySearchesError is the refusal of a search that can neither start
+// (no worker free, or its client at its running share) nor wait, because
+// its client (a player, or a client address: WithSolverClient) already
+// has as many searches waiting as its share allows and holds at least one
+// search, running or waiting. Running and Queued are the share
+// (SolverShare). The search was not started. The API answers 429
+// too_many_searches with Retry-After (SolverRetryAfter): what the client
+// waits for is its own searches, not the server.
 type TooManySearchesError struct {
 	Running, Queued int // the share: searches running, and waiting, per client
 }
@@ -93,10 +95,12 @@ func DefaultSolverShare() SolverShare {
 //     pool is doing, so that a client's flood takes no more than its share
 //     of the workers and of the queue;
 //   - the queue is served round-robin by client: when a worker is free it
-//     goes to the waiting search of the client that has been served least
-//     recently (of those below their running share; in order of arrival
-//     between clients never served), so a client waits for at most one
-//     search of each other client ahead of it, however many it sends;
+//     goes to the first waiting search of a client below its running
+//     share, the one running fewest searches and, of those, served least
+//     recently (clients not served since they were last idle in order of
+//     arrival); so, with one search running per client, a search waits
+//     for at most one search of each other client, however many they
+//     send;
 //   - a search that finds a worker free and its client below its running
 //     share starts at once; one that must wait takes a place in the queue
 //     if its client has a queue place left and the queue is not full, and
