@@ -30,7 +30,7 @@ type Analysis struct {
 //
 //	@Summary		Analyse an ended game
 //	@Description	For a game that has ended, whoever may read it gets whether its deal was winnable with every card known (RULES R7.4, R7.1), the first version after which its position was no longer winnable (the losing move), and a winning line from the deal.
-//	@Description	A game in progress gets 409 game_in_progress. A game on a shared deal (duel, daily deal) gets 403 game_sealed until its competition closes (R6.6), its owner included. The searches run on the bounded solver pool (503 solver_busy with Retry-After when it is full); an analysis, once made, is kept and answered again at once.
+//	@Description	A game in progress gets 409 game_in_progress. A game on a shared deal (duel, daily deal) gets 403 game_sealed until its competition closes (R6.6), its owner included. The searches run one after the other on the bounded solver pool, shared fairly between players (beyond the caller's share, one search running and one waiting, 429 too_many_searches; when the pool is full 503 solver_busy; both with Retry-After); an analysis, once made, is kept and answered again at once.
 //	@Tags			games
 //	@Produce		json
 //	@Security		BearerAuth
@@ -40,9 +40,10 @@ type Analysis struct {
 //	@Failure		403	{object}	Problem	"game_sealed: a shared deal before its competition closes"
 //	@Failure		404	{object}	Problem	"no such game, or not one you may read"
 //	@Failure		409	{object}	Problem	"game_in_progress"
-//	@Failure		429	{object}	Problem	"rate limited"
+//	@Failure		429	{object}	Problem	"rate_limited, or too_many_searches: the caller already has its share of the solver pool (one search running and one waiting by default)"
+//	@Header			429	{integer}	Retry-After	"seconds after which to try again"
 //	@Failure		500	{object}	Problem
-//	@Failure		503	{object}	Problem	"solver_busy: every solver worker is busy; retry after Retry-After seconds"
+//	@Failure		503	{object}	Problem	"solver_busy: every solver worker is busy and the queue is full; retry after Retry-After seconds"
 //	@ID		analyseGame
 //	@Router			/v1/games/{id}/analysis [get]
 func (s *server) getAnalysis(c *gin.Context) reply {
@@ -58,7 +59,7 @@ func (s *server) getAnalysis(c *gin.Context) reply {
 	if a, ok := s.analyses.get(id); ok {
 		return s.jsonReply(http.StatusOK, a)
 	}
-	a, err := s.analyse(ctx, c.FullPath(), game, evs)
+	a, err := s.analyse(solverContext(c), game, evs)
 	if err != nil {
 		return s.fail(c, givenUp(c, err))
 	}
@@ -78,13 +79,14 @@ func (s *server) getAnalysis(c *gin.Context) reply {
 // no undo in the log it is the first. An unknown at any step ends the
 // bisection without an answer (losing_version null): a guess either way
 // could name a move that did not lose. Each search has the server's
-// maximum budget; about log2(versions) of them run.
-func (s *server) analyse(ctx context.Context, route string, game *domain.Game, evs []domain.Event) (Analysis, error) {
+// maximum budget; about log2(versions) of them run, one after the other
+// (ctx is a solverContext: they take one place of the caller's share).
+func (s *server) analyse(ctx context.Context, game *domain.Game, evs []domain.Event) (Analysis, error) {
 	deal, err := replayTo(evs, 1)
 	if err != nil {
 		return Analysis{}, err
 	}
-	res, err := s.solve(ctx, route, deal, solver.Budget{Time: s.maxBudget})
+	res, err := s.solve(ctx, deal, solver.Budget{Time: s.maxBudget})
 	if err != nil {
 		return Analysis{}, err
 	}
@@ -99,7 +101,7 @@ func (s *server) analyse(ctx context.Context, route string, game *domain.Game, e
 		if err != nil {
 			return Analysis{}, err
 		}
-		r, err := s.solve(ctx, route, st, solver.Budget{Time: s.maxBudget})
+		r, err := s.solve(ctx, st, solver.Budget{Time: s.maxBudget})
 		if err != nil {
 			return Analysis{}, err
 		}

@@ -43,7 +43,9 @@
 //     layout or deal, a reused Idempotency-Key.
 //   - 429 too many requests from a token, or from an address without one,
 //     or new players from an address (rate_limited), or live streams open
-//     (too_many_streams); with Retry-After (README "Limits").
+//     (too_many_streams), or solver searches beyond the caller's share of
+//     the solver pool (too_many_searches); with Retry-After (README
+//     "Limits").
 //   - 499 client_closed_request: the client left before the answer (its
 //     connection closed). Nobody reads it; it tells such requests from
 //     failures in the access log and the status metric. A move cut off so
@@ -51,8 +53,8 @@
 //   - 500 anything else; the body says nothing but the request id.
 //   - 503 the database is unavailable (database_unavailable, with
 //     Retry-After): never a 500 for an outage. /readyz says not_ready.
-//     Every solver worker is busy, or a search was given up
-//     (solver_busy, with Retry-After).
+//     Every solver worker is busy and the queue is full, or a search was
+//     given up (solver_busy, with Retry-After).
 //     Also deal_not_ready, with Retry-After: no proven winnable deal
 //     (RULES R7.2) was ready within the supply's short wait; nothing was
 //     written, and a retry later finds one.

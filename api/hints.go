@@ -31,7 +31,7 @@ type HintResult struct {
 //	@Summary		Get a hint
 //	@Description	Answers one move that keeps the game's position winnable, or says it is unwinnable or unknown (RULES R7.3), searched with every card known. The request is appended to the log as a hint_given event (not a move: no move number, not undoable) and makes the game unranked from then on (the statistics and leaderboards leave it out).
 //	@Description	Following the hints from any winnable position wins the game: after the hinted move the next hint continues the same winning line without a new search; after any other move the server searches again.
-//	@Description	Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool: 503 solver_busy with Retry-After when it is full.
+//	@Description	Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool, shared fairly between players: beyond the caller's share (one search running and one waiting) 429 too_many_searches, and when the pool is full 503 solver_busy, both with Retry-After and nothing appended.
 //	@Tags			games
 //	@Accept			json
 //	@Produce		json
@@ -47,9 +47,10 @@ type HintResult struct {
 //	@Failure		409		{object}	Problem	"the game has ended (reason game_over or time_expired), or a concurrent move won"
 //	@Failure		413		{object}	Problem	"body too large"
 //	@Failure		415		{object}	Problem	"body not JSON"
-//	@Failure		429		{object}	Problem	"rate limited"
+//	@Failure		429		{object}	Problem	"rate_limited, or too_many_searches: the caller already has its share of the solver pool (one search running and one waiting by default)"
+//	@Header			429		{integer}	Retry-After	"seconds after which to try again"
 //	@Failure		500		{object}	Problem
-//	@Failure		503		{object}	Problem	"solver_busy: every solver worker is busy; retry after Retry-After seconds"
+//	@Failure		503		{object}	Problem	"solver_busy: every solver worker is busy and the queue is full; retry after Retry-After seconds"
 //	@ID		getHint
 //	@Router			/v1/games/{id}/hints [post]
 func (s *server) postHint(c *gin.Context) reply {
@@ -67,11 +68,7 @@ func (s *server) postHint(c *gin.Context) reply {
 			return s.fail(c, err)
 		}
 	}
-	route := c.FullPath()
-	advise := func(ctx context.Context, g *domain.Game, st *domain.State) (domain.Hint, error) {
-		return s.advise(ctx, route, g, st)
-	}
-	_, st, _, h, err := s.cfg.Games.Hint(c.Request.Context(), playerOf(c).ID, id, advise)
+	_, st, _, h, err := s.cfg.Games.Hint(solverContext(c), playerOf(c).ID, id, s.advise)
 	if err != nil {
 		return s.fail(c, givenUp(c, err))
 	}
@@ -96,12 +93,12 @@ func givenUp(c *gin.Context, err error) error {
 
 // advise is the domain.Advisor of hints: the next move of the line cached
 // for the game when st is where that line stands, else a new search whose
-// line is cached. st is the caller's own copy.
-func (s *server) advise(ctx context.Context, route string, g *domain.Game, st *domain.State) (domain.Hint, error) {
+// line is cached. st is the caller's own copy; ctx is a solverContext.
+func (s *server) advise(ctx context.Context, g *domain.Game, st *domain.State) (domain.Hint, error) {
 	if m, ok := s.hints.next(g.ID, st); ok {
 		return domain.Hint{Verdict: domain.HintWinnable, Move: &m}, nil
 	}
-	res, err := s.solve(ctx, route, st, solver.Budget{Time: s.maxBudget})
+	res, err := s.solve(ctx, st, solver.Budget{Time: s.maxBudget})
 	if err != nil {
 		return domain.Hint{}, err
 	}

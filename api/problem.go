@@ -60,6 +60,7 @@ const (
 	CodeGameSealed           = "game_sealed"            // 403: a shared deal's game before its competition closes (R6.6)
 	CodeGameInProgress       = "game_in_progress"       // 409: the view is of ended games only (analysis, R7.4)
 	CodeSolverBusy           = "solver_busy"            // 503: every solver worker is busy; Retry-After, then retry
+	CodeTooManySearches      = "too_many_searches"      // 429: the caller's share of the solver (README "Limits") is in use; Retry-After, then retry
 	CodeClientClosed         = "client_closed_request"  // 499: the client left before the answer (never seen by it; logs and metrics)
 )
 
@@ -95,6 +96,7 @@ var titles = map[string]string{
 	CodeGameSealed:           "Game sealed",
 	CodeGameInProgress:       "Game in progress",
 	CodeSolverBusy:           "Solver busy",
+	CodeTooManySearches:      "Too many searches",
 }
 
 // problemTypeBase prefixes a code to form the problem's type URI (a tag
@@ -161,6 +163,7 @@ func problemFor(err error) (Problem, bool) {
 		streams    *TooManyStreamsError
 		games      *TooManyGamesError
 		busy       *solverBusyError
+		searches   *TooManySearchesError
 	)
 	switch {
 	case errors.As(err, &outage) && outage.Unavailable():
@@ -250,6 +253,8 @@ func problemFor(err error) (Problem, bool) {
 		return newProblem(http.StatusConflict, CodeTooManyGames, games.Error()), true
 	case errors.As(err, &streams):
 		return newProblem(http.StatusTooManyRequests, CodeTooManyStreams, streams.Error()), true
+	case errors.As(err, &searches):
+		return newProblem(http.StatusTooManyRequests, CodeTooManySearches, searches.Error()), true
 	case errors.As(err, &busy):
 		return newProblem(http.StatusServiceUnavailable, CodeSolverBusy,
 			"every solver worker is busy; try again after Retry-After seconds"), true

@@ -44,6 +44,8 @@ func TestProblemFor(t *testing.T) {
 		{wrap(&domain.AlreadyJoinedError{GameID: "g1"}), 409, CodeDuelAlreadyJoined, ""},
 		{wrap(&domain.DailyAlreadyPlayedError{Variant: "klondike", GameID: "g2"}), 409, CodeDailyAlreadyPlayed, ""},
 		{wrap(&domain.FieldError{Field: "max_players", Detail: "x"}), 422, CodeInvalidField, ""},
+		{&solverBusyError{cause: ErrSolverBusy}, 503, CodeSolverBusy, ""},
+		{&solverBusyError{cause: &TooManySearchesError{Running: 1, Queued: 1}}, 429, CodeTooManySearches, ""},
 	} {
 		p, known := problemFor(tc.err)
 		if !known || p.Status != tc.status || p.Code != tc.code || p.Reason != tc.reason || p.Title == "" {

@@ -127,8 +127,10 @@ type Config struct {
 	// routes out.
 	Log domain.TransparencyLog
 	// Solver runs the searches of POST /v1/solve, hints and analyses
-	// (RULES R7); New registers its metrics on Metrics. nil: a pool of
-	// DefaultSolverWorkers() workers and DefaultSolverQueue waiting.
+	// (RULES R7), each request's taking its player's share (SolverShare);
+	// New registers its metrics on Metrics. nil: a pool of
+	// DefaultSolverWorkers() workers, DefaultSolverQueue waiting and
+	// DefaultSolverShare() per player.
 	Solver *SolverPool
 	// SolverMaxBudget caps the time of one search: POST /v1/solve refuses a
 	// larger budget_ms (422), and hints and each search of an analysis run
@@ -215,7 +217,7 @@ func New(cfg Config) (http.Handler, error) {
 		cfg.SolverMaxBudget = DefaultSolverMaxBudget
 	}
 	if cfg.Solver == nil {
-		cfg.Solver = NewSolverPool(DefaultSolverWorkers(), DefaultSolverQueue)
+		cfg.Solver = NewSolverPool(DefaultSolverWorkers(), DefaultSolverQueue, DefaultSolverShare())
 	}
 	if err := cfg.Metrics.Register(cfg.Solver); err != nil {
 		var dup prometheus.AlreadyRegisteredError

@@ -488,9 +488,16 @@ func TestR7_4_Analysis(t *testing.T) {
 // metricValue reads one sample of the server's /metrics ("" if absent).
 func (e *env) metricValue(name string) string {
 	e.t.Helper()
-	res, err := http.Get(e.srv.URL + "/metrics")
+	return metricAt(e.t, e.srv.URL, name)
+}
+
+// metricAt reads one sample of /metrics of the server at url ("" if
+// absent).
+func metricAt(tb testing.TB, url, name string) string {
+	tb.Helper()
+	res, err := http.Get(url + "/metrics")
 	if err != nil {
-		e.t.Fatal(err)
+		tb.Fatal(err)
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
@@ -508,18 +515,11 @@ func (e *env) metricValue(name string) string {
 // while the solver is busy.
 func TestSolverPoolBusy(t *testing.T) {
 	t.Parallel()
-	forEachStore(t, solverPoolBusy, func(c *api.Config) { c.Solver = api.NewSolverPool(1, 0) })
+	forEachStore(t, solverPoolBusy, func(c *api.Config) { c.Solver = api.NewSolverPool(1, 0, api.DefaultSolverShare()) })
 }
 
 func solverPoolBusy(t *testing.T, e *env) {
-	// A three-deck deal the search neither wins nor exhausts in its
-	// budget: it runs its whole second.
-	rules := rulesOf(t, "tripleharp")
-	deal := domain.Deal(rules, 7)
-	long := &api.Layout{Stock: cardCodes(deal.Stock)}
-	for _, p := range deal.Tableau {
-		long.Tableau = append(long.Tableau, api.LayoutPile{FaceDown: cardCodes(p.Down), FaceUp: cardCodes(p.Up)})
-	}
+	long := hardLayout(t)
 	g := e.createGame(api.CreateGameRequest{Variant: "relaxed", Layout: runs()})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -653,42 +653,59 @@ func TestNoLeaksSolverRoutes(t *testing.T) {
 // cached line). It reports the median as p50-ms.
 func BenchmarkHintHTTP(b *testing.B) {
 	e := newBenchEnv(b)
+	starts := e.hintStarts()
+	b.ResetTimer()
+	times := e.timeHints(starts)
+	b.ReportMetric(float64(percentile(times, 50).Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(percentile(times, 90).Microseconds())/1000, "p90-ms")
+}
+
+// hintStart is a mid-game position to ask a hint from: a testdata deal
+// and the first ten moves of the solver's line from it.
+type hintStart struct {
+	layout *api.Layout
+	line   []api.MoveRequest
+}
+
+// hintStarts are the hintStarts of the testdata deals whose line is longer
+// than 12 moves.
+func (e *benchEnv) hintStarts() []hintStart {
 	deals, err := domaintest.LoadSolved("../testdata/klondike-solved-draw1.jsonl")
 	if err != nil {
-		b.Fatal(err)
+		e.b.Fatal(err)
 	}
-	type start struct {
-		layout *api.Layout
-		line   []api.MoveRequest
-	}
-	var starts []start
+	var starts []hintStart
 	for _, d := range deals {
 		l := solvedLine{d}
 		res := e.solve(l.apiLayout())
 		if res.Verdict == "winnable" && len(res.Line) > 12 {
-			starts = append(starts, start{l.apiLayout(), res.Line[:10]})
+			starts = append(starts, hintStart{l.apiLayout(), res.Line[:10]})
 		}
 	}
 	if len(starts) == 0 {
-		b.Fatal("no deal to start from")
+		e.b.Fatal("no deal to start from")
 	}
+	return starts
+}
+
+// timeHints asks b.N hints, each on a new game at the next of starts (made
+// with the timer stopped), and returns the time of each.
+func (e *benchEnv) timeHints(starts []hintStart) []time.Duration {
 	var times []time.Duration
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
+	for i := 0; i < e.b.N; i++ {
+		e.b.StopTimer()
 		s := starts[i%len(starts)]
 		id := e.create(s.layout)
 		for _, m := range s.line {
 			e.post("/v1/games/"+id+"/moves", m, http.StatusOK)
 		}
-		b.StartTimer()
+		e.b.StartTimer()
 		t0 := time.Now()
 		e.post("/v1/games/"+id+"/hints", map[string]any{}, http.StatusOK)
 		times = append(times, time.Since(t0))
 	}
-	b.StopTimer()
-	b.ReportMetric(float64(percentile(times, 50).Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(percentile(times, 90).Microseconds())/1000, "p90-ms")
+	e.b.StopTimer()
+	return times
 }
 
 // percentile is the p-th percentile of ds (nearest rank); ds is sorted.
@@ -711,7 +728,8 @@ type benchEnv struct {
 	token string
 }
 
-func newBenchEnv(b *testing.B) *benchEnv {
+// newBenchEnv starts the server; opts change its configuration.
+func newBenchEnv(b *testing.B, opts ...func(*api.Config)) *benchEnv {
 	store, err := persistence.Open(context.Background(), persistence.Config{
 		SQLitePath: filepath.Join(b.TempDir(), "solitaire.db"), SnapshotEvery: persistence.DefaultSnapshotEvery,
 		StateCacheBytes: persistence.DefaultStateCacheBytes})
@@ -719,8 +737,12 @@ func newBenchEnv(b *testing.B) *benchEnv {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { store.Close() })
-	h, err := api.New(api.Config{Games: domain.NewGames(store), Players: store, Idempotency: apistore.Idempotency(store),
-		Spec: solitaire.OpenAPIYAML})
+	cfg := api.Config{Games: domain.NewGames(store), Players: store, Idempotency: apistore.Idempotency(store),
+		Spec: solitaire.OpenAPIYAML}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	h, err := api.New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -733,31 +755,38 @@ func newBenchEnv(b *testing.B) *benchEnv {
 	return e
 }
 
-// post sends body as JSON and returns the response body; it fails unless
-// the status is want.
+// post sends body as JSON as the player and returns the response body; it
+// fails unless the status is want.
 func (e *benchEnv) post(path string, body any, want int) []byte {
+	status, out, err := e.send(e.token, path, body)
+	if err != nil || status != want {
+		e.b.Fatalf("POST %s: %d %s, want %d (%v)", path, status, out, want, err)
+	}
+	return out
+}
+
+// send POSTs body as JSON with token ("" for none) and returns the
+// response's status and body. Safe for concurrent use.
+func (e *benchEnv) send(token, path string, body any) (int, []byte, error) {
 	j, err := json.Marshal(body)
 	if err != nil {
-		e.b.Fatal(err)
+		return 0, nil, err
 	}
 	hr, err := http.NewRequest("POST", e.url+path, bytes.NewReader(j))
 	if err != nil {
-		e.b.Fatal(err)
+		return 0, nil, err
 	}
 	hr.Header.Set("Content-Type", "application/json")
-	if e.token != "" {
-		hr.Header.Set("Authorization", "Bearer "+e.token)
+	if token != "" {
+		hr.Header.Set("Authorization", "Bearer "+token)
 	}
 	res, err := http.DefaultClient.Do(hr)
 	if err != nil {
-		e.b.Fatal(err)
+		return 0, nil, err
 	}
 	defer res.Body.Close()
 	out, err := io.ReadAll(res.Body)
-	if err != nil || res.StatusCode != want {
-		e.b.Fatalf("POST %s: %d %s, want %d (%v)", path, res.StatusCode, out, want, err)
-	}
-	return out
+	return res.StatusCode, out, err
 }
 
 func (e *benchEnv) decode(b []byte, v any) {

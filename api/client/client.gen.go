@@ -3263,7 +3263,7 @@ type ClientInterface interface {
 	// AnalyseGame Analyse an ended game
 	//
 	// For a game that has ended, whoever may read it gets whether its deal was winnable with every card known (RULES R7.4, R7.1), the first version after which its position was no longer winnable (the losing move), and a winning line from the deal.
-	// A game in progress gets 409 game_in_progress. A game on a shared deal (duel, daily deal) gets 403 game_sealed until its competition closes (R6.6), its owner included. The searches run on the bounded solver pool (503 solver_busy with Retry-After when it is full); an analysis, once made, is kept and answered again at once.
+	// A game in progress gets 409 game_in_progress. A game on a shared deal (duel, daily deal) gets 403 game_sealed until its competition closes (R6.6), its owner included. The searches run one after the other on the bounded solver pool, shared fairly between players (beyond the caller's share, one search running and one waiting, 429 too_many_searches; when the pool is full 503 solver_busy; both with Retry-After); an analysis, once made, is kept and answered again at once.
 	//
 	// Corresponds with GET /v1/games/{id}/analysis (the `AnalyseGame` operationId).
 	AnalyseGame(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3293,7 +3293,7 @@ type ClientInterface interface {
 	//
 	// Answers one move that keeps the game's position winnable, or says it is unwinnable or unknown (RULES R7.3), searched with every card known. The request is appended to the log as a hint_given event (not a move: no move number, not undoable) and makes the game unranked from then on (the statistics and leaderboards leave it out).
 	// Following the hints from any winnable position wins the game: after the hinted move the next hint continues the same winning line without a new search; after any other move the server searches again.
-	// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool: 503 solver_busy with Retry-After when it is full.
+	// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool, shared fairly between players: beyond the caller's share (one search running and one waiting) 429 too_many_searches, and when the pool is full 503 solver_busy, both with Retry-After and nothing appended.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3304,7 +3304,7 @@ type ClientInterface interface {
 	//
 	// Answers one move that keeps the game's position winnable, or says it is unwinnable or unknown (RULES R7.3), searched with every card known. The request is appended to the log as a hint_given event (not a move: no move number, not undoable) and makes the game unranked from then on (the statistics and leaderboards leave it out).
 	// Following the hints from any winnable position wins the game: after the hinted move the next hint continues the same winning line without a new search; after any other move the server searches again.
-	// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool: 503 solver_busy with Retry-After when it is full.
+	// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool, shared fairly between players: beyond the caller's share (one search running and one waiting) 429 too_many_searches, and when the pool is full 503 solver_busy, both with Retry-After and nothing appended.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3452,7 +3452,7 @@ type ClientInterface interface {
 	// SolveLayoutWithBody Solve a layout
 	//
 	// Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
-	// The search runs on a bounded pool of solver workers: when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
+	// The search runs on a bounded pool of solver workers shared fairly between players: each player may have one search running and one waiting (README "Limits"), one more gets 429 too_many_searches with Retry-After, and the waiting searches are served round-robin by player; when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3462,7 +3462,7 @@ type ClientInterface interface {
 	// SolveLayout Solve a layout
 	//
 	// Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
-	// The search runs on a bounded pool of solver workers: when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
+	// The search runs on a bounded pool of solver workers shared fairly between players: each player may have one search running and one waiting (README "Limits"), one more gets 429 too_many_searches with Retry-After, and the waiting searches are served round-robin by player; when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3788,7 +3788,7 @@ func (c *Client) GetGame(ctx context.Context, id string, params *GetGameParams, 
 // AnalyseGame Analyse an ended game
 //
 // For a game that has ended, whoever may read it gets whether its deal was winnable with every card known (RULES R7.4, R7.1), the first version after which its position was no longer winnable (the losing move), and a winning line from the deal.
-// A game in progress gets 409 game_in_progress. A game on a shared deal (duel, daily deal) gets 403 game_sealed until its competition closes (R6.6), its owner included. The searches run on the bounded solver pool (503 solver_busy with Retry-After when it is full); an analysis, once made, is kept and answered again at once.
+// A game in progress gets 409 game_in_progress. A game on a shared deal (duel, daily deal) gets 403 game_sealed until its competition closes (R6.6), its owner included. The searches run one after the other on the bounded solver pool, shared fairly between players (beyond the caller's share, one search running and one waiting, 429 too_many_searches; when the pool is full 503 solver_busy; both with Retry-After); an analysis, once made, is kept and answered again at once.
 //
 // Corresponds with GET /v1/games/{id}/analysis (the `AnalyseGame` operationId).
 func (c *Client) AnalyseGame(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3848,7 +3848,7 @@ func (c *Client) ListEvents(ctx context.Context, id string, params *ListEventsPa
 //
 // Answers one move that keeps the game's position winnable, or says it is unwinnable or unknown (RULES R7.3), searched with every card known. The request is appended to the log as a hint_given event (not a move: no move number, not undoable) and makes the game unranked from then on (the statistics and leaderboards leave it out).
 // Following the hints from any winnable position wins the game: after the hinted move the next hint continues the same winning line without a new search; after any other move the server searches again.
-// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool: 503 solver_busy with Retry-After when it is full.
+// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool, shared fairly between players: beyond the caller's share (one search running and one waiting) 429 too_many_searches, and when the pool is full 503 solver_busy, both with Retry-After and nothing appended.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3869,7 +3869,7 @@ func (c *Client) GetHintWithBody(ctx context.Context, id string, contentType str
 //
 // Answers one move that keeps the game's position winnable, or says it is unwinnable or unknown (RULES R7.3), searched with every card known. The request is appended to the log as a hint_given event (not a move: no move number, not undoable) and makes the game unranked from then on (the statistics and leaderboards leave it out).
 // Following the hints from any winnable position wins the game: after the hinted move the next hint continues the same winning line without a new search; after any other move the server searches again.
-// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool: 503 solver_busy with Retry-After when it is full.
+// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool, shared fairly between players: beyond the caller's share (one search running and one waiting) 429 too_many_searches, and when the pool is full 503 solver_busy, both with Retry-After and nothing appended.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4197,7 +4197,7 @@ func (c *Client) GetMyStats(ctx context.Context, params *GetMyStatsParams, reqEd
 // SolveLayoutWithBody Solve a layout
 //
 // Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
-// The search runs on a bounded pool of solver workers: when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
+// The search runs on a bounded pool of solver workers shared fairly between players: each player may have one search running and one waiting (README "Limits"), one more gets 429 too_many_searches with Retry-After, and the waiting searches are served round-robin by player; when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4217,7 +4217,7 @@ func (c *Client) SolveLayoutWithBody(ctx context.Context, contentType string, bo
 // SolveLayout Solve a layout
 //
 // Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
-// The search runs on a bounded pool of solver workers: when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
+// The search runs on a bounded pool of solver workers shared fairly between players: each player may have one search running and one waiting (README "Limits"), one more gets 429 too_many_searches with Retry-After, and the waiting searches are served round-robin by player; when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6174,7 +6174,7 @@ type ClientWithResponsesInterface interface {
 	// AnalyseGameWithResponse Analyse an ended game
 	//
 	// For a game that has ended, whoever may read it gets whether its deal was winnable with every card known (RULES R7.4, R7.1), the first version after which its position was no longer winnable (the losing move), and a winning line from the deal.
-	// A game in progress gets 409 game_in_progress. A game on a shared deal (duel, daily deal) gets 403 game_sealed until its competition closes (R6.6), its owner included. The searches run on the bounded solver pool (503 solver_busy with Retry-After when it is full); an analysis, once made, is kept and answered again at once.
+	// A game in progress gets 409 game_in_progress. A game on a shared deal (duel, daily deal) gets 403 game_sealed until its competition closes (R6.6), its owner included. The searches run one after the other on the bounded solver pool, shared fairly between players (beyond the caller's share, one search running and one waiting, 429 too_many_searches; when the pool is full 503 solver_busy; both with Retry-After); an analysis, once made, is kept and answered again at once.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6210,7 +6210,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Answers one move that keeps the game's position winnable, or says it is unwinnable or unknown (RULES R7.3), searched with every card known. The request is appended to the log as a hint_given event (not a move: no move number, not undoable) and makes the game unranked from then on (the statistics and leaderboards leave it out).
 	// Following the hints from any winnable position wins the game: after the hinted move the next hint continues the same winning line without a new search; after any other move the server searches again.
-	// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool: 503 solver_busy with Retry-After when it is full.
+	// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool, shared fairly between players: beyond the caller's share (one search running and one waiting) 429 too_many_searches, and when the pool is full 503 solver_busy, both with Retry-After and nothing appended.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6221,7 +6221,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Answers one move that keeps the game's position winnable, or says it is unwinnable or unknown (RULES R7.3), searched with every card known. The request is appended to the log as a hint_given event (not a move: no move number, not undoable) and makes the game unranked from then on (the statistics and leaderboards leave it out).
 	// Following the hints from any winnable position wins the game: after the hinted move the next hint continues the same winning line without a new search; after any other move the server searches again.
-	// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool: 503 solver_busy with Retry-After when it is full.
+	// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool, shared fairly between players: beyond the caller's share (one search running and one waiting) 429 too_many_searches, and when the pool is full 503 solver_busy, both with Retry-After and nothing appended.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6395,7 +6395,7 @@ type ClientWithResponsesInterface interface {
 	// SolveLayoutWithBodyWithResponse Solve a layout
 	//
 	// Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
-	// The search runs on a bounded pool of solver workers: when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
+	// The search runs on a bounded pool of solver workers shared fairly between players: each player may have one search running and one waiting (README "Limits"), one more gets 429 too_many_searches with Retry-After, and the waiting searches are served round-robin by player; when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6405,7 +6405,7 @@ type ClientWithResponsesInterface interface {
 	// SolveLayoutWithResponse Solve a layout
 	//
 	// Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
-	// The search runs on a bounded pool of solver workers: when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
+	// The search runs on a bounded pool of solver workers shared fairly between players: each player may have one search running and one waiting (README "Limits"), one more gets 429 too_many_searches with Retry-After, and the waiting searches are served round-robin by player; when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7646,6 +7646,11 @@ func (r GetGameResponse) ContentType() string {
 	return ""
 }
 
+// AnalyseGameResponse429Headers the declared response headers of an HTTP 429 response for AnalyseGame
+type AnalyseGameResponse429Headers struct {
+	RetryAfter *int
+}
+
 type AnalyseGameResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7665,6 +7670,8 @@ type AnalyseGameResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *AnalyseGameResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7935,6 +7942,11 @@ type GetHintResponse200Headers struct {
 	ETag *string
 }
 
+// GetHintResponse429Headers the declared response headers of an HTTP 429 response for GetHint
+type GetHintResponse429Headers struct {
+	RetryAfter *int
+}
+
 type GetHintResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7962,6 +7974,8 @@ type GetHintResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetHintResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetHintResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9392,6 +9406,11 @@ func (r GetMyStatsResponse) ContentType() string {
 	return ""
 }
 
+// SolveLayoutResponse429Headers the declared response headers of an HTTP 429 response for SolveLayout
+type SolveLayoutResponse429Headers struct {
+	RetryAfter *int
+}
+
 type SolveLayoutResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9413,6 +9432,8 @@ type SolveLayoutResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SolveLayoutResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9834,7 +9855,7 @@ func (c *ClientWithResponses) GetGameWithResponse(ctx context.Context, id string
 // AnalyseGameWithResponse Analyse an ended game
 //
 // For a game that has ended, whoever may read it gets whether its deal was winnable with every card known (RULES R7.4, R7.1), the first version after which its position was no longer winnable (the losing move), and a winning line from the deal.
-// A game in progress gets 409 game_in_progress. A game on a shared deal (duel, daily deal) gets 403 game_sealed until its competition closes (R6.6), its owner included. The searches run on the bounded solver pool (503 solver_busy with Retry-After when it is full); an analysis, once made, is kept and answered again at once.
+// A game in progress gets 409 game_in_progress. A game on a shared deal (duel, daily deal) gets 403 game_sealed until its competition closes (R6.6), its owner included. The searches run one after the other on the bounded solver pool, shared fairly between players (beyond the caller's share, one search running and one waiting, 429 too_many_searches; when the pool is full 503 solver_busy; both with Retry-After); an analysis, once made, is kept and answered again at once.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -9888,7 +9909,7 @@ func (c *ClientWithResponses) ListEventsWithResponse(ctx context.Context, id str
 //
 // Answers one move that keeps the game's position winnable, or says it is unwinnable or unknown (RULES R7.3), searched with every card known. The request is appended to the log as a hint_given event (not a move: no move number, not undoable) and makes the game unranked from then on (the statistics and leaderboards leave it out).
 // Following the hints from any winnable position wins the game: after the hinted move the next hint continues the same winning line without a new search; after any other move the server searches again.
-// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool: 503 solver_busy with Retry-After when it is full.
+// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool, shared fairly between players: beyond the caller's share (one search running and one waiting) 429 too_many_searches, and when the pool is full 503 solver_busy, both with Retry-After and nothing appended.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -9905,7 +9926,7 @@ func (c *ClientWithResponses) GetHintWithBodyWithResponse(ctx context.Context, i
 //
 // Answers one move that keeps the game's position winnable, or says it is unwinnable or unknown (RULES R7.3), searched with every card known. The request is appended to the log as a hint_given event (not a move: no move number, not undoable) and makes the game unranked from then on (the statistics and leaderboards leave it out).
 // Following the hints from any winnable position wins the game: after the hinted move the next hint continues the same winning line without a new search; after any other move the server searches again.
-// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool: 503 solver_busy with Retry-After when it is full.
+// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool, shared fairly between players: beyond the caller's share (one search running and one waiting) 429 too_many_searches, and when the pool is full 503 solver_busy, both with Retry-After and nothing appended.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10187,7 +10208,7 @@ func (c *ClientWithResponses) GetMyStatsWithResponse(ctx context.Context, params
 // SolveLayoutWithBodyWithResponse Solve a layout
 //
 // Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
-// The search runs on a bounded pool of solver workers: when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
+// The search runs on a bounded pool of solver workers shared fairly between players: each player may have one search running and one waiting (README "Limits"), one more gets 429 too_many_searches with Retry-After, and the waiting searches are served round-robin by player; when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10203,7 +10224,7 @@ func (c *ClientWithResponses) SolveLayoutWithBodyWithResponse(ctx context.Contex
 // SolveLayoutWithResponse Solve a layout
 //
 // Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
-// The search runs on a bounded pool of solver workers: when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
+// The search runs on a bounded pool of solver workers shared fairly between players: each player may have one search running and one waiting (README "Limits"), one more gets 429 too_many_searches with Retry-After, and the waiting searches are served round-robin by player; when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11452,6 +11473,19 @@ func ParseAnalyseGameResponse(rsp *http.Response) (*AnalyseGameResponse, error) 
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers AnalyseGameResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
 	return response, nil
 }
 
@@ -11747,6 +11781,16 @@ func ParseGetHintResponse(rsp *http.Response) (*GetHintResponse, error) {
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetHintResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -13101,6 +13145,19 @@ func ParseSolveLayoutResponse(rsp *http.Response) (*SolveLayoutResponse, error) 
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers SolveLayoutResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil

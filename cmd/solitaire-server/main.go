@@ -154,10 +154,12 @@ type config struct {
 	minAccountAge time.Duration
 	// tlog configures the transparency log (log.go, SOLITAIRE_LOG_*).
 	tlog logConfig
-	// solverWorkers, solverQueue and solverMaxBudget configure the solver
-	// pool (SOLITAIRE_SOLVER_WORKERS, SOLITAIRE_SOLVER_QUEUE,
+	// solverWorkers, solverQueue, solverShare and solverMaxBudget
+	// configure the solver pool (SOLITAIRE_SOLVER_WORKERS,
+	// SOLITAIRE_SOLVER_QUEUE, SOLITAIRE_SOLVER_*_PER_PLAYER,
 	// SOLITAIRE_SOLVER_MAX_BUDGET_MS; solver.go).
 	solverWorkers, solverQueue int
+	solverShare                api.SolverShare
 	solverMaxBudget            time.Duration
 	// supply configures the supply of proven winnable deals (supply.go,
 	// SOLITAIRE_WINNABLE_*); supplyOn is false with no workers.
@@ -376,7 +378,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 		Stats:        store,
 		Log:          tlog,
 
-		Solver:          api.NewSolverPool(cfg.solverWorkers, cfg.solverQueue, reg),
+		Solver:          api.NewSolverPool(cfg.solverWorkers, cfg.solverQueue, cfg.solverShare, reg),
 		SolverMaxBudget: cfg.solverMaxBudget,
 	})
 	if err != nil {

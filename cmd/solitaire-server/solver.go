@@ -12,30 +12,47 @@ import (
 // "Configuration"): SOLITAIRE_SOLVER_WORKERS, the searches run at once
 // (1..256; default api.DefaultSolverWorkers(), GOMAXPROCS-1 and at least
 // 1), SOLITAIRE_SOLVER_QUEUE, how many more may wait for a worker (0..1024;
-// default api.DefaultSolverQueue), and SOLITAIRE_SOLVER_MAX_BUDGET_MS, the
-// most milliseconds one search may take (100..600000; default 10000).
+// default api.DefaultSolverQueue), SOLITAIRE_SOLVER_RUNNING_PER_PLAYER and
+// SOLITAIRE_SOLVER_QUEUE_PER_PLAYER, one player's share of those
+// (api.SolverShare: 1..256 running, 0..1024 waiting; default 1 and 1), and
+// SOLITAIRE_SOLVER_MAX_BUDGET_MS, the most milliseconds one search may
+// take (100..600000; default 10000).
 func (c *config) loadSolver(getenv func(string) string) error {
 	c.solverWorkers, c.solverQueue, c.solverMaxBudget = api.DefaultSolverWorkers(), api.DefaultSolverQueue, api.DefaultSolverMaxBudget
-	if v := getenv("SOLITAIRE_SOLVER_WORKERS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 256 {
-			return fmt.Errorf("SOLITAIRE_SOLVER_WORKERS=%q: want 1..256 searches at once", v)
+	c.solverShare = api.DefaultSolverShare()
+	ms := int(c.solverMaxBudget.Milliseconds())
+	for _, v := range []struct {
+		name   string
+		lo, hi int
+		want   string
+		dst    *int
+	}{
+		{"SOLITAIRE_SOLVER_WORKERS", 1, 256, "searches at once", &c.solverWorkers},
+		{"SOLITAIRE_SOLVER_QUEUE", 0, 1024, "waiting searches", &c.solverQueue},
+		{"SOLITAIRE_SOLVER_RUNNING_PER_PLAYER", 1, 256, "searches at once per player", &c.solverShare.Running},
+		{"SOLITAIRE_SOLVER_QUEUE_PER_PLAYER", 0, 1024, "waiting searches per player", &c.solverShare.Queued},
+		{"SOLITAIRE_SOLVER_MAX_BUDGET_MS", 100, 600_000, "milliseconds", &ms},
+	} {
+		if err := intVar(getenv, v.name, v.lo, v.hi, v.want, v.dst); err != nil {
+			return err
 		}
-		c.solverWorkers = n
 	}
-	if v := getenv("SOLITAIRE_SOLVER_QUEUE"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > 1024 {
-			return fmt.Errorf("SOLITAIRE_SOLVER_QUEUE=%q: want 0..1024 waiting searches", v)
-		}
-		c.solverQueue = n
+	c.solverMaxBudget = time.Duration(ms) * time.Millisecond
+	return nil
+}
+
+// intVar sets *dst to the integer environment variable name when it is
+// set; one that is not an integer in lo..hi is an error that names want,
+// what the number counts.
+func intVar(getenv func(string) string, name string, lo, hi int, want string, dst *int) error {
+	v := getenv(name)
+	if v == "" {
+		return nil
 	}
-	if v := getenv("SOLITAIRE_SOLVER_MAX_BUDGET_MS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 100 || n > 600_000 {
-			return fmt.Errorf("SOLITAIRE_SOLVER_MAX_BUDGET_MS=%q: want 100..600000 milliseconds", v)
-		}
-		c.solverMaxBudget = time.Duration(n) * time.Millisecond
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return fmt.Errorf("%s=%q: want %d..%d %s", name, v, lo, hi, want)
 	}
+	*dst = n
 	return nil
 }

@@ -1,0 +1,331 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/openpatience/solitaire/api"
+	"github.com/openpatience/solitaire/domain"
+)
+
+// hardLayout is a three-deck deal (tripleharp, seed 7) that the search
+// neither wins nor exhausts within a few seconds: a search of it runs its
+// whole time budget.
+func hardLayout(t testing.TB) *api.Layout {
+	deal := domain.Deal(rulesOf(t, "tripleharp"), 7)
+	l := &api.Layout{Stock: cardCodes(deal.Stock)}
+	for _, p := range deal.Tableau {
+		l.Tableau = append(l.Tableau, api.LayoutPile{FaceDown: cardCodes(p.Down), FaceUp: cardCodes(p.Up)})
+	}
+	return l
+}
+
+// hardSolve is a POST /v1/solve of hardLayout by token that runs for
+// budget.
+func hardSolve(t testing.TB, token string, budget time.Duration) req {
+	return req{method: "POST", path: "/v1/solve", token: token,
+		body: api.SolveRequest{Variant: "tripleharp", Layout: hardLayout(t), BudgetMS: num(int(budget.Milliseconds()))}}
+}
+
+// waitMetric waits until every sample of want has its value, and fails
+// after 10 s.
+func (e *env) waitMetric(want map[string]string) {
+	e.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for name, v := range want {
+		for got := e.metricValue(name); got != v; got = e.metricValue(name) {
+			if time.Now().After(deadline) {
+				e.t.Fatalf("%s = %q, want %q", name, got, v)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
+
+// The floods of TestSolverFairShare and BenchmarkHintUnderFlood:
+// floodRequests requests at once (startFlood), each a search of hardLayout
+// with the server's whole budget; floodBudget is the test server's.
+const (
+	floodRequests = 6
+	floodBudget   = 1500 * time.Millisecond
+)
+
+// TestSolverFairShare: one player floods POST /v1/solve with
+// floodRequests concurrent searches of the server's maximum budget, each
+// sent again as soon as it is answered, while another player asks for
+// hints (each on a new game, so that each searches) and solves, one after
+// the other. The pool has one worker and a queue of 4 (the default on a
+// two-core machine). Every request of the second player is answered 200;
+// the flooder gets its share (searches answered 200) and refusals beyond
+// it (429 too_many_searches with Retry-After: 1), and nothing else.
+func TestSolverFairShare(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, solverFairShare, func(c *api.Config) {
+		c.Solver = api.NewSolverPool(1, 4, api.DefaultSolverShare())
+		c.SolverMaxBudget = floodBudget
+	})
+}
+
+func solverFairShare(t *testing.T, e *env) {
+	_, flooder := e.newPlayer("Flood")
+	flood := hardSolve(t, flooder, floodBudget)
+	var (
+		mu       sync.Mutex
+		outcomes = map[string]int{} // the flooder's answers: status, problem code, Retry-After
+	)
+	halt := startFlood(func() bool {
+		r := e.do(flood)
+		key := strconv.Itoa(r.status)
+		if r.status != http.StatusOK {
+			key += " " + r.problem(t).Code + " Retry-After " + r.header.Get("Retry-After")
+		}
+		mu.Lock()
+		outcomes[key]++
+		mu.Unlock()
+		return r.status == http.StatusOK
+	})
+	defer halt()
+	// The flooder's share in use: one search running, and one waiting,
+	// never more, over at least 300 ms of the flood.
+	e.waitMetric(map[string]string{"solitaire_solver_running": "1"})
+	most := 0
+	for start := time.Now(); most == 0 || time.Since(start) < 300*time.Millisecond; time.Sleep(5 * time.Millisecond) {
+		if time.Since(start) > 10*time.Second {
+			t.Fatal("the flooder never had a search waiting")
+		}
+		n, _ := strconv.Atoi(e.metricValue("solitaire_solver_waiting"))
+		most = max(most, n)
+	}
+	if most != 1 {
+		t.Errorf("the flooder had up to %d searches waiting, want its share of 1", most)
+	}
+
+	const rounds = 3
+	failed := 0
+	for i := range rounds {
+		g := e.createGame(api.CreateGameRequest{Variant: "relaxed", Layout: runs()})
+		h := e.do(req{method: "POST", path: "/v1/games/" + g.ID + "/hints", body: map[string]any{}})
+		s := e.do(req{method: "POST", path: "/v1/solve", body: api.SolveRequest{Variant: "relaxed", Layout: runs()}})
+		for what, r := range map[string]resp{"hint": h, "solve": s} {
+			if r.status != http.StatusOK {
+				failed++
+				t.Errorf("round %d: the other player's %s: %d %s", i, what, r.status, truncate(r.body))
+			}
+		}
+	}
+	halt()
+	t.Logf("the other player: %d of %d requests failed; the flooder's answers: %v", failed, 2*rounds, outcomes)
+	refused := outcomes["429 "+api.CodeTooManySearches+" Retry-After 1"]
+	switch {
+	case outcomes["200"] == 0:
+		t.Errorf("the flooder got no search answered: %v", outcomes)
+	case refused == 0:
+		t.Errorf("the flooder was never refused beyond its share: %v", outcomes)
+	case outcomes["200"]+refused != total(outcomes):
+		t.Errorf("the flooder got answers other than 200 and 429 too_many_searches: %v", outcomes)
+	}
+	if got := e.metricValue(`solitaire_solver_refused_total{reason="share",route="/v1/solve"}`); got != strconv.Itoa(refused) {
+		t.Errorf("refusals for the share counted %q, want %d", got, refused)
+	}
+	if got := e.metricValue(`solitaire_solver_busy_total{route="/v1/solve"}`); got != "" {
+		t.Errorf("busy refusals counted: %q", got)
+	}
+}
+
+// total is the sum of m's counts.
+func total[K comparable](m map[K]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// TestSolverQueueLeave: a waiting search whose client goes away gives its
+// queue place back at once. With one worker busy and a queue of one, a
+// third player is refused 503 solver_busy while a second player's search
+// waits (behind a first player's search of 3 s); once the second player's request is cancelled, the queue is
+// empty again and the third player's search waits its turn and is
+// answered 200, as is the first.
+func TestSolverQueueLeave(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, solverQueueLeave, func(c *api.Config) { c.Solver = api.NewSolverPool(1, 1, api.DefaultSolverShare()) })
+}
+
+func solverQueueLeave(t *testing.T, e *env) {
+	_, bob := e.newPlayer("Bob")
+	_, carol := e.newPlayer("Carol")
+	var first resp
+	firstDone := make(chan struct{})
+	go func() {
+		defer close(firstDone)
+		first = e.do(hardSolve(t, "", 3*time.Second))
+	}()
+	e.waitMetric(map[string]string{"solitaire_solver_running": "1"})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	left := make(chan error, 1)
+	go func() {
+		j, _ := json.Marshal(hardSolve(t, bob, time.Second).body)
+		hr, err := http.NewRequestWithContext(ctx, "POST", e.srv.URL+"/v1/solve", bytes.NewReader(j))
+		if err != nil {
+			left <- err
+			return
+		}
+		hr.Header.Set("Content-Type", "application/json")
+		hr.Header.Set("Authorization", "Bearer "+bob)
+		res, err := e.client.Do(hr)
+		if err == nil {
+			res.Body.Close()
+			err = errors.New("answered " + res.Status)
+		}
+		left <- err
+	}()
+	e.waitMetric(map[string]string{"solitaire_solver_waiting": "1"})
+	easy := req{method: "POST", path: "/v1/solve", token: carol, body: api.SolveRequest{Variant: "relaxed", Layout: runs()}}
+	if r := e.do(easy); r.status != http.StatusServiceUnavailable || r.problem(t).Code != api.CodeSolverBusy {
+		t.Errorf("with the queue full: %d %s", r.status, truncate(r.body))
+	}
+	cancel()
+	if err := <-left; !errors.Is(err, context.Canceled) {
+		t.Errorf("the cancelled request: %v", err)
+	}
+	e.waitMetric(map[string]string{"solitaire_solver_waiting": "0"})
+	e.must(http.StatusOK, easy)
+	<-firstDone
+	if first.status != http.StatusOK {
+		t.Errorf("the first search: %d %s", first.status, truncate(first.body))
+	}
+	// Two searches had a worker (the first and the third player's): the
+	// second player's left the queue without one.
+	if got := e.metricValue(`solitaire_solver_wait_seconds_count{route="/v1/solve"}`); got != "2" {
+		t.Errorf("searches given a worker: %q, want 2", got)
+	}
+}
+
+// BenchmarkHintUnderFlood measures one player's hints while another floods
+// the solver, side by side with no flood: for a pool of 1 worker (the
+// default on two cores) and of 2, each with DefaultSolverQueue and the
+// default share, it times b.N hints as BenchmarkHintHTTP does, once with
+// nothing else asked of the server (quiet) and once while a second player
+// keeps floodRequests searches of hardLayout with the server's maximum
+// budget (DefaultSolverMaxBudget) in flight, each sent again as soon as it
+// is answered (10 ms after a refusal). It reports the hints' p50-ms and
+// p99-ms (nearest rank), and for the flood the flooder's searches answered
+// (flood-200) and refused (flood-429) while the hints were timed. A hint
+// refused (503 or 429) fails it.
+func BenchmarkHintUnderFlood(b *testing.B) {
+	for _, workers := range []int{1, 2} {
+		for _, flood := range []bool{false, true} {
+			name := fmt.Sprintf("workers=%d/quiet", workers)
+			if flood {
+				name = fmt.Sprintf("workers=%d/flood", workers)
+			}
+			b.Run(name, func(b *testing.B) {
+				e := newBenchEnv(b, func(c *api.Config) {
+					c.Solver = api.NewSolverPool(workers, api.DefaultSolverQueue, api.DefaultSolverShare())
+				})
+				starts := e.hintStarts()
+				stop := func() map[int]int { return nil }
+				if flood {
+					stop = e.flood()
+				}
+				b.ResetTimer()
+				times := e.timeHints(starts)
+				answers := stop()
+				b.ReportMetric(float64(percentile(times, 50).Microseconds())/1000, "p50-ms")
+				b.ReportMetric(float64(percentile(times, 99).Microseconds())/1000, "p99-ms")
+				if flood {
+					b.ReportMetric(float64(answers[http.StatusOK]), "flood-200")
+					b.ReportMetric(float64(answers[http.StatusTooManyRequests]), "flood-429")
+					if n := answers[http.StatusOK] + answers[http.StatusTooManyRequests]; n != total(answers) {
+						b.Errorf("the flooder got answers other than 200 and 429: %v", answers)
+					}
+				}
+			})
+		}
+	}
+}
+
+// flood starts a new player's flood of BenchmarkHintUnderFlood and waits
+// until its share is in use (one search waiting). stop ends the flood,
+// waits for its requests in flight, and counts the answers by status from
+// the moment flood returned (0 for a request that failed).
+func (e *benchEnv) flood() (stop func() map[int]int) {
+	var p api.PlayerCreated
+	_, out, err := e.send("", "/v1/players", api.NewPlayer{Name: "Flood"})
+	if err != nil {
+		e.b.Fatal(err)
+	}
+	e.decode(out, &p)
+	search := api.SolveRequest{Variant: "tripleharp", Layout: hardLayout(e.b),
+		BudgetMS: num(int(api.DefaultSolverMaxBudget.Milliseconds()))}
+	var (
+		mu       sync.Mutex
+		answers  = map[int]int{}
+		counting bool
+	)
+	halt := startFlood(func() bool {
+		status, _, _ := e.send(p.Token, "/v1/solve", search)
+		mu.Lock()
+		if counting {
+			answers[status]++
+		}
+		mu.Unlock()
+		return status == http.StatusOK
+	})
+	for deadline := time.Now().Add(10 * time.Second); metricAt(e.b, e.url, "solitaire_solver_waiting") != "1"; {
+		if time.Now().After(deadline) {
+			e.b.Fatal("the flood never filled its share")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	mu.Lock()
+	counting = true
+	mu.Unlock()
+	return func() map[int]int {
+		mu.Lock()
+		counting = false
+		mu.Unlock()
+		halt()
+		return answers
+	}
+}
+
+// startFlood calls send from floodRequests goroutines at once, each again
+// as soon as send returns (10 ms later when it returns false, a refusal),
+// until halt is called; halt waits for the calls in flight and may be
+// called more than once.
+func startFlood(send func() bool) (halt func()) {
+	var (
+		stop = make(chan struct{})
+		once sync.Once
+		wg   sync.WaitGroup
+	)
+	for range floodRequests {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if !send() {
+					time.Sleep(10 * time.Millisecond)
+				}
+			}
+		}()
+	}
+	return func() { once.Do(func() { close(stop) }); wg.Wait() }
+}

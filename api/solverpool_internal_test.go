@@ -1,0 +1,234 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/openpatience/solitaire/domain/solver"
+)
+
+// granted reports whether w has been given a worker.
+func granted(w *solverWaiter) bool {
+	select {
+	case <-w.ready:
+		return true
+	default:
+		return false
+	}
+}
+
+// queue admits a search of client that must wait, and fails unless it
+// does.
+func queue(t *testing.T, p *SolverPool, client string) *solverWaiter {
+	t.Helper()
+	w, err := p.admit(client)
+	if err != nil || w == nil {
+		t.Fatalf("%s: %v, started %v; want a place in the queue", client, err, w == nil)
+	}
+	return w
+}
+
+// run admits a search of client that must start at once.
+func run(t *testing.T, p *SolverPool, client string) {
+	t.Helper()
+	if w, err := p.admit(client); err != nil || w != nil {
+		t.Fatalf("%s: %v, queued %v; want a worker at once", client, err, w != nil)
+	}
+}
+
+// refuse admits a search of client that must be refused with want
+// (ErrSolverBusy, or any *TooManySearchesError for nil).
+func refuse(t *testing.T, p *SolverPool, client string, want error) {
+	t.Helper()
+	w, err := p.admit(client)
+	var share *TooManySearchesError
+	if w != nil || (want == nil && !errors.As(err, &share)) || (want != nil && !errors.Is(err, want)) {
+		t.Fatalf("%s: %v, queued %v; want a refusal (%v)", client, err, w != nil, want)
+	}
+}
+
+// TestSolverPoolRoundRobin: with one worker, the queue is served by
+// client in turn, the client served least recently first (in order of
+// arrival between clients never served), not in order of arrival: a
+// search waits behind at most one search of each other client.
+func TestSolverPoolRoundRobin(t *testing.T) {
+	p := NewSolverPool(1, 10, SolverShare{Running: 1, Queued: 2})
+	run(t, p, "a")
+	waiting := map[*solverWaiter]string{}
+	for _, c := range []string{"a", "a", "b", "c", "b"} { // a FIFO queue would serve them in this order
+		waiting[queue(t, p, c)] = c
+	}
+	refuse(t, p, "a", nil) // a holds 1 running and 2 waiting: its share
+	var order []string
+	for current := "a"; len(waiting) > 0; {
+		p.release(current)
+		var next []string
+		for w, c := range waiting {
+			if granted(w) {
+				next = append(next, c)
+				delete(waiting, w)
+			}
+		}
+		if len(next) != 1 {
+			t.Fatalf("after %v, %d searches given the worker: %v", order, len(next), next)
+		}
+		current = next[0]
+		order = append(order, current)
+	}
+	if got, want := fmt.Sprint(order), "[b c a b a]"; got != want {
+		t.Errorf("served %s, want %s", got, want)
+	}
+	p.release(order[len(order)-1])
+	if p.running != 0 || p.waiting != 0 || len(p.clients) != 0 {
+		t.Errorf("idle pool: %d running, %d waiting, %d clients", p.running, p.waiting, len(p.clients))
+	}
+}
+
+// TestSolverPoolShares: a client never runs more than its running share,
+// even with a worker free, nor queues more than its queue share (a
+// *TooManySearchesError saying the share); other clients take the free
+// workers; a full queue refuses with ErrSolverBusy, as does a client with
+// nothing held and no queue share; a worker freed goes to the client whose
+// turn it is among those below their running share.
+func TestSolverPoolShares(t *testing.T) {
+	p := NewSolverPool(2, 3, DefaultSolverShare())
+	run(t, p, "a")
+	wa := queue(t, p, "a") // a worker is free, but a runs its share
+	_, err := p.admit("a")
+	var share *TooManySearchesError
+	if !errors.As(err, &share) || *share != (TooManySearchesError{Running: 1, Queued: 1}) {
+		t.Errorf("a's third search: %v", err)
+	}
+	run(t, p, "b")
+	wc, wd := queue(t, p, "c"), queue(t, p, "d")
+	refuse(t, p, "e", ErrSolverBusy) // the queue holds a, c and d
+	p.release("b")
+	if !granted(wc) || granted(wa) || granted(wd) {
+		t.Errorf("b's worker went to a %v, c %v, d %v; want c (a runs its share)", granted(wa), granted(wc), granted(wd))
+	}
+	p.release("a")
+	if !granted(wd) || granted(wa) {
+		t.Errorf("a's worker went to a %v, d %v; want d (never served, a was)", granted(wa), granted(wd))
+	}
+	p.release("c")
+	if !granted(wa) {
+		t.Error("c's worker did not go to a")
+	}
+	p.release("a")
+	p.release("d")
+
+	q := NewSolverPool(1, 4, SolverShare{}) // Running 1, Queued 0
+	if q.share != (SolverShare{Running: 1}) {
+		t.Errorf("share %+v, want 1 running and none waiting", q.share)
+	}
+	run(t, q, "x")
+	refuse(t, q, "y", ErrSolverBusy) // no queue share, nothing held: the pool is busy
+	refuse(t, q, "x", nil)
+	q.release("x")
+	run(t, q, "y")
+}
+
+// TestSolverPoolLeave: a waiting search that leaves gives its queue place
+// back at once and is forgotten; one given a worker as it leaves must
+// release it; Solve whose context ends while it waits returns ctx.Err()
+// and leaves the queue.
+func TestSolverPoolLeave(t *testing.T) {
+	p := NewSolverPool(1, 1, DefaultSolverShare())
+	run(t, p, "a")
+	wb := queue(t, p, "b")
+	refuse(t, p, "c", ErrSolverBusy)
+	if !p.leave("b", wb) {
+		t.Fatal("a waiting search could not leave")
+	}
+	if _, ok := p.clients["b"]; ok || p.waiting != 0 {
+		t.Errorf("after leaving: b kept %v, %d waiting", ok, p.waiting)
+	}
+	wc := queue(t, p, "c")
+	p.release("a")
+	if !granted(wc) || p.leave("c", wc) {
+		t.Fatal("a search given a worker left the queue as if waiting")
+	}
+	p.release("c")
+	if p.running != 0 || len(p.clients) != 0 {
+		t.Errorf("idle pool: %d running, %d clients", p.running, len(p.clients))
+	}
+
+	run(t, p, "a")
+	ctx, cancel := context.WithCancel(WithSolverClient(context.Background(), "b"))
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Solve(ctx, nil, solver.Budget{Time: time.Second}) // never searched: it waits until cancelled
+		done <- err
+	}()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		p.mu.Lock()
+		n := p.waiting
+		p.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("Solve never waited")
+		}
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Solve cancelled while waiting: %v", err)
+	}
+	if _, ok := p.clients["b"]; ok || p.waiting != 0 {
+		t.Errorf("after Solve left: b kept %v, %d waiting", ok, p.waiting)
+	}
+	p.release("a")
+}
+
+// TestSolverPoolConcurrent: many clients admitting, waiting, leaving and
+// releasing at once never pass the workers, the queue or a share, and
+// leave the pool idle.
+func TestSolverPoolConcurrent(t *testing.T) {
+	const workers, queued = 3, 5
+	p := NewSolverPool(workers, queued, DefaultSolverShare())
+	check := func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.running > workers || p.waiting > queued {
+			t.Errorf("%d running, %d waiting", p.running, p.waiting)
+		}
+		for k, c := range p.clients {
+			if c.running > 1 || len(c.queue) > 1 {
+				t.Errorf("client %s: %d running, %d waiting", k, c.running, len(c.queue))
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for g := range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rnd := rand.New(rand.NewPCG(uint64(g), 1))
+			client := string(rune('a' + g%8))
+			for range 300 {
+				w, err := p.admit(client)
+				if err != nil {
+					continue
+				}
+				if w != nil {
+					if rnd.IntN(3) == 0 && p.leave(client, w) {
+						continue
+					}
+					<-w.ready
+				}
+				check()
+				p.release(client)
+			}
+		}()
+	}
+	wg.Wait()
+	if p.running != 0 || p.waiting != 0 || len(p.clients) != 0 {
+		t.Errorf("idle pool: %d running, %d waiting, %d clients", p.running, p.waiting, len(p.clients))
+	}
+}
