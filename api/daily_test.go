@@ -216,6 +216,9 @@ func TestSharedMinAccountAge(t *testing.T) {
 			if !ada.Ranked || young.Ranked {
 				t.Fatalf("daily games: Ada ranked %v, Bob (new account) ranked %v", ada.Ranked, young.Ranked)
 			}
+			if c := ada.Competition; c == nil || c.Kind != "daily" || c.Date == nil || *c.Date != "2026-11-30" || c.ID != "daily:klondike:2026-11-30" {
+				t.Errorf("a daily game's competition: %+v", c)
+			}
 			d := e.getDaily("klondike", "")
 			if len(d.Standings) != 1 || d.Standings[0].PlayerID != e.player {
 				t.Fatalf("daily standings: %+v (Bob %s must not rank)", d.Standings, bob)
@@ -230,8 +233,9 @@ func TestSharedMinAccountAge(t *testing.T) {
 			if g := e.join(catToken, duel.ID); g.Ranked {
 				t.Errorf("Cat, made after the duel: ranked")
 			}
-			if g := e.join(e.token, duel.ID); !g.Ranked {
-				t.Errorf("Ada: unranked")
+			if g := e.join(e.token, duel.ID); !g.Ranked || g.Competition == nil || g.Competition.Kind != "duel" ||
+				g.Competition.ID != duel.ID || g.Competition.Date != nil {
+				t.Errorf("Ada's duel game: ranked %v, competition %+v", g.Ranked, g.Competition)
 			}
 			if st := e.getDuel(duel.ID).Standings; len(st) != 1 || st[0].PlayerID != e.player {
 				t.Errorf("duel standings: %+v", st)

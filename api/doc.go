@@ -31,7 +31,7 @@
 //   - 409 a move on a game that has ended (reason game_over, time_expired),
 //     a write that lost a race (code conflict), a new game beyond the
 //     player's bound of games in progress (too_many_games), a duel that
-//     takes nobody more (duel_ended), a second game in a duel or on a day's
+//     is full (duel_full) or takes nobody more (duel_ended), a second game in a duel or on a day's
 //     daily deal (duel_already_joined, daily_already_played; Location names
 //     the game), an analysis of a game in progress (game_in_progress).
 //   - 412 If-Match names a version that is not the game's.

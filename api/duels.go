@@ -56,7 +56,8 @@ type Duel struct {
 	Variant    string      `json:"variant" example:"klassik"`                                                              // variant id (GET /v1/variants)
 	Options    GameOptions `json:"options"`                                                                                // the rules every game of the duel is played with
 	Ranked     bool        `json:"ranked"`                                                                                 // its games count for statistics (default options, R3)
-	Status     string      `json:"status" enums:"open,ended"`                                                              // open until the duel ends
+	Status     string      `json:"status" enums:"open,full,ended"`                                                         // open: seats free; full: every seat taken, games still running; ended
+	SeatsTaken int         `json:"seats_taken" minimum:"0" maximum:"100"`                                                  // players who have joined
 	CreatedBy  string      `json:"created_by"`                                                                             // player id of the creator
 	CreatedAt  string      `json:"created_at" format:"date-time"`                                                          // when the duel was created
 	Deadline   string      `json:"deadline" format:"date-time"`                                                            // joining closes; running games are resigned
@@ -195,11 +196,14 @@ func newStandings(res domain.Results) []Standing {
 func newDuel(d *domain.Duel, res domain.Results) Duel {
 	out := Duel{ID: d.ID, Variant: d.Variant, Options: newGameOptions(d.Rules), Ranked: d.Ranked, Status: "open",
 		CreatedBy: d.CreatedBy, CreatedAt: domain.FormatTime(d.CreatedAt), Deadline: domain.FormatTime(d.Deadline),
-		MaxPlayers: d.MaxPlayers, Commitment: d.Commitment, Standings: newStandings(res),
+		MaxPlayers: d.MaxPlayers, SeatsTaken: res.Joined, Commitment: d.Commitment, Standings: newStandings(res),
 		Winnable: d.Winnable, Difficulty: nonEmpty(d.Difficulty)}
 	if d.Winnable {
 		sc := domain.SolutionCommitment(d.Solution, d.Salt)
 		out.SolutionCommitment = &sc
+	}
+	if res.Joined >= d.MaxPlayers {
+		out.Status = "full"
 	}
 	if d.EndedAt != nil {
 		out.Status = "ended"
@@ -214,7 +218,7 @@ func newDuel(d *domain.Duel, res domain.Results) Duel {
 //
 //	@Summary		Join a duel
 //	@Description	Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
-//	@Description	Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel answers 409 duel_ended. The body is empty or {}.
+//	@Description	Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel (status full) answers 409 duel_full; an ended one, or one past its deadline, 409 duel_ended. The body is empty or {}.
 //	@Tags			duels
 //	@Produce		json
 //	@Security		BearerAuth
@@ -227,7 +231,7 @@ func newDuel(d *domain.Duel, res domain.Results) Duel {
 //	@Failure		400				{object}	Problem				"a body other than {}"
 //	@Failure		401				{object}	Problem				"no or unknown token"
 //	@Failure		404				{object}	Problem				"no such duel"
-//	@Failure		409				{object}	Problem				"duel_already_joined (Location names your game), or duel_ended (past its deadline, or every seat taken)"
+//	@Failure		409				{object}	Problem				"duel_already_joined (Location names your game), or duel_full (every seat taken), or duel_ended (ended, or past its deadline)"
 //	@Header			409				{string}	Location			"duel_already_joined: your game in this duel"
 //	@Failure		413				{object}	Problem				"body too large"
 //	@Failure		415				{object}	Problem				"body not JSON"

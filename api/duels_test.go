@@ -306,8 +306,11 @@ func TestR6_3_DuelSameDeal(t *testing.T) {
 		// Every seat is taken: nobody else may join, and the refusal seats nobody.
 		seats := e.rowCount("duel_seats")
 		r := e.must(http.StatusConflict, req{method: "POST", path: "/v1/duels/" + d.ID + "/games", token: malToken})
-		if p := r.problem(t); p.Code != api.CodeDuelEnded || e.rowCount("duel_seats") != seats {
+		if p := r.problem(t); p.Code != api.CodeDuelFull || e.rowCount("duel_seats") != seats {
 			t.Errorf("join of a full duel: %+v, seats %d -> %d", p, seats, e.rowCount("duel_seats"))
+		}
+		if full := e.getDuel(d.ID); full.Status != "full" || full.SeatsTaken != 3 {
+			t.Errorf("a full duel reads %q with %d seats taken, want full with 3", full.Status, full.SeatsTaken)
 		}
 		for _, g := range []api.Game{ga, gb, ge} {
 			if g.Commitment != d.Commitment || !g.Ranked || g.Variant != "klassik" {
@@ -346,7 +349,7 @@ func TestR6_3_DuelSameDeal(t *testing.T) {
 			e.must(http.StatusNotFound, req{method: "GET", path: "/v1/games/" + ga.ID + "/states/1", token: tok})
 		}
 		e.must(http.StatusNotFound, req{method: "GET", path: "/v1/games/" + gb.ID}) // Ada cannot read Bob's
-		if mid := e.getDuel(d.ID); mid.Status != "open" || mid.Seed != nil || len(mid.Standings) != 3 ||
+		if mid := e.getDuel(d.ID); mid.Status != "full" || mid.Seed != nil || len(mid.Standings) != 3 ||
 			mid.Standings[0].GameID != ga.ID || mid.Standings[0].Rank != 1 || mid.Standings[1].Status != "in_progress" {
 			t.Fatalf("duel while Bob and Eve play: %+v", mid)
 		}

@@ -96,28 +96,29 @@ func (e Event) line() ([]byte, error) {
 // payload of each type alone is in eventtypes.go, which the spec
 // describes). Cards are R1.1 codes, piles are API pile names.
 type EventData struct {
-	V                  int          `json:"v" minimum:"1"`                                                            // payload version
-	Move               int          `json:"move" minimum:"0"`                                                         // number of the command that caused it; 0 for the deal
-	Auto               bool         `json:"auto,omitempty"`                                                           // done by the server (auto flip, autocomplete, win)
-	Rules              *EventRules  `json:"rules,omitempty"`                                                          // game_dealt
-	Deal               *Deal        `json:"deal,omitempty"`                                                           // game_dealt
-	Commitment         string       `json:"commitment,omitempty"`                                                     // game_dealt
-	Salt               string       `json:"salt,omitempty" example:"5e2b…"`                                           // game_dealt of deal payload version 2 once the deal is revealed: hex of the commitment's salt (R6.8)
-	Hidden             *Hidden      `json:"hidden,omitempty"`                                                         // game_dealt while redacted
-	Winnable           bool         `json:"winnable,omitempty"`                                                       // game_dealt of a proven winnable deal (R7.2)
-	SolutionCommitment string       `json:"solution_commitment,omitempty"`                                            // game_dealt of a winnable deal: the commitment to its winning line (R7.2)
-	Difficulty         string       `json:"difficulty,omitempty" enums:"easy,medium,hard,expert"`                     // game_dealt of a winnable deal: its band (R7.5)
-	From               string       `json:"from,omitempty" example:"tableau/3"`                                       // cards_moved
-	To                 string       `json:"to,omitempty" example:"foundation/0"`                                      // cards_moved
-	Pile               string       `json:"pile,omitempty" example:"tableau/2"`                                       // card_flipped
-	Count              int          `json:"count,omitempty" minimum:"1"`                                              // stock_drawn, stock_recycled, cards_moved
-	Cards              []string     `json:"cards,omitempty"`                                                          // stock_drawn (draw order), cards_moved (bottom first)
-	Card               string       `json:"card,omitempty" example:"KH"`                                              // card_flipped
-	Undone             int          `json:"undone,omitempty" minimum:"1"`                                             // move_undone: first version of the undone turn
-	Redone             int          `json:"redone,omitempty" minimum:"1"`                                             // move_redone: version of the move_undone it takes back (R2.9)
-	Deadline           string       `json:"deadline,omitempty" format:"date-time" example:"2026-11-29T20:32:08.123Z"` // game_expired
-	Verdict            string       `json:"verdict,omitempty" enums:"winnable,unwinnable,unknown"`                    // hint_given (R7.3)
-	Hint               *MoveRequest `json:"hint,omitempty"`                                                           // hint_given: the move answered, only when winnable
+	V                  int           `json:"v" minimum:"1"`                                                            // payload version
+	Move               int           `json:"move" minimum:"0"`                                                         // number of the command that caused it; 0 for the deal
+	Auto               bool          `json:"auto,omitempty"`                                                           // done by the server (auto flip, autocomplete, win)
+	Rules              *EventRules   `json:"rules,omitempty"`                                                          // game_dealt
+	Deal               *Deal         `json:"deal,omitempty"`                                                           // game_dealt
+	Commitment         string        `json:"commitment,omitempty"`                                                     // game_dealt
+	Salt               string        `json:"salt,omitempty" example:"5e2b…"`                                           // game_dealt of deal payload version 2 once the deal is revealed: hex of the commitment's salt (R6.8)
+	Hidden             *Hidden       `json:"hidden,omitempty"`                                                         // game_dealt while redacted
+	Winnable           bool          `json:"winnable,omitempty"`                                                       // game_dealt of a proven winnable deal (R7.2)
+	SolutionCommitment string        `json:"solution_commitment,omitempty"`                                            // game_dealt of a winnable deal: the commitment to its winning line (R7.2)
+	Difficulty         string        `json:"difficulty,omitempty" enums:"easy,medium,hard,expert"`                     // game_dealt of a winnable deal: its band (R7.5)
+	From               string        `json:"from,omitempty" example:"tableau/3"`                                       // cards_moved
+	To                 string        `json:"to,omitempty" example:"foundation/0"`                                      // cards_moved
+	Pile               string        `json:"pile,omitempty" example:"tableau/2"`                                       // card_flipped
+	Count              int           `json:"count,omitempty" minimum:"1"`                                              // stock_drawn, stock_recycled, cards_moved
+	Cards              []string      `json:"cards,omitempty"`                                                          // stock_drawn (draw order), cards_moved (bottom first)
+	Card               string        `json:"card,omitempty" example:"KH"`                                              // card_flipped
+	Undone             int           `json:"undone,omitempty" minimum:"1"`                                             // move_undone: first version of the undone turn
+	Redone             int           `json:"redone,omitempty" minimum:"1"`                                             // move_redone: version of the move_undone it takes back (R2.9)
+	Changes            []EventChange `json:"changes,omitempty"`                                                        // move_undone, move_redone (payload version 2): what it did to the piles, in order
+	Deadline           string        `json:"deadline,omitempty" format:"date-time" example:"2026-11-29T20:32:08.123Z"` // game_expired
+	Verdict            string        `json:"verdict,omitempty" enums:"winnable,unwinnable,unknown"`                    // hint_given (R7.3)
+	Hint               *MoveRequest  `json:"hint,omitempty"`                                                           // hint_given: the move answered, only when winnable
 } // @name EventData
 
 // EventRules are the rules a game is played with, as recorded in its first
@@ -232,6 +233,16 @@ func newEventData(e domain.Event) EventData {
 	}
 	if d.Deadline != nil {
 		out.Deadline = domain.FormatTime(*d.Deadline)
+	}
+	for _, ch := range d.Changes {
+		x := EventChange{From: ch.From.String(), To: ch.To.String(), Pile: ch.Pile.String(), Turn: ch.Turn}
+		if len(ch.Cards) > 0 {
+			x.Cards = codes(ch.Cards)
+		}
+		if ch.Card != nil {
+			x.Card = ch.Card.String()
+		}
+		out.Changes = append(out.Changes, x)
 	}
 	out.Verdict = d.Verdict
 	if d.Hint != nil {

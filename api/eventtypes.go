@@ -74,15 +74,32 @@ type CardFlippedData struct {
 // undone reverted.
 type MoveUndoneData struct {
 	EventMeta
-	Undone int `json:"undone" minimum:"1"` // first version of the undone turn
+	Undone  int           `json:"undone" minimum:"1"` // first version of the undone turn
+	Changes []EventChange `json:"changes,omitempty"`  // payload version 2: what the undo did to the piles, in order (absent in version 1 logs)
 } // @name MoveUndoneData
 
 // MoveRedoneData is move_redone (R2.9): the turn that the undo at version
 // redone reverted, re-applied.
 type MoveRedoneData struct {
 	EventMeta
-	Redone int `json:"redone" minimum:"1"` // version of the move_undone it takes back
+	Redone  int           `json:"redone" minimum:"1"` // version of the move_undone it takes back
+	Changes []EventChange `json:"changes,omitempty"`  // payload version 2: what the redo did to the piles, in order (absent in version 1 logs)
 } // @name MoveRedoneData
+
+// EventChange is one thing an undo or a redo did to the piles (RULES R2.5,
+// R2.9; domain.Change), so a frontend animates it from the event alone:
+// either cards (bottom first, as they land) moved from one pile to
+// another, or the top card of a tableau pile turned up or down. Every card
+// it names has been face up before. The score and clock after the undo or
+// redo are the move answer's game's.
+type EventChange struct {
+	From  string   `json:"from,omitempty" example:"waste"`     // a move: the pile the cards leave (API pile name)
+	To    string   `json:"to,omitempty" example:"stock"`       // a move: the pile they land on
+	Cards []string `json:"cards,omitempty" example:"7D"`       // a move: R1.1 codes, bottom first as they land
+	Pile  string   `json:"pile,omitempty" example:"tableau/2"` // a turn: the tableau pile
+	Card  string   `json:"card,omitempty" example:"KH"`        // a turn: the card turned
+	Turn  string   `json:"turn,omitempty" enums:"up,down"`     // a turn: which way
+} // @name EventChange
 
 // GameWonData is game_won (R2.8): every card on the foundations.
 type GameWonData struct {

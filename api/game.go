@@ -26,12 +26,26 @@ type Stock struct {
 	Cards []Card `json:"cards,omitzero" validate:"optional"` // only once the game has ended: the card drawn first, first
 } // @name Stock
 
-// Passes counts trips through the stock (RULES R3): used is 1 + recycles
-// made; limit is null where passes are unlimited.
+// Passes counts trips through the stock (RULES R3, R2.1). used is the
+// number of the pass in progress, counting from 1: a new game is in its
+// first pass (used 1) before any draw, and each recycle of the waste
+// starts the next. limit is null where passes are unlimited; recycles_left
+// is how many recycles are still allowed (limit − used), null where
+// unlimited: 0 means the stock, once empty, stays empty.
 type Passes struct {
-	Used  int  `json:"used" minimum:"1"`                          // trips through the stock so far, this one included
-	Limit *int `json:"limit" minimum:"1" extensions:"x-nullable"` // null: unlimited
+	Used         int  `json:"used" minimum:"1"`                                  // the pass in progress, from 1 (a new game is in pass 1)
+	Limit        *int `json:"limit" minimum:"1" extensions:"x-nullable"`         // passes allowed; null: unlimited
+	RecyclesLeft *int `json:"recycles_left" minimum:"0" extensions:"x-nullable"` // recycles still allowed; null: unlimited
 } // @name Passes
+
+// Competition names the shared-deal competition a game belongs to (RULES
+// R6.3, R6.6): a duel (GET /v1/duels/{id}) or a daily deal
+// (GET /v1/daily/{variant}?date={date}).
+type Competition struct {
+	Kind string  `json:"kind" enums:"duel,daily"`                                         // which kind
+	ID   string  `json:"id"`                                                              // the duel's id, or the daily deal's ("daily:<variant>:<date>")
+	Date *string `json:"date" format:"date" example:"2026-11-29" extensions:"x-nullable"` // daily: the UTC date; null for a duel
+} // @name Competition
 
 // TableauPile is one tableau pile: the number of face-down cards, the
 // face-up cards bottom first, and once the game has ended the face-down
@@ -73,6 +87,7 @@ type Game struct {
 	Stock       Stock         `json:"stock"`
 	Passes      Passes        `json:"passes"`
 	Waste       CardList      `json:"waste"`                             // face-up, bottom first; the last card is playable
+	WasteFanned int           `json:"waste_fanned" minimum:"0"`          // the top waste cards to show fanned out, the playable one last: the cards of the latest draw still on the waste (draw 3: up to 3), at least 1 when the waste is not empty
 	Foundations []CardList    `json:"foundations"`                       // bottom (ace) first
 	Tableau     []TableauPile `json:"tableau"`                           // tableau piles, 0 first
 	CanUndo     bool          `json:"can_undo"`                          // an undo would be accepted now (R2.5)
@@ -82,6 +97,10 @@ type Game struct {
 	CreatedAt   string        `json:"created_at" format:"date-time"`     // when the game was dealt
 
 	Deal *string `json:"deal" example:"pysolfc:12345" extensions:"x-nullable"` // the numbered deal it was dealt from (R6.7); null for any other game
+
+	Competition *Competition `json:"competition" extensions:"x-nullable"` // the duel or daily deal the game belongs to; null for any other game
+
+	LegalMoves []MoveRequest `json:"legal_moves,omitempty"` // only with ?include=legal_moves: every move the game accepts now, as GET /v1/games/{id}/legal-moves lists them (empty once it has ended)
 
 	Winnable           bool    `json:"winnable"`                                                           // dealt from a deal proven winnable (R7.2)
 	SolutionCommitment *string `json:"solution_commitment" example:"sha256:7a3c…" extensions:"x-nullable"` // winnable: SHA-256 over the canonical winning line and the salt, published at creation (R7.2); null otherwise
@@ -158,9 +177,9 @@ func newGame(g *domain.Game, s *domain.State, now time.Time, reveal bool) Game {
 	out := Game{ID: g.ID, Variant: g.Variant, Options: newGameOptions(v.Rules), Status: string(v.Status),
 		Version: v.Version, Moves: v.Moves, Score: v.Score, StartedAt: timePtr(v.StartedAt),
 		ElapsedMS: v.ElapsedMS, Deadline: timePtr(v.Deadline),
-		Stock:   Stock{Count: v.StockCount},
-		Passes:  Passes{Used: v.PassesUsed, Limit: positive(v.PassLimit)},
-		Waste:   CardList{Cards: newCards(v.Waste)},
+		Stock:  Stock{Count: v.StockCount},
+		Passes: newPasses(v),
+		Waste:  CardList{Cards: newCards(v.Waste)}, WasteFanned: v.WasteFanned, Competition: competitionOf(g),
 		CanUndo: v.CanUndo, CanRedo: v.CanRedo, Commitment: v.Commitment, Ranked: g.Ranked, Deal: dealOf(g),
 		CreatedAt: domain.FormatTime(g.CreatedAt),
 		Winnable:  g.Winnable, SolutionCommitment: nonEmpty(g.SolutionCommitment), Difficulty: nonEmpty(g.Difficulty)}
@@ -181,6 +200,29 @@ func newGame(g *domain.Game, s *domain.State, now time.Time, reveal bool) Game {
 		out.Tableau[i].FaceDownCards = newCards(p.Down)
 	}
 	return out
+}
+
+// newPasses renders the passes of view v.
+func newPasses(v domain.View) Passes {
+	p := Passes{Used: v.PassesUsed, Limit: positive(v.PassLimit)}
+	if v.PassLimit > 0 {
+		left := max(v.PassLimit-v.PassesUsed, 0)
+		p.RecyclesLeft = &left
+	}
+	return p
+}
+
+// competitionOf names the competition of game g, nil if none. A daily
+// game's DuelID is its daily deal's id (domain.DailyDealID).
+func competitionOf(g *domain.Game) *Competition {
+	switch {
+	case g.DailyDate != "":
+		day := g.DailyDate
+		return &Competition{Kind: "daily", ID: g.DuelID, Date: &day}
+	case g.DuelID != "":
+		return &Competition{Kind: "duel", ID: g.DuelID}
+	}
+	return nil
 }
 
 // nonEmpty is s, nil for "".

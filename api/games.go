@@ -52,7 +52,7 @@ func gameID(c *gin.Context) (string, error) {
 //	@Failure		401				{object}	Problem					"no or unknown token"
 //	@Failure		413				{object}	Problem					"body too large"
 //	@Failure		415				{object}	Problem					"body not JSON"
-//	@Failure		409				{object}	Problem					"too_many_games (the player's bound of games in progress), or with duel_id: duel_already_joined (Location names your game) or duel_ended"
+//	@Failure		409				{object}	Problem					"too_many_games (the player's bound of games in progress), or with duel_id: duel_already_joined (Location names your game) duel_full or duel_ended"
 //	@Failure		422				{object}	Problem					"unknown variant, invalid option, layout or deal, winnable on a multi-deck variant or with seed, layout or deal, reused idempotency key"
 //	@Failure		500				{object}	Problem
 //	@ID		createGame
@@ -193,6 +193,7 @@ func intQuery(c *gin.Context, name string, def, lo, hi int) (int, error) {
 //	@Produce		json
 //	@Security		BearerAuth
 //	@Param			id				path		string	true	"game id"
+//	@Param			include			query		string	false	"legal_moves: add the moves the game accepts now (legal_moves)"	Enums(legal_moves)
 //	@Param			If-None-Match	header		string	false	"an ETag the client has"
 //	@Success		200				{object}	Game
 //	@Header			200				{string}	ETag	"the game's version in quotes"
@@ -204,6 +205,10 @@ func intQuery(c *gin.Context, name string, def, lo, hi int) (int, error) {
 //	@Router			/v1/games/{id} [get]
 func (s *server) getGame(c *gin.Context) reply {
 	id, err := gameID(c)
+	if err != nil {
+		return s.fail(c, err)
+	}
+	legal, err := includeLegal(c)
 	if err != nil {
 		return s.fail(c, err)
 	}
@@ -220,7 +225,11 @@ func (s *server) getGame(c *gin.Context) reply {
 	if err != nil {
 		return s.fail(c, err)
 	}
-	return s.jsonReply(http.StatusOK, newGame(g, st, s.now(), reveal)).with("ETag", tag)
+	out := newGame(g, st, s.now(), reveal)
+	if legal {
+		out.LegalMoves = legalOf(st)
+	}
+	return s.jsonReply(http.StatusOK, out).with("ETag", tag)
 }
 
 // etagListHas reports whether an If-None-Match value (a list of entity
@@ -233,6 +242,35 @@ func etagListHas(list, tag string) bool {
 		}
 	}
 	return false
+}
+
+// includeLegal reads the include query parameter: "legal_moves" (the only
+// value today; a comma-separated list is read as one) adds the game's
+// legal moves to the answer (Game.LegalMoves). Absent: false. Any other
+// value: 400 invalid_parameter.
+func includeLegal(c *gin.Context) (bool, error) {
+	q, ok := c.GetQuery("include")
+	if !ok {
+		return false, nil
+	}
+	for _, v := range strings.Split(q, ",") {
+		if v != "legal_moves" {
+			return false, badParam("include", "include must be legal_moves")
+		}
+	}
+	return true, nil
+}
+
+// legalOf is every move the game in state st accepts now, as move
+// requests; empty once it has ended.
+func legalOf(st *domain.State) []MoveRequest {
+	out := []MoveRequest{}
+	if !st.Status.Ended() {
+		for _, m := range domain.LegalMoves(st) {
+			out = append(out, newMoveRequest(m))
+		}
+	}
+	return out
 }
 
 // legalMoves lists every move the game accepts now.
@@ -259,12 +297,7 @@ func (s *server) legalMoves(c *gin.Context) reply {
 	if err != nil {
 		return s.fail(c, err)
 	}
-	out := LegalMoves{Version: st.Version, Moves: []MoveRequest{}}
-	if !st.Status.Ended() {
-		for _, m := range domain.LegalMoves(st) {
-			out.Moves = append(out.Moves, newMoveRequest(m))
-		}
-	}
+	out := LegalMoves{Version: st.Version, Moves: legalOf(st)}
 	return s.jsonReply(http.StatusOK, out).with("ETag", etag(st.Version))
 }
 
@@ -302,6 +335,7 @@ func ifMatch(c *gin.Context) (int, error) {
 //	@Produce		json
 //	@Security		BearerAuth
 //	@Param			id				path		string		true	"game id"
+//	@Param			include			query		string		false	"legal_moves: add the moves the game accepts after this one (game.legal_moves), saving a request"	Enums(legal_moves)
 //	@Param			If-Match		header		string		false	"the ETag (version) the move is meant for"
 //	@Param			Idempotency-Key	header		string		false	"retry key, up to 255 characters"	maxlength(255)
 //	@Param			move			body		MoveRequest	true	"the move"
@@ -327,6 +361,9 @@ func (s *server) postMove(c *gin.Context, body []byte) reply {
 	expected, err := ifMatch(c)
 	if err != nil {
 		return s.fail(c, err)
+	}
+	if _, err := includeLegal(c); err != nil {
+		return s.fail(c, err) // before the move: a bad parameter changes nothing
 	}
 	var req MoveRequest
 	if err := decodeStrict(body, &req); err != nil {
@@ -370,6 +407,9 @@ func (s *server) moveReply(c *gin.Context, g *domain.Game, st *domain.State, rec
 		}
 	}
 	out := MoveResult{Game: newGame(g, st, st.LastAt, reveal), Events: moveEvents(recs, viewOf(reveal, st))}
+	if legal, _ := includeLegal(c); legal { // checked before the move
+		out.Game.LegalMoves = legalOf(st)
+	}
 	return s.jsonReply(http.StatusOK, out).with("ETag", etag(st.Version))
 }
 

@@ -8,6 +8,9 @@ package api_test
 // database's commit.
 //
 //	go test -run XXX -bench 'Move$' -benchmem ./api
+//
+// Each database runs twice: the answer alone, and with
+// ?include=legal_moves.
 
 import (
 	"context"
@@ -62,11 +65,17 @@ func BenchmarkMove(b *testing.B) {
 			if rec := post(h, e.token, path, `{"type":"draw"}`); rec.Code != http.StatusOK { // warms the caches
 				b.Fatalf("draw: %d %s", rec.Code, rec.Body.Bytes())
 			}
-			b.ReportAllocs()
-			for b.Loop() {
-				if rec := post(h, e.token, path, `{"type":"draw"}`); rec.Code != http.StatusOK {
-					b.Fatalf("draw: %d %s", rec.Code, rec.Body.Bytes())
-				}
+			// The answer alone, and with the legal moves asked for
+			// (?include=legal_moves, what a frontend saves a request with).
+			for _, q := range []string{"", "?include=legal_moves"} {
+				b.Run("answer"+q, func(b *testing.B) {
+					b.ReportAllocs()
+					for b.Loop() {
+						if rec := post(h, e.token, path+q, `{"type":"draw"}`); rec.Code != http.StatusOK {
+							b.Fatalf("draw: %d %s", rec.Code, rec.Body.Bytes())
+						}
+					}
+				})
 			}
 		})
 	}

@@ -53,7 +53,8 @@ const (
 	CodeDatabaseUnavailable  = "database_unavailable"   // 503: the database did not answer this request; Retry-After, then retry
 	CodeDealNotReady         = "deal_not_ready"         // 503: no proven winnable deal was ready (R7.2); Retry-After, then retry
 	CodeInternal             = "internal"               // 500
-	CodeDuelEnded            = "duel_ended"             // 409: the duel takes no more players (ended, past its deadline, or full)
+	CodeDuelEnded            = "duel_ended"             // 409: the duel takes no more players (ended, or past its deadline)
+	CodeDuelFull             = "duel_full"              // 409: every seat of the duel is taken (it still runs)
 	CodeDuelAlreadyJoined    = "duel_already_joined"    // 409: the caller already has a game in the duel (Location names it)
 	CodeDailyAlreadyPlayed   = "daily_already_played"   // 409: the caller already has today's daily game (Location names it)
 	CodeHintsNotAllowed      = "hints_not_allowed"      // 403: no hints on a shared deal, a duel's or a daily deal's game (R7.3)
@@ -90,6 +91,7 @@ var titles = map[string]string{
 	CodeDealNotReady:         "Winnable deal not ready",
 	CodeInternal:             "Internal server error",
 	CodeDuelEnded:            "Duel has ended",
+	CodeDuelFull:             "Duel is full",
 	CodeDuelAlreadyJoined:    "Already joined",
 	CodeDailyAlreadyPlayed:   "Daily deal already played",
 	CodeHintsNotAllowed:      "Hints not allowed",
@@ -236,6 +238,8 @@ func problemFor(err error) (Problem, bool) {
 		return p, true
 	case errors.Is(err, domain.ErrDuelEnded):
 		return newProblem(http.StatusConflict, CodeDuelEnded, domain.ErrDuelEnded.Error()), true
+	case errors.Is(err, domain.ErrDuelFull):
+		return newProblem(http.StatusConflict, CodeDuelFull, domain.ErrDuelFull.Error()), true
 	case errors.Is(err, domain.ErrBadCursor):
 		p := newProblem(http.StatusBadRequest, CodeInvalidParameter, domain.ErrBadCursor.Error())
 		p.Param = "cursor"

@@ -41,6 +41,7 @@ func TestProblemFor(t *testing.T) {
 		{wrap(domain.ErrBadCursor), 400, CodeInvalidParameter, ""},
 		{wrap(domain.ErrNoDuel), 404, CodeNotFound, ""},
 		{wrap(domain.ErrDuelEnded), 409, CodeDuelEnded, ""},
+		{wrap(domain.ErrDuelFull), 409, CodeDuelFull, ""},
 		{wrap(&domain.AlreadyJoinedError{GameID: "g1"}), 409, CodeDuelAlreadyJoined, ""},
 		{wrap(&domain.DailyAlreadyPlayedError{Variant: "klondike", GameID: "g2"}), 409, CodeDailyAlreadyPlayed, ""},
 		{wrap(&domain.FieldError{Field: "max_players", Detail: "x"}), 422, CodeInvalidField, ""},

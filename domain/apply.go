@@ -56,20 +56,25 @@ func (s *State) Apply(e Event) {
 		}
 		if e.Type.undoable() && s.Rules.Undo {
 			s.pushTurn(Turn{Version: e.Version, Move: e.Data.Move, OpStart: len(s.Ops),
-				Recycles: s.Recycles, Score: s.Score})
+				Recycles: s.Recycles, Score: s.Score, Fan: s.Fan})
 		}
 	}
 	d := e.Data
 	switch e.Type {
 	case EventStockDrawn:
 		s.drawN(d.Count)
+		s.Fan = d.Count
 		s.record(newOp(OpDraw, PileRef{}, PileRef{}, d.Count))
 	case EventStockRecycled:
 		s.recycle()
+		s.Fan = 0
 		s.Recycles++
 		s.Score.Points += recyclePoints(s.Rules, s.Recycles)
 		s.record(newOp(OpRecycle, PileRef{}, PileRef{}, d.Count))
 	case EventCardsMoved:
+		if d.From.Kind == Waste {
+			s.Fan = max(s.Fan-d.Count, 0)
+		}
 		moved, _ := s.moveCards(d.From, d.To, d.Count)
 		s.scoreMove(d.From, d.To, moved)
 		s.record(newOp(OpMove, d.From, d.To, d.Count))
@@ -371,30 +376,9 @@ func (s *State) undoTurn(undo int) {
 	// The redo record gets its own copy of the operations: the undo
 	// record's array is shared with clones and will be written over.
 	s.Redo = append(s.Redo, RedoTurn{Turn: t, Undo: undo, Ops: append([]Op(nil), s.Ops[t.OpStart:]...),
-		Recycles: s.Recycles, Score: s.Score})
+		Recycles: s.Recycles, Score: s.Score, Fan: s.Fan})
 	for i := len(s.Ops) - 1; i >= t.OpStart; i-- {
-		op := s.Ops[i]
-		switch op.Kind {
-		case OpDraw:
-			for n := int(op.Count); n > 0; n-- {
-				c := s.Waste[len(s.Waste)-1]
-				s.Waste = s.Waste[:len(s.Waste)-1]
-				s.Stock = append(s.Stock, c)
-			}
-		case OpRecycle:
-			for j := len(s.Stock) - 1; j >= 0; j-- {
-				s.Waste = append(s.Waste, s.Stock[j])
-			}
-			s.Stock = s.Stock[:0]
-		case OpMove:
-			src, _ := s.pile(op.to())
-			dst, _ := s.pile(op.from())
-			k := len(*src) - int(op.Count)
-			*dst = append(*dst, (*src)[k:]...)
-			*src = (*src)[:k]
-		case OpFlip:
-			s.Tableau[op.FromI].Down++
-		}
+		s.undoOp(s.Ops[i])
 	}
 	// Shrink with the capacity clipped: the next append copies (it would
 	// anyway: the growth claim is past the new length, undorecord.go).
@@ -402,6 +386,33 @@ func (s *State) undoTurn(undo int) {
 	s.Turns = s.Turns[: len(s.Turns)-1 : len(s.Turns)-1]
 	s.Recycles = t.Recycles
 	s.Score = t.Score
+	s.Fan = t.Fan
+}
+
+// undoOp reverts pile operation op, the newest not yet reverted of a turn
+// being undone (undoTurn checked that its cards are there).
+func (s *State) undoOp(op Op) {
+	switch op.Kind {
+	case OpDraw:
+		for n := int(op.Count); n > 0; n-- {
+			c := s.Waste[len(s.Waste)-1]
+			s.Waste = s.Waste[:len(s.Waste)-1]
+			s.Stock = append(s.Stock, c)
+		}
+	case OpRecycle:
+		for j := len(s.Stock) - 1; j >= 0; j-- {
+			s.Waste = append(s.Waste, s.Stock[j])
+		}
+		s.Stock = s.Stock[:0]
+	case OpMove:
+		src, _ := s.pile(op.to())
+		dst, _ := s.pile(op.from())
+		k := len(*src) - int(op.Count)
+		*dst = append(*dst, (*src)[k:]...)
+		*src = (*src)[:k]
+	case OpFlip:
+		s.Tableau[op.FromI].Down++
+	}
 }
 
 // redoFits reports whether the newest turn on the redo record can be
@@ -436,7 +447,7 @@ func (s *State) redoTurn() {
 	}
 	s.pushTurn(r.Turn)
 	s.pushOps(r.Ops...)
-	s.Recycles, s.Score = r.Recycles, r.Score
+	s.Recycles, s.Score, s.Fan = r.Recycles, r.Score, r.Fan
 	s.Redo = s.Redo[: len(s.Redo)-1 : len(s.Redo)-1]
 	if len(s.Redo) == 0 {
 		s.Redo = nil // as before the first undo: states compare equal

@@ -143,9 +143,11 @@ type CompetitionStore interface {
 var (
 	// ErrNoDuel: no duel with that id. It matches ErrNotFound.
 	ErrNoDuel = &NotFoundError{What: "duel"}
-	// ErrDuelEnded: the duel takes no more players: it has ended, its
-	// deadline has passed, or every seat is taken.
-	ErrDuelEnded = errors.New("the duel has ended, its deadline has passed or every seat is taken; nobody can join it any more")
+	// ErrDuelEnded: the duel takes no more players: it has ended or its
+	// deadline has passed.
+	ErrDuelEnded = errors.New("the duel has ended or its deadline has passed; nobody can join it any more")
+	// ErrDuelFull: every seat of a duel still running is taken.
+	ErrDuelFull = errors.New("every seat of the duel is taken; it ends once every game in it has ended, or at its deadline")
 	// ErrBadCursor: a listing cursor the store did not make (or made for
 	// another filter).
 	ErrBadCursor = errors.New("cursor is not one this server made")
@@ -446,7 +448,7 @@ func (c *Competitions) Duel(ctx context.Context, id string) (*Duel, error) {
 // JoinDuel deals joiner's game of duel id: a seat first, then the game on
 // the duel's deal (R6.3); unranked for an account younger than
 // MinAccountAge when the duel was created. Errors: ErrNoDuel,
-// ErrDuelEnded, *AlreadyJoinedError, or Games.Create's.
+// ErrDuelEnded, ErrDuelFull, *AlreadyJoinedError, or Games.Create's.
 func (c *Competitions) JoinDuel(ctx context.Context, joiner Player, id string) (*Game, *State, error) {
 	player := joiner.ID
 	d, err := c.Duel(ctx, id)
@@ -465,6 +467,8 @@ func (c *Competitions) JoinDuel(ctx context.Context, joiner Player, id string) (
 		return nil, nil, joined
 	case err != nil:
 		return nil, nil, err
+	case !taken && d.EndedAt == nil && c.Games.Now().Before(d.Deadline):
+		return nil, nil, ErrDuelFull
 	case !taken:
 		return nil, nil, ErrDuelEnded
 	}
@@ -485,6 +489,7 @@ func (c *Competitions) JoinDuel(ctx context.Context, joiner Player, id string) (
 type Results struct {
 	Standings []Standing
 	Names     map[string]string // player id -> display name
+	Joined    int               // games in the competition, those left out of Standings included
 }
 
 // dayStart is the start of a UTC day "2006-01-02" (zero for a malformed
@@ -498,6 +503,7 @@ func dayStart(day string) time.Time {
 // (ranked) unranked games are left out: the only way a game of one is
 // unranked is an account younger than MinAccountAge.
 func (c *Competitions) results(ctx context.Context, games []Game, ranked bool) (Results, error) {
+	joined := len(games)
 	if ranked {
 		games = slices.DeleteFunc(slices.Clone(games), func(g Game) bool { return !g.Ranked })
 	}
@@ -513,7 +519,7 @@ func (c *Competitions) results(ctx context.Context, games []Game, ranked bool) (
 	if err != nil {
 		return Results{}, err
 	}
-	return Results{Standings: RankStandings(games), Names: names}, nil
+	return Results{Standings: RankStandings(games), Names: names, Joined: joined}, nil
 }
 
 // DuelStandings settles duel id (SettleDuel) and returns it with its

@@ -52,14 +52,16 @@ func Decide(s *State, m Move, now time.Time) ([]Event, error) {
 	case MoveFlip:
 		b.flip(n.Pile.Index, false)
 	case MoveUndo:
-		b.emit(EventMoveUndone, EventData{Undone: s.Turns[len(s.Turns)-1].Version})
+		b.emit(EventMoveUndone, EventData{V: UndoPayloadVersion, Undone: s.Turns[len(s.Turns)-1].Version,
+			Changes: s.undoChanges()})
 		return b.events, nil
 	case MoveRedo:
 		// One event that names the undo it takes back; Apply re-applies the
 		// turn from the redo record, follow-ups included, so the log needs
 		// no copy of the turn's events and replay stays exact (R2.9). No
 		// follow-up can be due: the turn's own ran before the undo.
-		b.emit(EventMoveRedone, EventData{Redone: s.Redo[len(s.Redo)-1].Undo})
+		b.emit(EventMoveRedone, EventData{V: UndoPayloadVersion, Redone: s.Redo[len(s.Redo)-1].Undo,
+			Changes: s.redoChanges()})
 		return b.events, nil
 	case MoveResign:
 		b.emit(EventGameResigned, EventData{})
@@ -110,7 +112,10 @@ type builder struct {
 }
 
 func (b *builder) emit(t EventType, d EventData) {
-	d.V, d.Move = PayloadVersion, b.move
+	if d.V == 0 {
+		d.V = PayloadVersion
+	}
+	d.Move = b.move
 	e := Event{Version: b.s.Version + 1, Type: t, OccurredAt: b.now, Data: d}
 	b.s.Apply(e)
 	b.events = append(b.events, e)

@@ -76,6 +76,7 @@ type EventData struct {
 
 	Undone   int        `json:"undone,omitempty"`   // move_undone: first version of the undone turn
 	Redone   int        `json:"redone,omitempty"`   // move_redone: version of the move_undone it takes back
+	Changes  []Change   `json:"changes,omitempty"`  // move_undone, move_redone from UndoPayloadVersion 2: what it did to the piles, in order
 	Deadline *time.Time `json:"deadline,omitempty"` // game_expired
 
 	Verdict string `json:"verdict,omitempty"` // hint_given: winnable, unwinnable or unknown (R7.1)

@@ -116,8 +116,12 @@ func decideApply(t testing.TB, s *State, m Move, now time.Time) ([]Event, error)
 		if !e.OccurredAt.Equal(Millis(now)) || e.OccurredAt.Location() != time.UTC {
 			t.Fatalf("event time %v, want %v in UTC (R5.1)", e.OccurredAt, Millis(now))
 		}
-		if e.Data.V != PayloadVersion {
-			t.Fatalf("payload version %d", e.Data.V)
+		want := PayloadVersion
+		if e.Type == EventMoveUndone || e.Type == EventMoveRedone {
+			want = UndoPayloadVersion
+		}
+		if e.Data.V != want {
+			t.Fatalf("%s: payload version %d, want %d", e.Type, e.Data.V, want)
 		}
 	}
 	for _, e := range evs {

@@ -46,6 +46,11 @@ type State struct {
 	Foundations [][]Card      `json:"foundations"` // each bottom (ace) first
 	Tableau     []TableauPile `json:"tableau"`
 	Recycles    int           `json:"recycles"` // passes used = Recycles+1 (R2.1)
+	// Fan is how many cards of the latest draw are still on the waste:
+	// the cards a frontend shows fanned out with draw 3 (View.WasteFanned).
+	// 0 after a recycle, or once the draw's cards have been played; in a
+	// snapshot that lacks it, 0 (shown as the top card alone).
+	Fan int `json:"fan,omitempty"`
 	Commitment  string        `json:"commitment"`
 	// ChainSalted is set when the deal event carries the game's salt
 	// (DealPayloadVersion 2, R6.8): the chain's hashes reveal nothing of
@@ -108,6 +113,7 @@ type Turn struct {
 	OpStart  int        `json:"op_start"`
 	Recycles int        `json:"recycles"`
 	Score    ScoreState `json:"score"`
+	Fan      int        `json:"fan,omitempty"`
 }
 
 // RedoTurn is a turn an undo reverted, kept so that a redo can re-apply
@@ -120,6 +126,7 @@ type RedoTurn struct {
 	Ops      []Op       `json:"ops"`
 	Recycles int        `json:"recycles"`
 	Score    ScoreState `json:"score"`
+	Fan      int        `json:"fan,omitempty"`
 }
 
 // OpKind is a pile operation on the undo record. Persisted in snapshots: do

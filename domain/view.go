@@ -20,6 +20,10 @@ type View struct {
 	PassesUsed  int    // Recycles+1
 	PassLimit   int    // 0 = unlimited
 	Waste       []Card
+	// WasteFanned is how many waste cards a frontend shows fanned out, the
+	// playable one last: the cards of the latest draw still on the waste,
+	// at least 1 when the waste is not empty (so always 1 with draw 1).
+	WasteFanned int
 	Foundations [][]Card
 	Tableau     []PileView
 	CanUndo     bool
@@ -53,6 +57,9 @@ func NewView(s *State, now time.Time) View {
 		v.Deadline = &d
 	}
 	v.Waste = append([]Card{}, s.Waste...)
+	if len(s.Waste) > 0 {
+		v.WasteFanned = max(1, min(s.Fan, len(s.Waste)))
+	}
 	v.Foundations = make([][]Card, len(s.Foundations))
 	for i, f := range s.Foundations {
 		v.Foundations[i] = append([]Card{}, f...)

@@ -96,6 +96,24 @@ func (e CardsMovedEventType) Valid() bool {
 	}
 }
 
+// Defines values for CompetitionKind.
+const (
+	CompetitionKindDaily CompetitionKind = "daily"
+	CompetitionKindDuel  CompetitionKind = "duel"
+)
+
+// Valid indicates whether the value is a known member of the CompetitionKind enum.
+func (e CompetitionKind) Valid() bool {
+	switch e {
+	case CompetitionKindDaily:
+		return true
+	case CompetitionKindDuel:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CreateOptionsAutocomplete.
 const (
 	CreateOptionsAutocompleteAutomatic CreateOptionsAutocomplete = "automatic"
@@ -243,6 +261,7 @@ func (e DuelDifficulty) Valid() bool {
 // Defines values for DuelStatus.
 const (
 	DuelStatusEnded DuelStatus = "ended"
+	DuelStatusFull  DuelStatus = "full"
 	DuelStatusOpen  DuelStatus = "open"
 )
 
@@ -251,7 +270,27 @@ func (e DuelStatus) Valid() bool {
 	switch e {
 	case DuelStatusEnded:
 		return true
+	case DuelStatusFull:
+		return true
 	case DuelStatusOpen:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EventChangeTurn.
+const (
+	Down EventChangeTurn = "down"
+	Up   EventChangeTurn = "up"
+)
+
+// Valid indicates whether the value is a known member of the EventChangeTurn enum.
+func (e EventChangeTurn) Valid() bool {
+	switch e {
+	case Down:
+		return true
+	case Up:
 		return true
 	default:
 		return false
@@ -861,6 +900,36 @@ func (e ListGamesParamsStatus) Valid() bool {
 	}
 }
 
+// Defines values for GetGameParamsInclude.
+const (
+	GetGameParamsIncludeLegalMoves GetGameParamsInclude = "legal_moves"
+)
+
+// Valid indicates whether the value is a known member of the GetGameParamsInclude enum.
+func (e GetGameParamsInclude) Valid() bool {
+	switch e {
+	case GetGameParamsIncludeLegalMoves:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PlayMoveParamsInclude.
+const (
+	PlayMoveParamsIncludeLegalMoves PlayMoveParamsInclude = "legal_moves"
+)
+
+// Valid indicates whether the value is a known member of the PlayMoveParamsInclude enum.
+func (e PlayMoveParamsInclude) Valid() bool {
+	switch e {
+	case PlayMoveParamsIncludeLegalMoves:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetLeaderboardParamsPeriod.
 const (
 	GetLeaderboardParamsPeriodAll GetLeaderboardParamsPeriod = "all"
@@ -1126,6 +1195,23 @@ type CardsMovedEvent struct {
 // CardsMovedEventType the event type, which says what data holds
 type CardsMovedEventType string
 
+// Competition defines model for Competition.
+type Competition struct {
+	// Date daily: the UTC date; null for a duel
+	//
+	// Example: 2026-11-29
+	Date *openapi_types.Date `json:"date"`
+
+	// Id the duel's id, or the daily deal's ("daily:<variant>:<date>")
+	Id string `json:"id"`
+
+	// Kind which kind
+	Kind CompetitionKind `json:"kind"`
+}
+
+// CompetitionKind which kind
+type CompetitionKind string
+
 // CreateDuelRequest defines model for CreateDuelRequest.
 type CreateDuelRequest struct {
 	// Deadline when the duel closes, instead of duration_s
@@ -1307,6 +1393,9 @@ type Duel struct {
 	// Salt the commitment's salt, 64 hex digits; null until the duel has ended
 	Salt *string `json:"salt"`
 
+	// SeatsTaken players who have joined
+	SeatsTaken int `json:"seats_taken"`
+
 	// Seed the deal's seed (R6.1), a decimal string; null until the duel has ended
 	//
 	// Example: 9925980916699881289
@@ -1320,7 +1409,7 @@ type Duel struct {
 	// Standings one line per joined game, best first
 	Standings []Standing `json:"standings"`
 
-	// Status open until the duel ends
+	// Status open: seats free; full: every seat taken, games still running; ended
 	Status DuelStatus `json:"status"`
 
 	// Variant variant id (GET /v1/variants)
@@ -1335,13 +1424,47 @@ type Duel struct {
 // DuelDifficulty winnable: the deal's band (R7.5); null otherwise
 type DuelDifficulty string
 
-// DuelStatus open until the duel ends
+// DuelStatus open: seats free; full: every seat taken, games still running; ended
 type DuelStatus string
 
 // Event An entry of a game's log, one schema per event type: type says which, and data is that type's payload.
 type Event struct {
 	union json.RawMessage
 }
+
+// EventChange defines model for EventChange.
+type EventChange struct {
+	// Card a turn: the card turned
+	//
+	// Example: KH
+	Card *string `json:"card,omitempty"`
+
+	// Cards a move: R1.1 codes, bottom first as they land
+	//
+	// Example: ["7D"]
+	Cards *[]string `json:"cards,omitempty"`
+
+	// From a move: the pile the cards leave (API pile name)
+	//
+	// Example: waste
+	From *string `json:"from,omitempty"`
+
+	// Pile a turn: the tableau pile
+	//
+	// Example: tableau/2
+	Pile *string `json:"pile,omitempty"`
+
+	// To a move: the pile they land on
+	//
+	// Example: stock
+	To *string `json:"to,omitempty"`
+
+	// Turn a turn: which way
+	Turn *EventChangeTurn `json:"turn,omitempty"`
+}
+
+// EventChangeTurn a turn: which way
+type EventChangeTurn string
 
 // EventPage defines model for EventPage.
 type EventPage struct {
@@ -1379,6 +1502,9 @@ type Game struct {
 	// Example: sha256:0f1e…
 	Commitment string `json:"commitment"`
 
+	// Competition the duel or daily deal the game belongs to; null for any other game
+	Competition *Competition `json:"competition"`
+
 	// CreatedAt when the game was dealt
 	CreatedAt time.Time `json:"created_at"`
 
@@ -1401,6 +1527,9 @@ type Game struct {
 
 	// Id opaque id
 	Id string `json:"id"`
+
+	// LegalMoves only with ?include=legal_moves: every move the game accepts now, as GET /v1/games/{id}/legal-moves lists them (empty once it has ended)
+	LegalMoves *[]MoveRequest `json:"legal_moves,omitempty"`
 
 	// Moves commands accepted, undos included (R2.5)
 	Moves   int         `json:"moves"`
@@ -1438,6 +1567,9 @@ type Game struct {
 
 	// Waste face-up, bottom first; the last card is playable
 	Waste CardList `json:"waste"`
+
+	// WasteFanned the top waste cards to show fanned out, the playable one last: the cards of the latest draw still on the waste (draw 3: up to 3), at least 1 when the waste is not empty
+	WasteFanned int `json:"waste_fanned"`
 
 	// Winnable dealt from a deal proven winnable (R7.2)
 	Winnable bool `json:"winnable"`
@@ -1946,6 +2078,9 @@ type MoveRedoneData struct {
 	// Auto done by the server (auto flip, autocomplete, win)
 	Auto *bool `json:"auto,omitempty"`
 
+	// Changes payload version 2: what the redo did to the piles, in order (absent in version 1 logs)
+	Changes *[]EventChange `json:"changes,omitempty"`
+
 	// Move number of the command that caused it; 0 for the deal
 	Move int `json:"move"`
 
@@ -2021,6 +2156,9 @@ type MoveUndoneData struct {
 	// Auto done by the server (auto flip, autocomplete, win)
 	Auto *bool `json:"auto,omitempty"`
 
+	// Changes payload version 2: what the undo did to the piles, in order (absent in version 1 logs)
+	Changes *[]EventChange `json:"changes,omitempty"`
+
 	// Move number of the command that caused it; 0 for the deal
 	Move int `json:"move"`
 
@@ -2076,10 +2214,13 @@ type OptionChoices struct {
 
 // Passes defines model for Passes.
 type Passes struct {
-	// Limit null: unlimited
+	// Limit passes allowed; null: unlimited
 	Limit *int `json:"limit"`
 
-	// Used trips through the stock so far, this one included
+	// RecyclesLeft recycles still allowed; null: unlimited
+	RecyclesLeft *int `json:"recycles_left"`
+
+	// Used the pass in progress, from 1 (a new game is in pass 1)
 	Used int `json:"used"`
 }
 
@@ -2464,9 +2605,15 @@ type CreateGameParams struct {
 
 // GetGameParams defines parameters for GetGame.
 type GetGameParams struct {
+	// Include legal_moves: add the moves the game accepts now (legal_moves)
+	Include *GetGameParamsInclude `form:"include,omitempty" json:"include,omitempty"`
+
 	// IfNoneMatch an ETag the client has
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
+
+// GetGameParamsInclude defines parameters for GetGame.
+type GetGameParamsInclude string
 
 // ListEventsParams defines parameters for ListEvents.
 type ListEventsParams struct {
@@ -2479,12 +2626,18 @@ type ListEventsParams struct {
 
 // PlayMoveParams defines parameters for PlayMove.
 type PlayMoveParams struct {
+	// Include legal_moves: add the moves the game accepts after this one (game.legal_moves), saving a request
+	Include *PlayMoveParamsInclude `form:"include,omitempty" json:"include,omitempty"`
+
 	// IfMatch the ETag (version) the move is meant for
 	IfMatch *string `json:"If-Match,omitempty"`
 
 	// IdempotencyKey retry key, up to 255 characters
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
+
+// PlayMoveParamsInclude defines parameters for PlayMove.
+type PlayMoveParamsInclude string
 
 // GameProofParams defines parameters for GameProof.
 type GameProofParams struct {
@@ -3218,7 +3371,7 @@ type ClientInterface interface {
 	// JoinDuel Join a duel
 	//
 	// Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
-	// Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel answers 409 duel_ended. The body is empty or {}.
+	// Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel (status full) answers 409 duel_full; an ended one, or one past its deadline, 409 duel_ended. The body is empty or {}.
 	//
 	// Corresponds with POST /v1/duels/{id}/games (the `JoinDuel` operationId).
 	JoinDuel(ctx context.Context, id string, params *JoinDuelParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3693,7 +3846,7 @@ func (c *Client) GetDuel(ctx context.Context, id string, reqEditors ...RequestEd
 // JoinDuel Join a duel
 //
 // Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
-// Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel answers 409 duel_ended. The body is empty or {}.
+// Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel (status full) answers 409 duel_full; an ended one, or one past its deadline, 409 duel_ended. The body is empty or {}.
 //
 // Corresponds with POST /v1/duels/{id}/games (the `JoinDuel` operationId).
 func (c *Client) JoinDuel(ctx context.Context, id string, params *JoinDuelParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4866,6 +5019,33 @@ func NewGetGameRequest(server string, id string, params *GetGameParams) (*http.R
 		return nil, err
 	}
 
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Include != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "include", *params.Include, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
@@ -5146,6 +5326,33 @@ func NewPlayMoveRequestWithBody(server string, id string, params *PlayMoveParams
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Include != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "include", *params.Include, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
@@ -6123,7 +6330,7 @@ type ClientWithResponsesInterface interface {
 	// JoinDuelWithResponse Join a duel
 	//
 	// Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
-	// Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel answers 409 duel_ended. The body is empty or {}.
+	// Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel (status full) answers 409 duel_full; an ended one, or one past its deadline, 409 duel_ended. The body is empty or {}.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -9774,7 +9981,7 @@ func (c *ClientWithResponses) GetDuelWithResponse(ctx context.Context, id string
 // JoinDuelWithResponse Join a duel
 //
 // Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
-// Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel answers 409 duel_ended. The body is empty or {}.
+// Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel (status full) answers 409 duel_full; an ended one, or one past its deadline, 409 duel_ended. The body is empty or {}.
 //
 // Returns a wrapper object for the known response body format(s).
 //

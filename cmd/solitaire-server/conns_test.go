@@ -208,7 +208,12 @@ func TestConnLimiterServes(t *testing.T) {
 	defer close(release)
 	addr := tcp.Addr().String()
 
-	a1, a2 := ask(t, addr, 2, "/"), ask(t, addr, 2, "/")
+	// One after the other, each idle before the next is asked: the order
+	// of their idle times is then the order of the asks, however the
+	// server's goroutines are scheduled.
+	a1 := ask(t, addr, 2, "/")
+	waitIdle(t, l, "127.0.0.2", 1)
+	a2 := ask(t, addr, 2, "/")
 	waitIdle(t, l, "127.0.0.2", 2)
 	a3 := ask(t, addr, 2, "/") // a1 has been idle the longest
 	if err := a1.closedByServer(); err != nil {
