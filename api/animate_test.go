@@ -164,4 +164,3 @@ func TestMoveAnswersAnimate(t *testing.T) {
 		}
 	})
 }
-

@@ -50,8 +50,8 @@ type State struct {
 	// the cards a frontend shows fanned out with draw 3 (View.WasteFanned).
 	// 0 after a recycle, or once the draw's cards have been played; in a
 	// snapshot that lacks it, 0 (shown as the top card alone).
-	Fan int `json:"fan,omitempty"`
-	Commitment  string        `json:"commitment"`
+	Fan        int    `json:"fan,omitempty"`
+	Commitment string `json:"commitment"`
 	// ChainSalted is set when the deal event carries the game's salt
 	// (DealPayloadVersion 2, R6.8): the chain's hashes reveal nothing of
 	// the hidden cards and may be shown while the game is in progress.

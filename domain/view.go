@@ -7,19 +7,19 @@ import "time"
 // ended, everything. Card lists are bottom first; Stock is drawn-first
 // first.
 type View struct {
-	Rules       Rules
-	Status      Status
-	Version     int
-	Moves       int
-	Score       *int       // nil for scoring none (R4.1)
-	StartedAt   *time.Time // nil until the clock starts (R5.2)
-	ElapsedMS   int64
-	Deadline    *time.Time // nil without a time limit or before the start
-	StockCount  int
-	Stock       []Card // only once ended
-	PassesUsed  int    // Recycles+1
-	PassLimit   int    // 0 = unlimited
-	Waste       []Card
+	Rules      Rules
+	Status     Status
+	Version    int
+	Moves      int
+	Score      *int       // nil for scoring none (R4.1)
+	StartedAt  *time.Time // nil until the clock starts (R5.2)
+	ElapsedMS  int64
+	Deadline   *time.Time // nil without a time limit or before the start
+	StockCount int
+	Stock      []Card // only once ended
+	PassesUsed int    // Recycles+1
+	PassLimit  int    // 0 = unlimited
+	Waste      []Card
 	// WasteFanned is how many waste cards a frontend shows fanned out, the
 	// playable one last: the cards of the latest draw still on the waste,
 	// at least 1 when the waste is not empty (so always 1 with draw 1).
