@@ -64,8 +64,8 @@
 // @description                Play, replay and read Klondike-family solitaire games over HTTP.
 // @description                Errors are application/problem+json (RFC 9457) with a stable `code` and, for a rejected move, a stable `reason`.
 // @description                Hidden information (face-down cards, stock order, seed) never leaves the server while a game is in progress.
-// @license.name               UNLICENSED (the repository has no licence file yet)
-// @license.url                https://github.com/openpatience/solitaire
+// @license.name               MIT
+// @license.url                https://github.com/openpatience/solitaire/blob/main/LICENSE
 // @BasePath                   /
 // @tag.name                   games
 // @tag.description            Deal a game, play it move by move, read its state, its log (paged, as NDJSON, or live) and its audit.

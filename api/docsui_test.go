@@ -91,9 +91,18 @@ func TestDocsPageInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatalf("/docs in Chromium: %v", err)
 	}
-	blocks, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll(".opblock").length`))
-	if err != nil {
-		t.Fatalf("counting the operations: %v", err)
+	// Swagger UI draws the operations from scripts after the page has
+	// loaded: wait until every one is drawn (or a minute has passed), not
+	// for the load alone.
+	var blocks int
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		blocks, err = chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll(".opblock").length`))
+		if err != nil {
+			t.Fatalf("counting the operations: %v", err)
+		}
+		if blocks >= operations || time.Now().After(deadline) {
+			break
+		}
 	}
 	err = chromedp.Do(ctx,
 		chromedp.Click(css(".opblock-summary")),

@@ -4,7 +4,7 @@
 //
 //  1. the one TEST_DATABASE_URL names (a postgres:// URL of a role that may
 //     CREATE DATABASE); if it is set but unreachable the test fails, it
-//     does not fall back;
+//     does not fall back; TEST_DATABASE_URL=throwaway skips to 3.;
 //  2. postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable, if it
 //     answers (the development machines and CI run one with trust auth);
 //  3. a throwaway cluster that pgtest starts once per test binary from the
@@ -45,6 +45,12 @@ const DefaultURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
 
 // EnvURL names the environment variable that selects the server.
 const EnvURL = "TEST_DATABASE_URL"
+
+// Throwaway is the value of TEST_DATABASE_URL that keeps the tests off
+// every running server: pgtest starts its own throwaway cluster (3. in the
+// package comment) even when 127.0.0.1:5432 answers, for a machine whose
+// PostgreSQL is shared.
+const Throwaway = "throwaway"
 
 // server is the PostgreSQL server the test binary uses: its URL and an
 // administrative connection to it, or why there is none.
@@ -91,6 +97,16 @@ func DSN(t testing.TB) string {
 }
 
 func findServer() server {
+	if os.Getenv(EnvURL) == Throwaway {
+		u, err := startCluster()
+		if err == nil {
+			var db *sql.DB
+			if db, err = connect(u); err == nil {
+				return server{url: u, admin: db}
+			}
+		}
+		return server{err: fmt.Errorf("pgtest: %s=%s: no throwaway cluster could be started: %v", EnvURL, Throwaway, err)}
+	}
 	if u := os.Getenv(EnvURL); u != "" {
 		db, err := connect(u)
 		if err != nil {

@@ -77,3 +77,25 @@ func TestCluster(t *testing.T) {
 		t.Fatalf("SELECT 1 = %d, %v", one, err)
 	}
 }
+
+// TestThrowawayEnv: TEST_DATABASE_URL=throwaway chooses the throwaway
+// cluster even while 127.0.0.1:5432 answers, so the tests stay off a
+// shared server.
+func TestThrowawayEnv(t *testing.T) {
+	t.Setenv(EnvURL, Throwaway)
+	s := findServer()
+	if s.err != nil {
+		t.Fatal(s.err)
+	}
+	defer s.admin.Close()
+	if s.url == DefaultURL || !strings.Contains(s.url, "127.0.0.1") {
+		t.Fatalf("TEST_DATABASE_URL=throwaway gave %s, want a cluster of its own", s.url)
+	}
+	var dir string
+	if err := s.admin.QueryRowContext(t.Context(), "SHOW data_directory").Scan(&dir); err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasPrefix(dir, "/var/lib/postgresql") {
+		t.Fatalf("the throwaway server's data directory is %s, the machine's", dir)
+	}
+}

@@ -3,7 +3,7 @@
 // openapi-fetch types every request and response from it. No casts: the
 // compiler (tsc --strict) checks every field read here against the spec.
 //
-//   node dist/win.js http://127.0.0.1:8080
+//   node dist/win.js [BASE_URL]    (default: $SOLITAIRE_URL, else http://127.0.0.1:8080)
 //
 // It plays the README's nearly-won layout (relaxed, four runs from king to
 // two, the aces in the stock) and prints "won <game id>" once the server
@@ -14,10 +14,7 @@ import type { components, paths } from "./schema.gen.js";
 type Event = components["schemas"]["Event"];
 type MoveRequest = components["schemas"]["MoveRequest"];
 
-const base = process.argv[2];
-if (base === undefined) {
-  throw new Error("usage: node dist/win.js BASE_URL");
-}
+const base = process.argv[2] ?? process.env["SOLITAIRE_URL"] ?? "http://127.0.0.1:8080";
 const api = createClient<paths>({ baseUrl: base });
 
 // describe narrows an event on its type: each branch sees its own payload.
@@ -37,6 +34,16 @@ function describe(ev: Event): string {
       return `expired at ${ev.data.deadline}`;
     default:
       return ev.type;
+  }
+}
+
+// pace waits when the rate limit's bucket is empty: the RateLimit field
+// (draft-ietf-httpapi-ratelimit-headers) says r requests are left and the
+// bucket is full again in t seconds (README "Pacing").
+async function pace(response: Response): Promise<void> {
+  const m = /;r=0;t=(\d+)/.exec(response.headers.get("RateLimit") ?? "");
+  if (m !== null) {
+    await new Promise((resolve) => setTimeout(resolve, Number(m[1]) * 1000));
   }
 }
 
@@ -77,6 +84,7 @@ async function main(): Promise<void> {
 
   const play = async (move: MoveRequest) => {
     const r = await api.POST("/v1/games/{id}/moves", { headers, params: { path: { id } }, body: move });
+    await pace(r.response);
     if (r.data === undefined) {
       throw new Error(`${move.type}: ${r.response.status} ${JSON.stringify(r.error)}`);
     }
