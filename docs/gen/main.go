@@ -25,6 +25,8 @@
 //     (security.go).
 //  7. Event is a oneOf of one schema per event type with a discriminator
 //     on type, built from the table api.EventTypes (events.go).
+//  8. A nullable property that only references a schema gets the type
+//     object beside nullable (nullable.go).
 //
 // The result is validated and written as YAML with sorted keys (the top
 // level in the usual order), so the same input always gives the same
@@ -111,6 +113,7 @@ func Convert(swagger []byte) ([]byte, error) {
 	commonResponses(doc)
 	seeds(doc)
 	publicSecurity(doc)
+	nullableRefs(doc)
 	if err := doc.Validate(context.Background()); err != nil {
 		return nil, fmt.Errorf("the converted spec is invalid: %w", err)
 	}
