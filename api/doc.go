@@ -1,5 +1,5 @@
 // Package api is the HTTP layer of the solitaire server: the routes of
-// API.md on a gin engine, JSON in and out, errors as RFC 9457 problem
+// openapi.yaml on a gin engine, JSON in and out, errors as RFC 9457 problem
 // documents, bearer-token auth, If-Match and Idempotency-Key, request ids,
 // access logs and Prometheus metrics.
 //

@@ -12,7 +12,7 @@ import (
 	"github.com/openpatience/solitaire/domain"
 )
 
-// CreateDuelRequest asks for a same-deal duel (API.md POST /v1/duels).
+// CreateDuelRequest asks for a same-deal duel (POST /v1/duels).
 // variant defaults to klassik; options are those of POST /v1/games and
 // apply to every game of the duel (any but draw makes them unranked, R3).
 // The duel runs for duration_s seconds (60..604800, default 86400) or until
@@ -257,7 +257,7 @@ func (s *server) newGameReply(g *domain.Game, st *domain.State) reply {
 		with("Location", "/v1/games/"+g.ID)
 }
 
-// joinFromCreate is POST /v1/games with duel_id (API.md): the same as
+// joinFromCreate is POST /v1/games with duel_id: the same as
 // POST /v1/duels/{id}/games, for a request that names the duel's variant
 // and no seed, layout or options (422 invalid_field otherwise, and for a
 // duel that does not exist).

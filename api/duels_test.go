@@ -573,7 +573,7 @@ func TestDuelBadInput(t *testing.T) {
 				t.Errorf("%s: %d %s, want %d %s", c.name, r.status, p.Code, c.status, c.code)
 			}
 		}
-		// POST /v1/games with duel_id (API.md) joins like POST /v1/duels/{id}/games.
+		// POST /v1/games with duel_id joins like POST /v1/duels/{id}/games.
 		for _, c := range []struct {
 			name, body, param string
 		}{

@@ -20,7 +20,7 @@ type CardList struct {
 } // @name CardList
 
 // Stock is the stock pile: its size, and once the game has ended its cards,
-// the card drawn first, first (API.md "A Game").
+// the card drawn first, first (Game in openapi.yaml).
 type Stock struct {
 	Count int    `json:"count" minimum:"0"`                  // cards in the stock
 	Cards []Card `json:"cards,omitzero" validate:"optional"` // only once the game has ended: the card drawn first, first
@@ -70,7 +70,7 @@ type GameOptions struct {
 	Undo         bool   `json:"undo"`                                                              // undo allowed (R2.5)
 } // @name GameOptions
 
-// Game is a game as a client sees it (API.md "A Game"). While the game is
+// Game is a game as a client sees it (Game in openapi.yaml). While the game is
 // in progress face-down cards and the stock appear only as counts (RULES
 // R6.4). Times are RFC 3339 UTC with milliseconds.
 type Game struct {
@@ -168,8 +168,8 @@ func newGameOptions(r domain.Rules) GameOptions {
 
 // newGame renders state s of game g as seen at instant now. reveal lists
 // the face-down cards and the stock, also where s itself is a state from
-// before the end: a replayed state of a game that has since ended (API.md
-// "every view of it (current, states/{version}, events) also lists them").
+// before the end: a replayed state of a game that has since ended (every
+// view of an ended game, current, states/{version} and events, lists them).
 // Without reveal they show only as counts, even in an ended state: the
 // caller decides with domain.Games.Reveal (R6.4, R6.6).
 func newGame(g *domain.Game, s *domain.State, now time.Time, reveal bool) Game {

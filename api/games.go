@@ -11,7 +11,7 @@ import (
 	"github.com/openpatience/solitaire/domain"
 )
 
-// Paging of listings (API.md "Lists").
+// Paging of listings (limit and cursor of GET /v1/games).
 const (
 	defaultLimit = 50
 	maxLimit     = 500

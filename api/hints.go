@@ -13,7 +13,7 @@ import (
 	"github.com/openpatience/solitaire/domain/solver"
 )
 
-// HintRequest asks for a hint (API.md POST /v1/games/{id}/hints): an empty
+// HintRequest asks for a hint (POST /v1/games/{id}/hints): an empty
 // object (the body may also be left out).
 type HintRequest struct{} // @name HintRequest
 

@@ -16,13 +16,14 @@ import (
 	"github.com/openpatience/solitaire/domain"
 )
 
-// IdempotencyKeyHeader names the retry key of a POST (API.md "Retries").
+// IdempotencyKeyHeader names the retry key of a POST (RELIABILITY.md
+// "Outages").
 const IdempotencyKeyHeader = "Idempotency-Key"
 
 // maxIdempotencyKey is the longest key accepted, in bytes.
 const maxIdempotencyKey = 255
 
-// IdempotencyTTL is how long a kept response is replayed (API.md: at least
+// IdempotencyTTL is how long a kept response is replayed (README "Limits":
 // 24 h).
 const IdempotencyTTL = 24 * time.Hour
 
@@ -94,7 +95,7 @@ func keepable(r reply) bool {
 	return false
 }
 
-// idempotent runs a POST handler under API.md "Retries": with an
+// idempotent runs a POST handler under the retry rule of an
 // Idempotency-Key, a retry with the same key and request gets the first
 // answer again without running the handler (so nothing is appended
 // twice); the same key with another request gets 422

@@ -30,7 +30,8 @@ func checkTooMany(t *testing.T, what string, r resp) {
 	}
 }
 
-// TestRateLimit: API.md "Rate limits answer 429 with Retry-After". Each
+// TestRateLimit: rate limits answer 429 with Retry-After (README
+// "Limits"). Each
 // token has its own bucket; requests without a token share their
 // address's; the probes, metrics and spec are not limited by these buckets
 // (the probes' own limit: TestProbeRateLimit).

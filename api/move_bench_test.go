@@ -1,7 +1,7 @@
 package api_test
 
-// The cost of one move through the real handler (BENCHMARKS.md "Per-move
-// cost"): POST /v1/games/{id}/moves with a draw to a relaxed game (always
+// The cost of one move through the real handler (BENCHMARKS.md "One move's
+// cost per database"): POST /v1/games/{id}/moves with a draw to a relaxed game (always
 // legal), on each database, with the server's default state cache and
 // snapshot interval. Run with -benchmem: allocations per move are the
 // figure to watch (GC work grows with them); time per move includes the

@@ -34,7 +34,7 @@ type PlayerCreated struct {
 // bytes, 43 characters.
 const tokenBytes = 32
 
-// hashToken is what the store keeps of a token (API.md "Auth").
+// hashToken is what the store keeps of a token: its SHA-256.
 func hashToken(token string) []byte {
 	h := sha256.Sum256([]byte(token))
 	return h[:]
@@ -98,7 +98,7 @@ func (s *server) createPlayer(c *gin.Context) reply {
 	return s.jsonReply(http.StatusCreated, PlayerCreated{ID: p.ID, Name: p.Name, Token: token})
 }
 
-// auth requires a valid bearer token (API.md "Auth") and keeps the player
+// auth requires a valid bearer token (BearerAuth in openapi.yaml) and keeps the player
 // in the context. Missing or unknown tokens get 401 with WWW-Authenticate
 // (RFC 6750 §3).
 func (s *server) auth(c *gin.Context) {

@@ -255,7 +255,7 @@ func ClientKey(ip string) string {
 	return a.String()
 }
 
-// limitRate applies API.md "Rate limits": each bearer token, or each
+// limitRate applies the rate limit (README "Limits"): each bearer token, or each
 // client address for requests without a valid one, may send
 // Config.RateLimit requests per second with bursts of Config.RateBurst;
 // beyond that the answer is 429 rate_limited with Retry-After (whole

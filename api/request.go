@@ -4,7 +4,7 @@ import (
 	"github.com/openpatience/solitaire/domain"
 )
 
-// CreateGameRequest asks for a new game (API.md POST /v1/games). variant is
+// CreateGameRequest asks for a new game (POST /v1/games). variant is
 // an id of GET /v1/variants. seed (0..2^64-1), layout or deal, at most one,
 // make the game unranked; without any the server deals from a secret seed.
 // deal is "pysolfc:<number>" (RULES R6.7), for the variants whose
@@ -40,7 +40,7 @@ type CreateOptions struct {
 	Undo         *bool   `json:"undo,omitempty"`
 } // @name CreateOptions
 
-// Layout is a custom deal (RULES R6.5, API.md "A custom layout"): one pile
+// Layout is a custom deal (RULES R6.5; Layout in openapi.yaml): one pile
 // per tableau pile of the variant, cards bottom first, and the stock with
 // the card drawn first, first. Waste and foundations start empty. Cards are
 // R1.1 codes; every card must appear as often as the variant has decks.
@@ -56,7 +56,7 @@ type LayoutPile struct {
 	FaceUp   []string `json:"face_up" example:"7D"`
 } // @name LayoutPile
 
-// MoveRequest is one command (API.md "A move request"). type is one of the
+// MoveRequest is one command (MoveRequest in openapi.yaml). type is one of the
 // commands of RULES R2 (redo is R2.9). move and take-back use from, to and count (default
 // 1, at most 13); flip uses pile. Piles: stock, waste, foundation/<i>,
 // tableau/<i> (0-based), and foundation alone for "whichever foundation

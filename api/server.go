@@ -82,7 +82,7 @@ type Config struct {
 	Done <-chan struct{}
 	// RateLimit is the sustained rate, in requests per second, allowed to
 	// each bearer token, and to each client address (IPv4, or IPv6 /64)
-	// for requests without a valid one (API.md "Rate limits"); beyond it requests
+	// for requests without a valid one (README "Limits"); beyond it requests
 	// get 429 rate_limited with Retry-After. 0 means no limit. The
 	// metrics and the spec are never limited; the probes have a limit of
 	// their own (ProbeRateLimit).
@@ -161,7 +161,7 @@ type server struct {
 }
 
 // New returns the HTTP handler of the API (a gin engine) with every route
-// of API.md that exists so far. Errors: a required Config field missing, a
+// of openapi.yaml. Errors: a required Config field missing, a
 // spec that does not parse, metrics that are already registered, a negative
 // rate limit, a CORS origin that is not scheme://host[:port] or *.
 func New(cfg Config) (http.Handler, error) {
@@ -307,7 +307,6 @@ func (s *server) routes() *gin.Engine {
 	if s.cfg.Log != nil {
 		s.logRoutes(v1) // log.go
 	}
-	// Later issues slot in here.
 	return r
 }
 

@@ -11,7 +11,7 @@ import (
 	"github.com/openpatience/solitaire/domain/solver"
 )
 
-// SolveRequest asks whether a layout is winnable (API.md POST /v1/solve,
+// SolveRequest asks whether a layout is winnable (POST /v1/solve,
 // RULES R7.1): variant, options and layout as POST /v1/games takes them
 // (R6.5), and the most time the search may take in milliseconds, 1 up to
 // the server's maximum (README "Limits": 10000 by default); without it the

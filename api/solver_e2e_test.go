@@ -140,7 +140,7 @@ func checkStates(t *testing.T, c *client.ClientWithResponses, g client.Game, liv
 		got := *st.JSON200
 		if v < g.Version {
 			// A replayed earlier state of a finished game reveals its
-			// hidden cards (API.md); live it was in progress. Compare the
+			// hidden cards (R6.4); live it was in progress. Compare the
 			// rest, and the revealed counts with the live ones.
 			for i := range got.Tableau {
 				if n := got.Tableau[i].FaceDownCards; n == nil || len(*n) != want.Tableau[i].FaceDown {

@@ -72,8 +72,8 @@ func withLeaf(base map[string]any, path []string, v string) map[string]any {
 // a body (walked from each operation's schema), a path, the query or a
 // header, is sent once with a NUL and once with invalid UTF-8, on both
 // databases. Each answer is a 4xx problem the spec lists for the
-// operation (never a 500) and nothing is written. A NUL in duel_id used to
-// reach PostgreSQL and answer 500 (SQLite: 422). An operation with a body
+// operation (never a 500) and nothing is written: a NUL in duel_id, say, must not
+// reach PostgreSQL, which refuses it with an error (a 500). An operation with a body
 // this test has no valid example of fails the test, so new routes are
 // covered when they come.
 func TestEveryStringField(t *testing.T) {

@@ -50,7 +50,7 @@ func EventHash(prev []byte, gameID string, version int, typ EventType, occurredA
 }
 
 // FormatTime is the one text form of an event time: RFC 3339, UTC,
-// milliseconds (API.md conventions, R5.1).
+// milliseconds (R5.1).
 func FormatTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
 
 // Record encodes events (versions following prev's stream) into

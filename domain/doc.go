@@ -2,9 +2,8 @@
 // variants, deals, the game aggregate with its commands and events, scoring,
 // time, undo and the public view. It imports only the standard library.
 //
-// The reference for every rule is RULES.md (numbers such as R2.5 in comments
-// refer to it; the copy the project was built against is summarised in the
-// repository README).
+// The reference for every rule is docs/rules.md (numbers such as R2.5 in
+// comments refer to it).
 //
 // The aggregate is event-sourced:
 //

@@ -23,7 +23,8 @@ var (
 )
 
 // Reason is a stable machine word saying why a move was rejected. Clients
-// switch on these: never rename one (API.md "reason").
+// switch on these: never rename one (the problem's reason, README "The
+// API in brief").
 type Reason string
 
 // The reasons a move is rejected. Each names the rule it enforces.

@@ -7,7 +7,7 @@ import (
 )
 
 // PileLayout is one tableau pile: face-down cards then face-up cards, each
-// listed bottom first (R1.3, API.md "A custom layout").
+// listed bottom first (R1.3; Layout in openapi.yaml).
 type PileLayout struct {
 	Down []Card `json:"face_down"`
 	Up   []Card `json:"face_up"`
@@ -17,7 +17,7 @@ type PileLayout struct {
 // deal, R6.2) or any position a rule test begins from.
 //
 //   - Tableau: one PileLayout per tableau pile, 0-based.
-//   - Stock: the card drawn first, first (API.md).
+//   - Stock: the card drawn first, first.
 //   - Waste: bottom first; the last card is the playable top.
 //   - Foundations: one list per foundation, bottom (ace) first.
 //   - Recycles: recycles already made (passes used - 1), R2.1.

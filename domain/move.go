@@ -18,7 +18,7 @@ const (
 	MoveRedo         MoveType = "redo"         // R2.9
 )
 
-// Move is one command, in the shape of API.md "A move request". From, To
+// Move is one command, in the shape of MoveRequest in openapi.yaml. From, To
 // and Count are used by move and take-back (Count defaults to 1), Pile by
 // flip; the other types use no field. To may be FoundationRef(AnyFoundation)
 // for "the foundation that takes it" (R2.2).

@@ -1,6 +1,6 @@
 package domain
 
-// Rule tests: one or more tests per rule of RULES.md, each named by the
+// Rule tests: one or more tests per rule of docs/rules.md, each named by the
 // rule's number (TestR1_5_… pins R1.5). Positions are written in the
 // one-line notation of ParsePosition; a test deals one with setupPos (a
 // game_dealt event applied to a fresh State), plays moves with decideApply
@@ -1160,7 +1160,7 @@ func TestR2_8_WinOnEveryPath(t *testing.T) {
 
 // ---- R3 Variants -------------------------------------------------------------
 
-// R3: each row of the table in RULES.md, transcribed.
+// R3: each row of the table in docs/rules.md, transcribed.
 func TestR3_VariantRows(t *testing.T) {
 	type row struct {
 		decks, piles, foundations, draw, passes int
@@ -2111,8 +2111,8 @@ func applyNoPanic(t *testing.T, s *State, e Event) {
 
 // Replay (R6.2) relies on Apply's contract: "an event that does not fit
 // ... changes nothing but sets s.Fault", also when the misfit would start a
-// new command (regression: Version, Moves, clock and an empty undo Turn
-// used to advance).
+// new command (Version, Moves, the clock and an empty undo Turn must not
+// advance).
 func TestR6_2_ApplyMisfitLeavesNoTrace(t *testing.T) {
 	s, _ := newTestGame(t, "relaxed", 1, Options{})
 	before := mustJSON(t, s.Clone())
@@ -2134,9 +2134,10 @@ func TestR6_2_ApplyMisfitLeavesNoTrace(t *testing.T) {
 	}
 }
 
-// Apply never panics, even on a forged log (regression): an automatic
-// pile change joining an undo command escaped the undo record, and a later
-// undo popped a card from an empty waste (index out of range in undoTurn).
+// Apply never panics, even on a forged log: here an automatic pile change
+// joins an undo command, and an undo record that missed it would make a
+// later undo pop a card from an empty waste (index out of range in
+// undoTurn).
 func TestR6_2_ApplyForgedUndoRecordNoPanic(t *testing.T) {
 	s := setupPos(t, "relaxed", Options{}, emptyPiles(7)+" ASKS"+suitRun("2S", "QS")+" - "+foundUpto("KC", "KD", "KH", "-")+" 0")
 	mustPlay(t, s, mvDraw, sec(1)) // turn at version 2: AS to the waste
@@ -2153,9 +2154,9 @@ func TestR6_2_ApplyForgedUndoRecordNoPanic(t *testing.T) {
 	}
 }
 
-// Apply never panics on absurd rules in a deal event (regression: 2^50
-// foundations reached make([][]Card, r.Foundations) in applyDeal; values
-// around 1e8..1e13 would allocate gigabytes or kill the process).
+// Apply never panics on absurd rules in a deal event (2^50 foundations
+// must not reach make([][]Card, r.Foundations) in applyDeal; values around
+// 1e8..1e13 would allocate gigabytes or kill the process).
 func TestR6_2_ApplyAbsurdRulesNoPanic(t *testing.T) {
 	r := variants[0].Defaults
 	deal := Deal(r, 1)
@@ -2168,7 +2169,7 @@ func TestR6_2_ApplyAbsurdRulesNoPanic(t *testing.T) {
 }
 
 // State.Fault "names the first event that did not fit the state"
-// (regression: a second deal event after a rejected one erased it).
+// (a second deal event after a rejected one must not erase it).
 func TestR6_2_FirstFaultIsKept(t *testing.T) {
 	r := variants[0].Defaults
 	s := &State{}
@@ -2183,8 +2184,8 @@ func TestR6_2_FirstFaultIsKept(t *testing.T) {
 	}
 }
 
-// R6.4: RedactEvent's result shares no memory with e's deal (regression:
-// Waste and Foundations were shared with the stored event).
+// R6.4: RedactEvent's result shares no memory with e's deal (Waste and
+// Foundations included: the stored event must not change).
 func TestR6_4_RedactEventCopiesTheDeal(t *testing.T) {
 	r := variants[3].Defaults
 	p, err := ParsePosition(":KS/" + emptyPiles(6) + " QS JS " + foundUpto("KC", "KD", "KH", "TS") + " 0")
@@ -2203,9 +2204,9 @@ func TestR6_4_RedactEventCopiesTheDeal(t *testing.T) {
 
 // R5.3 in the service: reading a game past its deadline shows it expired
 // before any command arrives, the expiry is appended once, and a command
-// after the deadline is refused with time_expired (regression: Get and Play
-// passed the version after applying the expiry as the expected version, so
-// Get recursed until the stack overflowed and Play returned ErrConflict).
+// after the deadline is refused with time_expired (the expected version of
+// the expiry's append is the one before it: with the version after it Get
+// would recurse until the stack overflowed and Play return ErrConflict).
 func TestR5_3_ServiceExpiresOnReadAndOnCommand(t *testing.T) {
 	ctx := context.Background()
 	t.Run("read", func(t *testing.T) {
@@ -2253,9 +2254,9 @@ func TestR5_3_ServiceExpiresOnReadAndOnCommand(t *testing.T) {
 }
 
 // After a misfit at version N, an event at version N that fits is applied
-// fully or not at all, never half (regression: a deferred restore keyed on
-// the version rolled back Version, Moves and Turns but kept the pile change
-// and its undo Op).
+// fully or not at all, never half (a restore keyed on the version must not
+// roll back Version, Moves and Turns and keep the pile change and its undo
+// Op).
 func TestR6_2_ApplyAfterAMisfitIsConsistent(t *testing.T) {
 	s, _ := newTestGame(t, "relaxed", 1, Options{})
 	s.Apply(Event{Version: 2, Type: EventStockDrawn, OccurredAt: sec(1), Data: EventData{V: 1, Move: 1, Count: 0}})
@@ -2275,8 +2276,8 @@ func TestR6_2_ApplyAfterAMisfitIsConsistent(t *testing.T) {
 }
 
 // Apply never panics when the event after a misfit ends the game
-// (regression found by FuzzApply, input "0000000080200000": the deferred
-// restore sliced s.Turns after end() had set it to nil).
+// (FuzzApply's input "0000000080200000": a deferred restore must not slice
+// s.Turns after end() has set it to nil).
 func TestR6_2_ApplyEndAfterAMisfitNoPanic(t *testing.T) {
 	s, _ := newTestGame(t, "relaxed", 1, Options{})
 	mustPlay(t, s, mvDraw, sec(1)) // an undo record of one turn
@@ -2445,7 +2446,7 @@ func TestR6_5_ServiceCreateFromLayout(t *testing.T) {
 	now := t0
 	g, st := testGames(&now)
 	d := Deal(variants[3].Defaults, 12)
-	p := Position{Tableau: d.Tableau, Stock: d.Stock} // tableau and stock only (API.md)
+	p := Position{Tableau: d.Tableau, Stock: d.Stock} // tableau and stock only (Layout in openapi.yaml)
 	game, s, err := g.Create(ctx, NewGame{Owner: "p", Variant: "relaxed", Layout: &p})
 	if err != nil {
 		t.Fatal(err)

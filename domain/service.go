@@ -12,7 +12,7 @@ import (
 )
 
 // ErrStaleVersion: the client's If-Match version is not the stream's
-// version (API.md "Optimistic concurrency"). Nothing was written.
+// version (If-Match on POST /v1/games/{id}/moves). Nothing was written.
 var ErrStaleVersion = errors.New("stale version")
 
 // ErrBadVersion: a states/{version} request names no version of the game.
@@ -46,7 +46,7 @@ func NewGames(store Store) *Games {
 }
 
 // NewGame asks for a game. At most one of Seed, Layout and Deal may be set;
-// each makes the game unranked (API.md, R6.7). Without any the server
+// each makes the game unranked (R6.7). Without any the server
 // picks a secret random seed.
 type NewGame struct {
 	Owner   string

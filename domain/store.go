@@ -113,7 +113,7 @@ type Store interface {
 	// returns ErrConflict; an unknown id gives ErrNotFound. A Receipt in
 	// ctx (WithReceipt) is stored in the same transaction, naming the game
 	// and the versions appended, so that a retry of the request is answered
-	// from the log and never appends again (API.md "Retries"); if its key
+	// from the log and never appends again (RELIABILITY.md "Outages"); if its key
 	// is taken, nothing is written and the error is ErrReceiptTaken.
 	Append(ctx context.Context, gameID string, expected int, events []Event, after *State) ([]RecordedEvent, error)
 	// Load returns the game record and its current state, rebuilt from the
@@ -148,7 +148,7 @@ type CommandLoader interface {
 }
 
 // Player is someone who plays: an id, a display name and the SHA-256 of the
-// bearer token (API.md "Auth"); the token itself is never stored.
+// bearer token; the token itself is never stored.
 type Player struct {
 	ID        string    // opaque, 1..64 characters
 	Name      string    // 1..64 characters
@@ -166,7 +166,7 @@ type PlayerStore interface {
 }
 
 // Receipt is the mark a request with an idempotency key leaves in the
-// store (API.md "Retries"): the store writes it in the same transaction
+// store (RELIABILITY.md "Outages"): the store writes it in the same transaction
 // as the events the request appends, so a request whose events are in
 // the log is always recognised when it comes again (after a crash or a
 // lost answer), and its answer is rebuilt from the log instead of the

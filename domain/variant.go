@@ -65,7 +65,7 @@ func (r Rules) Cards() int { return 52 * r.Decks }
 type Variant struct {
 	ID          string // stable id used by the API, e.g. "klondike-draw3"
 	Name        string // display name
-	Source      string // where the rules come from (RULES.md seed number)
+	Source      string // where the rules come from (the seed number of docs/rules.md R3)
 	Defaults    Rules  // the row of R3
 	DrawChoices []int  // draw counts a client may choose; len 1 = fixed
 }

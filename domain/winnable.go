@@ -86,7 +86,7 @@ func SecretSeed(random io.Reader) (uint64, error) {
 
 // EncodeLine is the canonical encoding of a winning line, the bytes its
 // commitment covers (R7.2): the compact JSON array of the moves as move
-// requests (API.md "A move request"), each an object with the keys type,
+// requests (MoveRequest in openapi.yaml), each an object with the keys type,
 // from, to, count, pile in that order and the absent ones left out, pile
 // names as the API spells them, e.g.
 //

@@ -447,8 +447,8 @@ func (s *Store) CacheStats() CacheStats {
 // PlayerCache is a domain.PlayerStore that remembers, for a while, the
 // players it found by token hash, so that authenticating a request costs
 // no query while the player is in the cache. A player's token never
-// changes and players are never deleted (API.md "Auth": a token is given
-// once), so an entry can only be stale if a later feature revokes tokens;
+// changes and players are never deleted (a token is given once, by POST
+// /v1/players), so an entry is stale only where tokens can be revoked;
 // TTL bounds how long another server process would go on accepting a
 // revoked token, and Forget drops one at once in this process. Unknown
 // tokens are not remembered. CreatePlayer and any other method go to the

@@ -16,7 +16,7 @@ import (
 	"github.com/openpatience/solitaire/domain"
 )
 
-// List limits: the domain's (domain.GameFilter.PageSize; API.md: default 50).
+// List limits: the domain's (domain.GameFilter.PageSize; default 50).
 const (
 	DefaultListLimit = domain.DefaultListLimit
 	MaxListLimit     = domain.MaxListLimit

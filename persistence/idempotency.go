@@ -11,12 +11,12 @@ import (
 	"github.com/openpatience/solitaire/domain"
 )
 
-// IdempotencyTTL is the shortest time an idempotency key is kept (API.md
-// "Retries": at least 24 h).
+// IdempotencyTTL is the shortest time an idempotency key is kept (README
+// "Limits": 24 h).
 const IdempotencyTTL = 24 * time.Hour
 
 // IdempotencyRecord is the first response to a request that carried an
-// Idempotency-Key (API.md "Retries"): for Owner (a player id) and Key (the
+// Idempotency-Key (RELIABILITY.md "Outages"): for Owner (a player id) and Key (the
 // header, up to 255 characters), a Fingerprint of the request (e.g. the
 // SHA-256 of method, path and body) to tell a retry from a reuse, and the
 // Status code and Body answered. Kept from CreatedAt until ExpiresAt.

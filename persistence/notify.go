@@ -84,8 +84,8 @@ func (s *Store) notifyCommitted(gameID string, version int) {
 
 // peers tells whether another process listens on NotifyChannel, so that
 // a process alone on its database sends no notifications at all (each
-// send is a transaction: under a steady stream of moves they were a fifth
-// of all commits at one player, BENCHMARKS.md). A process is alone (solo)
+// send is a transaction: under a steady stream of moves they would be a
+// fifth of all commits at one player). A process is alone (solo)
 // only while its own LISTEN connection is up, helloGrace after it came
 // up, as long as no other listener has shown itself: none was connected
 // then or at a later check (pg_stat_activity, application_name

@@ -101,7 +101,7 @@ func TestOpenErrors(t *testing.T) {
 }
 
 // TestConflictText: a race lost is ErrConflict with no driver text, on
-// both dialects (API.md: no database error text reaches a client).
+// both dialects (no database error text reaches a client).
 func TestConflictText(t *testing.T) {
 	for name, open := range map[string]func(*testing.T) *persistence.Store{"postgres": openPostgres, "sqlite": openSQLite} {
 		t.Run(name, func(t *testing.T) {

@@ -43,7 +43,7 @@ func receiptStores(t *testing.T) map[string]func(t *testing.T) *persistence.Stor
 }
 
 // TestReceipts: a domain.Receipt in an append's or a create's context is
-// written in the same transaction as the events (API.md "Retries"): the
+// written in the same transaction as the events (RELIABILITY.md "Outages"): the
 // record names the game and the versions appended; a second write with the
 // same key writes nothing and fails with ErrReceiptTaken, also when it is
 // one of several appends written in one statement; a key held by an

@@ -22,8 +22,8 @@ const (
 )
 
 // DefaultSQLitePath is the embedded database file used when neither
-// Config.DatabaseURL nor Config.SQLitePath is set (API.md "Running the
-// server": SOLITAIRE_SQLITE_PATH, default solitaire.db).
+// Config.DatabaseURL nor Config.SQLitePath is set (README
+// "Configuration": SOLITAIRE_SQLITE_PATH, default solitaire.db).
 const DefaultSQLitePath = "solitaire.db"
 
 // DefaultSnapshotEvery is the default snapshot interval, in events.
@@ -178,7 +178,7 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// Ping reports whether the database answers (readiness, API.md /readyz).
+// Ping reports whether the database answers (readiness: GET /readyz).
 // Errors: ErrUnavailable (wrapped) when it does not.
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.sqlDB.PingContext(ctx); err != nil {
@@ -292,8 +292,8 @@ func connect(ctx context.Context, cfg Config) (*Store, error) {
 //   - foreign_keys: events and snapshots must belong to a game.
 //   - _stmt_cache_size: the driver keeps up to 64 prepared statements per
 //     connection, keyed by their text, so a move's statements are not
-//     parsed and planned again each time (that was most of the SQLite
-//     engine's work per move: BENCHMARKS.md "SQLite", session 6). A
+//     parsed and planned again each time (parsing is most of the SQLite
+//     engine's work per move without it: BENCHMARKS.md "SQLite"). A
 //     schema change (a migration) makes SQLite prepare a cached statement
 //     anew.
 //

@@ -28,7 +28,7 @@ type baselineMove struct {
 	Type string `json:"type" binding:"required"`
 }
 
-// baselineHandler is the same-stack baseline of a move (issue 15): the
+// baselineHandler is the same-stack baseline of a move (compare): the
 // cheapest honest HTTP API on the product's stack, gin and pgx, with no
 // domain at all. POST /v1/games/{id}/moves with a bearer token (not
 // looked up) and a JSON body with a type inserts one row in its own

@@ -70,7 +70,7 @@ func ratio(a, b float64) float64 {
 }
 
 // writeCompareTable prints rows as a Markdown table with the ratios and,
-// per row, which of issue 15's targets it meets.
+// per row, which of the targets (targetVsBaseline, ...) it meets.
 func writeCompareTable(w io.Writer, rows []compareRow) {
 	fmt.Fprintln(w, "| clients | pgbench TPS | baseline req/s (p50 / p99) | product moves/s (p50 / p99) | product ÷ baseline | p99 ÷ baseline p99 | product ÷ pgbench | commits per move (product / baseline) | targets |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")

@@ -148,7 +148,7 @@ func TestCommitsOfBaseline(t *testing.T) {
 }
 
 // TestCompareTable: the table gives the ratios to the baseline and to
-// pgbench and says whether issue 15's targets are met on each row.
+// pgbench and says whether compare's targets are met on each row.
 func TestCompareTable(t *testing.T) {
 	lean := func(perSecond float64, p99 time.Duration) *leanResult {
 		h := hdrhistogram.New(histMin, histMax, histDigits)

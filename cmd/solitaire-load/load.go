@@ -284,8 +284,8 @@ func newStats() *stats {
 	return s
 }
 
-// moveRequest is a move in the API's request shape (API.md "A move
-// request").
+// moveRequest is a move in the API's request shape (MoveRequest in
+// openapi.yaml).
 type moveRequest struct {
 	Type  string  `json:"type"`
 	From  *string `json:"from,omitempty"`

@@ -24,7 +24,7 @@
 // unless -server is given) on that database at the same client count; the
 // server's resident memory with -games games in progress; and the server
 // on SQLite. It prints the ratio of moves/s to pgbench's TPS and the
-// issue's targets. See BENCHMARKS.md.
+// targets (targetRatio, targetP99, targetRSSMB). See BENCHMARKS.md.
 //
 // compare runs, at each client count in turn (default 1, 16 and 64),
 // pgbench's single-INSERT transactions, the baseline (this tool's

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Defaults of the rate limit (API.md "Rate limits"): far above what a
+// Defaults of the rate limit (README "Limits"): far above what a
 // person or a well-behaved bot sends, so normal play is never throttled;
 // floods are.
 const (

@@ -1,4 +1,4 @@
-// Command solitaire-server serves the solitaire HTTP API (API.md).
+// Command solitaire-server serves the solitaire HTTP API (openapi.yaml).
 //
 // Usage:
 //
@@ -78,8 +78,8 @@ import (
 	"github.com/openpatience/solitaire/persistence"
 )
 
-// DefaultAddr is the listen address without SOLITAIRE_ADDR (API.md
-// "Running the server").
+// DefaultAddr is the listen address without SOLITAIRE_ADDR (README
+// "Configuration").
 const DefaultAddr = "127.0.0.1:8080"
 
 // Timeouts of the HTTP server and of its shutdown.

@@ -21,12 +21,12 @@ import (
 // pgtest.Bouncer), with nothing else set, and with direct URLs for the
 // migrations and the LISTEN connection. Each starts on a fresh database
 // (migrations through the pooler in the first case), 16 players play
-// concurrently with no 5xx (pgx's named prepared statements used to fail
-// there: `prepared statement "stmtcache_…" already exists`), and a live
-// stream of one game, served by a second server on the same pooler, sees
-// each of its moves within 1 s of the move's answer (the LISTEN used to go
-// through the pooler, and streams lagged until the 15 s heartbeat): with
-// the direct listen URL by LISTEN/NOTIFY, without it by polling.
+// concurrently with no 5xx (pgx's named prepared statements fail there:
+// `prepared statement "stmtcache_…" already exists`), and a live stream of
+// one game, served by a second server on the same pooler, sees each of its
+// moves within 1 s of the move's answer (a LISTEN through a transaction
+// pooler hears nothing, and streams would lag until the 15 s heartbeat):
+// with the direct listen URL by LISTEN/NOTIFY, without it by polling.
 func TestBehindPgBouncer(t *testing.T) {
 	t.Parallel()
 	bin := buildBinary(t)

@@ -16,7 +16,7 @@ import (
 )
 
 // solveOutput is what `solitaire solve` prints: the verdict of RULES R7.1,
-// the winning line as move requests (API.md "A move request") when there
+// the winning line as move requests (MoveRequest in openapi.yaml) when there
 // is one, the positions searched, the time taken, and the difficulty band
 // (R7.5) when asked for.
 type solveOutput struct {
@@ -74,7 +74,7 @@ func (f gameFlags) rules(variant string, o domain.Options) (domain.Rules, error)
 }
 
 // layoutRequest is a layout file: either the body of POST /v1/games with a
-// layout (API.md "A custom layout") or the bare layout object.
+// layout (Layout in openapi.yaml) or the bare layout object.
 type layoutRequest struct {
 	Variant string           `json:"variant"`
 	Options domain.Options   `json:"options"`
@@ -94,7 +94,7 @@ func solveCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	gf := addGameFlags(fs)
 	seed := fs.String("seed", "", "deal the variant's seeded deal (R6.1), a decimal uint64")
-	layout := fs.String("layout", "", "a JSON layout file (API.md \"A custom layout\"), - for standard input")
+	layout := fs.String("layout", "", "a JSON layout file (a POST /v1/games body with a layout, or the layout), - for standard input")
 	logFile := fs.String("log", "", "an exported NDJSON log (GET /v1/games/{id}/events), - for standard input")
 	at := fs.Int("at", 0, "with -log: the position after event N (default the last)")
 	budget := fs.Duration("budget", solver.DefaultTime, "time budget")

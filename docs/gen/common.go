@@ -11,7 +11,7 @@ import (
 // its handler, which swag cannot declare once for all (fix 4). Both are
 // components, referenced by the operations.
 const (
-	// rateLimitedResponse is 429: api's rate limit (API.md "Rate limits"),
+	// rateLimitedResponse is 429: api's rate limit (README "Limits"),
 	// on every operation but those tagged operationsTag (the probes,
 	// metrics and the spec, which the API's rate limit does not cover;
 	// the probes document the 429 of their own limit themselves).

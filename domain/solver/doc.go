@@ -61,8 +61,8 @@
 //     position the game's search is about to enter is first searched under draw 1
 //     with unlimited passes, with a small budget and one table for all
 //     probes, and a position whose relaxation is lost is lost and not
-//     searched. In the lost draw-3 deals that took longest nearly every
-//     position had a lost relaxation.
+//     searched. In the lost draw-3 deals that take longest nearly every
+//     position has a lost relaxation.
 //   - A transposition table of every position seen, keyed by a 64-bit
 //     hash (8 bytes a position: a large search's time is mostly the
 //     table's memory traffic) that ignores the order of tableau piles and foundations (they

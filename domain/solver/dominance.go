@@ -179,7 +179,7 @@ func (d *domState) reset(tt *table) {
 // give, deletion by backward shift, twice the size at three quarters
 // full; the zero key is nudged to 1): the talon dominance's open
 // positions and its classes of lost positions are entered and looked up
-// once per position, where Go maps cost more than the table did.
+// once per position, where Go maps cost more than this layout.
 type indexMap struct {
 	keys  []uint64
 	vals  []int32

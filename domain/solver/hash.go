@@ -6,8 +6,8 @@ package solver
 // stored keys, so with p probes in a search the chance of any such mix-up
 // is below 4p/2⁶⁴, under 10⁻¹⁰ for the largest budgets here (10⁸ probes
 // in a 10 s search), which an "unwinnable" verdict rests on. (A second
-// 64-bit word made that 10⁻²⁹, at the price of twice the memory per
-// position; the table's memory traffic is most of a large search's time.)
+// 64-bit word would make that 10⁻²⁹, at twice the memory per position;
+// the table's memory traffic is most of a large search's time.)
 // The key is canonical:
 //
 //   - tableau piles are hashed one by one and the pile hashes summed after

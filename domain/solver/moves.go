@@ -109,9 +109,8 @@ const (
 	// prTalonLast is the class of talon moves where the talon dominance
 	// holds (talonPri): after every other move. A lost search there proves
 	// more positions with the talon still large before it meets the ones
-	// with a smaller talon, which the dominance then cuts: on the relaxed
-	// draw-1 deals of seeds 1-1000, 4 % fewer positions (BENCHMARKS.md
-	// "Solver", session 11).
+	// with a smaller talon, which the dominance then cuts (BENCHMARKS.md
+	// "Solver").
 	prTalonLast = prClasses
 )
 

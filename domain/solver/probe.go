@@ -16,9 +16,8 @@ import "math"
 // Why: with draw 3 the lost deals that take longest are those whose
 // relaxation is won (so the relaxation of the root proves nothing), and in
 // them nearly every position the game's search enters has a lost
-// relaxation: on `relaxed` draw-3 seed 306, 2,805 of 2,813 positions
-// sampled from the search (every 512th) were proven lost with draw 1 in
-// under 20,000 positions each. The relaxed search is far narrower than the
+// relaxation (on `relaxed` draw-3 seed 306, 2,805 of 2,813 positions
+// sampled from the search). The relaxed search is far narrower than the
 // game's (every talon card always within reach, the talon pairs and
 // dominance of search.uses and dominance.go, no talon order in its key),
 // so a position's relaxation is proven lost in few positions, and the
@@ -48,16 +47,12 @@ import "math"
 //
 // With a limit on passes (klondike-draw3: three, and no take-back) the
 // relaxation, which has neither, is won from more of the positions, and
-// the probes cut less: on the 25 slowest klondike-draw3 deals of seeds
-// 1-10,000 (the slowest with the probes: a biased pick) they cost more
-// than they cut, 59.9 s of CPU in all against 49.8 s without; over all
-// 10,000 seeds they gained, 356 s against 423 s, 43 deals over 1 s
-// against 60 (BENCHMARKS.md "Solver", session 10), so they run there too.
+// the probes cut less; over all its deals they still save time
+// (BENCHMARKS.md "Solver"), so they run there too.
 //
-// With draw 1 and one pass (klondike) they did not pay: on its 46 slowest
-// deals of seeds 1-10,000 the probes added 15 % to the positions searched
-// (99.95 M to 114.87 M) and took about 1.8 times the CPU time, so with
-// draw 1 the relaxation runs from the root only (portfolio).
+// With draw 1 and one pass (klondike) they cost more than they cut
+// (BENCHMARKS.md "Solver"), so with draw 1 the relaxation runs from the
+// root only (portfolio).
 //
 // Only with draw 3 and the draw-1 relaxation (relaxable: one deck,
 // abstract mode), not for Prove and Difficulty (searchWins), and only once
@@ -65,11 +60,9 @@ import "math"
 // deal lost without probes, and a deal the search wins within its first
 // attempts is searched as before.
 
-// probeNodes is a probe's node budget. On the 60 `relaxed` draw-3 deals of
-// seeds 1-3000 that took over 1 s (or were unknown at 2 s) before the
-// probes, budgets of 500, 2,000 and 8,000 took 86.1, 83.8 and 82.6 s of
-// CPU in all, within the machine's noise (BENCHMARKS.md "Solver", session
-// 10).
+// probeNodes is a probe's node budget: a probe that has not proven its
+// position lost within it decides nothing. Budgets from 500 to 8,000 cost
+// the same within the machine's noise (BENCHMARKS.md "Solver").
 const probeNodes = 2000
 
 // prober is the relaxation's search serving the probes, on the game

@@ -21,12 +21,11 @@ package solver
 // Why: with draw 3 and unlimited passes the cards the draws reach change
 // whenever one leaves the talon, so the game's search tells positions
 // apart by which talon cards are gone, and a lost deal's exhaustive search
-// is mostly that (BENCHMARKS.md "Solver"). Draw 1 with unlimited passes
-// reaches every talon card at any time, its search waits with idle talon
-// cards (abstract.go), and about half of the lost draw-3 deals are lost
-// with draw 1 too: of the 19 `relaxed` draw-3 deals of seeds 1-1000 that a
-// 3 s search left undecided, 15 are lost with draw 1, most of them proved
-// so in under 2 s.
+// is mostly that. Draw 1 with unlimited passes reaches every talon card at
+// any time, its search waits with idle talon cards (abstract.go), and
+// about half of the lost draw-3 deals are lost with draw 1 too, most of
+// them proved so far faster than the draw-3 search could (BENCHMARKS.md
+// "Solver").
 //
 // The two searches take turns (solve): attempts of the game's search and
 // of the relaxation with doubling node limits (search.run; the
@@ -50,11 +49,8 @@ const relaxFrom = 4 * firstLimit
 // relaxation is lost costs the relaxation's search plus the game's turns
 // beside it, and one whose relaxation is won rarely needs a long relaxed
 // search to find that win (it starts the probes, probe.go), so the
-// relaxation gets the larger share: on the 17 `relaxed` draw-3 deals of
-// seeds 1-3000 lost with draw 1 that took over 0.7 s, shares of 1, 2 and 4
-// took 33.7, 26.9 and 22.8 s of CPU in all, and on 8 slow deals whose
-// relaxation is won the share changed little (13.3, 14.7 and 13.7 s;
-// BENCHMARKS.md "Solver", session 10).
+// relaxation gets the larger share (4 is the fastest of 1, 2 and 4 on the
+// slow lost draw-3 deals: BENCHMARKS.md "Solver").
 const relaxShare = 4
 
 // relaxable reports whether g (a root, before any search) has a draw-1
@@ -63,16 +59,10 @@ const relaxShare = 4
 // passes (with draw 1 and unlimited passes the relaxed game is the game).
 // With draw 1 and one pass (klondike) the relaxation of most lost deals is
 // won, but where it is lost it ends the search early (seed 1477: 71,183
-// positions against 277,175): on klondike seeds 1-10,000 the positions of
-// all deals fell 3 % (1,008 M to 977 M), the p99 deal's 5 % (1.13 M to
-// 1.07 M) and the deals over 1 M positions from 131 to 120, and no deal's
-// verdict changed. In CPU time (one process at a time, chunks of 1,000
-// deals alternating between the two binaries) the p99 deal went from 963
-// to 939 ms and the mean from 72.0 to 72.6 ms: the tail, which is what
-// binds for klondike (a p99 of at most 1 s), is shorter, and the mean is
-// within the machine's noise (BENCHMARKS.md "Solver", session 11; session
-// 7 had measured +5 % of time on seeds 1-1000 with an older, slower
-// relaxed search). With an empty talon the relaxed game is the game.
+// positions against 277,175, TestR71RelaxationShortensLostSearches): it
+// shortens klondike's tail, which is what binds there (a p99 of at most
+// 1 s), and leaves its mean time as it is (BENCHMARKS.md "Solver"). With
+// an empty talon the relaxed game is the game.
 func (g *game) relaxable() bool {
 	return !g.noPrune && !g.noRestart && !g.noRelax && (g.draw > 1 || g.passes > 0) && g.tl > 0 && g.abstractOK()
 }

@@ -488,11 +488,10 @@ func (s *search) node(low *int32) bool {
 // moves of nodes only).
 //
 // Elsewhere (draw 3, or passes limited) the argument holds only past moves
-// that leave the talon alone, and talon moves would have to follow too;
-// tried on the relaxed draw-3 deals that take longest, the positions
-// searched fell by 12 % and the time rose by 42 % (a second list of
-// candidates per talon move, all of them then), so there a talon card's move is a move like any
-// other (BENCHMARKS.md "Solver", session 9).
+// that leave the talon alone, and talon moves would have to follow too: a
+// second list of candidates per talon move, which costs more time than the
+// positions it saves (BENCHMARKS.md "Solver"), so there a talon card's
+// move is a move like any other.
 func (s *search) uses(x byte, low *int32) bool {
 	g := s.g
 	start := len(s.buf)

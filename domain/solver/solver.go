@@ -34,13 +34,10 @@ const (
 	// relaxation probes keep a table of won positions and a word per
 	// position probed; with draw 1 and unlimited passes the table also
 	// holds the positions the talon dominance cut (about 1.6 per node) and
-	// the dominance keeps its talon sets (dominance.go). Measured as all
-	// the heap a search allocates (runtime.MemStats.TotalAlloc, growth
-	// included), the most on the slow deals measured at this budget was
-	// 51.8 MiB (`relaxed` draw 3, seed 3339; draw 1, seed 2311: 38.3 MiB;
-	// klondike's six slowest deals 32.1-32.2 MiB; BENCHMARKS.md "Solver",
-	// sessions 10 and 11).
-	// See BENCHMARKS.md "Solver" for the share of deals it decides.
+	// the dominance keeps its talon sets (dominance.go). All the heap one
+	// search allocates at this budget: at most 51.8 MiB on the slowest
+	// deals measured (BENCHMARKS.md "Solver", with the share of deals it
+	// decides).
 	DefaultNodes = 1_000_000
 	// DefaultTime is the time budget when Budget.Time is 0.
 	DefaultTime = 10 * time.Second
@@ -76,7 +73,7 @@ func (b Budget) withDefaults() Budget {
 // Result is the answer of Solve.
 type Result struct {
 	Verdict Verdict
-	// Line is, for Winnable, the moves (move requests of API.md, as
+	// Line is, for Winnable, the moves (move requests of the API, as
 	// domain.Decide accepts them) that win from the given position under
 	// its own rules, in order: draws and recycles as "draw", explicit
 	// "flip" moves where Rules.Flip is player, foundations by index. It

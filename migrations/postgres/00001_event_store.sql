@@ -1,4 +1,4 @@
--- The event store (issue "Event store"): games are streams, events their
+-- The event store: games are streams, events their
 -- hash-chained log, snapshots cached states. All *_at columns are BIGINT
 -- milliseconds since the Unix epoch, UTC.
 

@@ -1,4 +1,4 @@
--- Duels, daily deals, time limits and rankings (issue 5). All *_at columns
+-- Duels, daily deals, time limits and rankings. All *_at columns
 -- are BIGINT milliseconds since the Unix epoch, UTC, as in 00001.
 
 -- +goose Up

@@ -1,8 +1,8 @@
 -- Idempotency keys written with the events they answer: a move's or a
 -- create's key is stored in the same transaction as its events, naming the
 -- game and the versions it appended, so that a retry after a crash or a
--- lost answer finds it and is answered from the log (API.md "Retries").
--- Rows with game_id '' keep a whole response in body, as before.
+-- lost answer finds it and is answered from the log (RELIABILITY.md "Outages").
+-- Rows with game_id '' keep a whole response in body.
 --
 -- And a schema ready for Citus (docs/scaling.md): the events' primary key
 -- includes the game, as every key of a table distributed by game must;
@@ -15,8 +15,8 @@
 -- citus: games distributed by id
 -- citus: events distributed by game_id
 -- citus: snapshots distributed by game_id
--- An Idempotency-Key is unique per player across all games (API.md
--- "Retries": the key on another game's path is 422), and a create's key is
+-- An Idempotency-Key is unique per player across all games (the key on
+-- another game's path is 422 idempotency_key_reused), and a create's key is
 -- looked up before its game exists, so the records live with their owner:
 -- citus: idempotency_keys distributed by owner
 -- citus: duels reference

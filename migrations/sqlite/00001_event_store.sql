@@ -1,4 +1,4 @@
--- The event store (issue "Event store"), SQLite edition of
+-- The event store, SQLite edition of
 -- postgres/00001_event_store.sql: same tables, columns and constraints.
 -- All *_at columns are INTEGER milliseconds since the Unix epoch, UTC.
 -- STRICT tables make SQLite check column types as PostgreSQL does.

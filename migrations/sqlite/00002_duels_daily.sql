@@ -1,4 +1,4 @@
--- Duels, daily deals, time limits and rankings (issue 5), SQLite edition of
+-- Duels, daily deals, time limits and rankings, SQLite edition of
 -- postgres/00002_duels_daily.sql: same tables, columns and indexes. The
 -- generated columns are VIRTUAL here (SQLite adds no STORED column to an
 -- existing table); they are computed on read and indexed all the same.

@@ -1,8 +1,8 @@
 -- Idempotency keys written with the events they answer: a move's or a
 -- create's key is stored in the same transaction as its events, naming the
 -- game and the versions it appended, so that a retry after a crash or a
--- lost answer finds it and is answered from the log (API.md "Retries").
--- Rows with game_id '' keep a whole response in body, as before.
+-- lost answer finds it and is answered from the log (RELIABILITY.md "Outages").
+-- Rows with game_id '' keep a whole response in body.
 
 -- +goose Up
 ALTER TABLE idempotency_keys ADD COLUMN game_id TEXT NOT NULL DEFAULT '';
