@@ -60,10 +60,17 @@ type LogConfig struct {
 	KeyFile       string
 	CreateKeyFile bool
 	// Origin is the log's name, the first line of every checkpoint and the
-	// key's name (C2SP tlog-checkpoint). Empty: the key's name; a new key
-	// is named DefaultOrigin(). A configured key with another name is an
-	// error.
+	// key's name (C2SP tlog-checkpoint), e.g. "solitaire.example/v1/log":
+	// C2SP tlog-tiles asks for the log's URL prefix without the scheme.
+	// Empty: the key's name. A key that exists with another name is an
+	// error; a new key is named Origin.
 	Origin string
+	// DefaultOrigin names a new key when Origin is empty (the embedded
+	// database's default for a server only its own machine reaches, set
+	// by cmd/solitaire-server). Unlike Origin it is never compared with a
+	// key that exists. With both empty, a key that must be generated is
+	// ErrNoOrigin.
+	DefaultOrigin string
 	// Now is the clock of leaf creation times (default time.Now).
 	Now func() time.Time
 	// Batch bounds the leaves of one sequencer round (default
@@ -74,8 +81,9 @@ type LogConfig struct {
 // OpenLog opens the store's transparency log with the key cfg names (see
 // LogConfig), and signs a checkpoint of the current tree if the stored one
 // is missing (a new log) or was signed with another key (a new key).
-// Errors: a key that does not parse, a key file that cannot be read or
-// created, an origin that is not the key's name, database failures.
+// Errors: ErrNoOrigin (a key to generate and no name for it), a key that
+// does not parse, a key file that cannot be read or created, an origin
+// that is not the key's name, database failures.
 func (s *Store) OpenLog(ctx context.Context, cfg LogConfig) (*Log, error) {
 	l := &Log{s: s, now: cfg.Now, batch: cfg.Batch, log: s.log}
 	if l.now == nil {

@@ -415,7 +415,8 @@ func TestR6_6_LogWaitsForTheClose(t *testing.T) {
 
 // The SQLite default keeps a generated key in a file beside the database
 // (mode 0600) and reuses it on the next start; a configured origin that is
-// not the key's name is refused.
+// not the key's name is refused; a key to create needs a name (Origin, or
+// DefaultOrigin, which names only a key it creates).
 func TestLogKeyFile(t *testing.T) {
 	dir := t.TempDir()
 	s, err := persistence.Open(t.Context(), persistence.Config{SQLitePath: filepath.Join(dir, "solitaire.db")})
@@ -424,7 +425,13 @@ func TestLogKeyFile(t *testing.T) {
 	}
 	defer s.Close()
 	file := filepath.Join(dir, "solitaire.db.logkey")
-	cfg := persistence.LogConfig{KeyFile: file, CreateKeyFile: true, Origin: "games.example/log"}
+	if _, err := s.OpenLog(t.Context(), persistence.LogConfig{KeyFile: file, CreateKeyFile: true}); !errors.Is(err, persistence.ErrNoOrigin) {
+		t.Fatalf("a key to create without a name: %v, want ErrNoOrigin", err)
+	}
+	if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a key file without a name was created (%v)", err)
+	}
+	cfg := persistence.LogConfig{KeyFile: file, CreateKeyFile: true, Origin: "games.example/log", DefaultOrigin: "dev.example/log"}
 	l1, err := s.OpenLog(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -443,30 +450,49 @@ func TestLogKeyFile(t *testing.T) {
 	if _, err := s.OpenLog(t.Context(), persistence.LogConfig{KeyFile: file, Origin: "other.example/log"}); err == nil {
 		t.Fatal("an origin other than the key's name was accepted")
 	}
+	// A default origin names only a key it creates.
+	if l, err := s.OpenLog(t.Context(), persistence.LogConfig{KeyFile: file, DefaultOrigin: "dev.example/log"}); err != nil ||
+		l.Origin() != "games.example/log" {
+		t.Fatalf("an existing key with a default origin: %v", err)
+	}
+	devFile := filepath.Join(dir, "dev.logkey")
+	if l, err := s.OpenLog(t.Context(), persistence.LogConfig{KeyFile: devFile, CreateKeyFile: true, DefaultOrigin: "dev.example/log"}); err != nil ||
+		l.Origin() != "dev.example/log" {
+		t.Fatalf("a new key with a default origin: %v", err)
+	}
 	if _, err := s.OpenLog(t.Context(), persistence.LogConfig{}); err == nil {
 		t.Fatal("SQLite without a key or key file was accepted")
 	}
 }
 
-// On PostgreSQL without a configured key, the first server generates one
-// and keeps it in the database; every later one signs with the same key.
+// On PostgreSQL without a configured key, the first server generates one,
+// named by its origin (none: ErrNoOrigin, and nothing is kept), and keeps
+// it in the database; every later one signs with the same key, with or
+// without an origin.
 func TestLogKeyInDatabase(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	var keys []string
-	for range 2 {
+	for _, origin := range []string{"", "db.example/log", "db.example/log", ""} {
 		s, err := persistence.Open(t.Context(), persistence.Config{DatabaseURL: dsn})
 		if err != nil {
 			t.Fatal(err)
 		}
-		l, err := s.OpenLog(t.Context(), persistence.LogConfig{Origin: "db.example/log"})
-		if err != nil {
-			t.Fatal(err)
+		l, err := s.OpenLog(t.Context(), persistence.LogConfig{Origin: origin})
+		s.Close()
+		if len(keys) == 0 {
+			if !errors.Is(err, persistence.ErrNoOrigin) {
+				t.Fatalf("a new key without a name: %v, want ErrNoOrigin", err)
+			}
+			keys = append(keys, "")
+			continue
+		}
+		if err != nil || l.Origin() != "db.example/log" {
+			t.Fatalf("origin %q: %v", origin, err)
 		}
 		keys = append(keys, l.VerifierKey())
-		s.Close()
 	}
-	if keys[0] != keys[1] {
-		t.Fatalf("two servers got keys %q and %q", keys[0], keys[1])
+	if keys[1] != keys[2] || keys[2] != keys[3] {
+		t.Fatalf("three servers got keys %q", keys[1:])
 	}
 }
 
