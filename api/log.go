@@ -34,12 +34,12 @@ const (
 // /v1/log/key. `solitaire verify` does all of it, and checks that the
 // leaf is the canonical record of the game's exported log.
 type LogProof struct {
-	GameID     string   `json:"game_id"`                                    // the game
-	LeafIndex  int64    `json:"leaf_index" minimum:"0"`                     // the leaf's position in the log, 0-based
-	TreeSize   int64    `json:"tree_size" minimum:"1"`                      // leaves in the tree the proof is against
-	Leaf       string   `json:"leaf" format:"byte"`                         // the canonical leaf record (one line of JSON, docs/transparency.md), base64
-	Proof      []string `json:"proof" format:"byte"`                        // RFC 6962 audit path, leaf to root: at most ⌈log2 tree_size⌉ hashes, each 32 bytes in base64
-	Checkpoint string   `json:"checkpoint" example:"solitaire.example/log"` // the latest signed checkpoint (C2SP tlog-checkpoint in a signed note); its size is tree_size unless tree_size was asked for
+	GameID     string   `json:"game_id"`                                       // the game
+	LeafIndex  int64    `json:"leaf_index" minimum:"0"`                        // the leaf's position in the log, 0-based
+	TreeSize   int64    `json:"tree_size" minimum:"1"`                         // leaves in the tree the proof is against
+	Leaf       string   `json:"leaf" format:"byte"`                            // the canonical leaf record (one line of JSON, docs/transparency.md), base64
+	Proof      []string `json:"proof" format:"byte"`                           // RFC 6962 audit path, leaf to root: at most ⌈log2 tree_size⌉ hashes, each 32 bytes in base64
+	Checkpoint string   `json:"checkpoint" example:"solitaire.example/v1/log"` // the latest signed checkpoint (C2SP tlog-checkpoint in a signed note); its size is tree_size unless tree_size was asked for
 } // @name LogProof
 
 // LogConsistency is the proof that an older tree of the log is a prefix

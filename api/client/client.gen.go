@@ -1922,7 +1922,7 @@ type LogConsistency struct {
 type LogProof struct {
 	// Checkpoint the latest signed checkpoint (C2SP tlog-checkpoint in a signed note); its size is tree_size unless tree_size was asked for
 	//
-	// Example: solitaire.example/log
+	// Example: solitaire.example/v1/log
 	Checkpoint string `json:"checkpoint"`
 
 	// GameId the game
