@@ -3,6 +3,7 @@ module github.com/openpatience/solitaire
 go 1.26.8
 
 require (
+	filippo.io/torchwood v0.6.1
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -33,12 +34,12 @@ const (
 // /v1/log/key. `solitaire verify` does all of it, and checks that the
 // leaf is the canonical record of the game's exported log.
 type LogProof struct {
-	GameID     string   `json:"game_id"`                                    // the game
-	LeafIndex  int64    `json:"leaf_index" minimum:"0"`                     // the leaf's position in the log, 0-based
-	TreeSize   int64    `json:"tree_size" minimum:"1"`                      // leaves in the tree the proof is against
-	Leaf       string   `json:"leaf" format:"byte"`                         // the canonical leaf record (one line of JSON, docs/transparency.md), base64
-	Proof      []string `json:"proof" format:"byte"`                        // RFC 6962 audit path, leaf to root: at most ⌈log2 tree_size⌉ hashes, each 32 bytes in base64
-	Checkpoint string   `json:"checkpoint" example:"solitaire.example/log"` // the latest signed checkpoint (C2SP tlog-checkpoint in a signed note); its size is tree_size unless tree_size was asked for
+	GameID     string   `json:"game_id"`                                       // the game
+	LeafIndex  int64    `json:"leaf_index" minimum:"0"`                        // the leaf's position in the log, 0-based
+	TreeSize   int64    `json:"tree_size" minimum:"1"`                         // leaves in the tree the proof is against
+	Leaf       string   `json:"leaf" format:"byte"`                            // the canonical leaf record (one line of JSON, docs/transparency.md), base64
+	Proof      []string `json:"proof" format:"byte"`                           // RFC 6962 audit path, leaf to root: at most ⌈log2 tree_size⌉ hashes, each 32 bytes in base64
+	Checkpoint string   `json:"checkpoint" example:"solitaire.example/v1/log"` // the latest signed checkpoint (C2SP tlog-checkpoint in a signed note); its size is tree_size unless tree_size was asked for
 } // @name LogProof
 
 // LogConsistency is the proof that an older tree of the log is a prefix
@@ -56,11 +57,19 @@ func (s *server) logRoutes(v1 *gin.RouterGroup) {
 	v1.GET("/log/checkpoint", s.handle(s.logCheckpoint))
 	v1.GET("/log/key", s.handle(s.logKey))
 	v1.GET("/log/consistency", s.handle(s.logConsistency))
-	// Tile paths have 3 to 6 segments below /tile (tlog.Tile.Path).
-	v1.GET("/log/tile/:height/:level/:p1", s.handle(s.logTile1))
-	v1.GET("/log/tile/:height/:level/:p1/:p2", s.handle(s.logTile2))
-	v1.GET("/log/tile/:height/:level/:p1/:p2/:p3", s.handle(s.logTile3))
-	v1.GET("/log/tile/:height/:level/:p1/:p2/:p3/:p4", s.handle(s.logTile4))
+	// Tiles in two layouts (docs/transparency.md), one route per number
+	// of segments after the level: C2SP tlog-tiles, hash tiles and entry
+	// bundles, and the Go checksum database's layout under tile/8/ (a
+	// C2SP level 8 never exists: maxTileLevel in persistence).
+	for i, h := range []func(*gin.Context) reply{s.logTile, s.logTile2, s.logTile3, s.logTile4} {
+		v1.GET("/log/tile/:level"+tileSegments[i], s.handle(h))
+	}
+	for i, h := range []func(*gin.Context) reply{s.logEntries, s.logEntries2, s.logEntries3, s.logEntries4} {
+		v1.GET("/log/tile/entries"+tileSegments[i], s.handle(h))
+	}
+	for i, h := range []func(*gin.Context) reply{s.logSumDBTile, s.logSumDBTile2, s.logSumDBTile3, s.logSumDBTile4} {
+		v1.GET("/log/tile/8/:level"+tileSegments[i], s.handle(h))
+	}
 	v1.GET("/games/:id/proof", s.optionalAuth, s.handle(s.gameProof))
 }
 
@@ -153,53 +162,183 @@ func treeSizeParam(c *gin.Context, name string, required bool) (int64, error) {
 	return n, nil
 }
 
-// The tile routes: one per number of path segments, so that each is a
-// plain OpenAPI path. They serve tlog.Tile paths (the Go checksum
-// database's layout, which the golang.org/x/mod/sumdb/tlog tile readers
-// read): {height}/{level}/NNN for a complete tile, with .p/{width} for a
-// partial one, NNN in groups of three digits, all but the last prefixed
-// "x" (tile 1234567 is x001/x234/567); level "data" holds leaf records.
+// tileSegments are the route patterns of a tile index: one to four path
+// segments (an index of up to four three-digit groups, or three and a
+// partial width), as both layouts spell it after the level: tile 1234567
+// is x001/x234/567, its partial tile of 5 x001/x234/567.p/5.
+var tileSegments = []string{"/:p1", "/:p1/:p2", "/:p1/:p2/:p3", "/:p1/:p2/:p3/:p4"}
 
-// logTile1 serves a tile whose index is one segment.
+// logTile serves a C2SP hash tile whose index is one segment.
 //
-//	@Summary		A tile of the log
-//	@Description	A tile of the log's tree in the tlog tile layout (https://research.swtch.com/tlog#serving_tiles, golang.org/x/mod/sumdb/tlog Tile.Path): `8/L/NNN` is hash tile NNN at level L (256 hashes of 32 bytes each, concatenated), `8/data/NNN` the leaf records of leaves 256·NNN.. (each one line of JSON ending in a newline). A partial tile (the tree's right edge) has `.p/W` after its index and W entries; complete tiles never change. Large indices take more segments (x001/234): see the routes with more path parameters. Tiles beyond the latest checkpoint's tree are 404. No token needed.
+//	@Summary		A hash tile of the log (C2SP tlog-tiles)
+//	@Description	A tile of the log's Merkle tree in the C2SP tlog-tiles layout (https://c2sp.org/tlog-tiles), with /v1/log as the log's prefix: `tile/L/N` is the N-th tile at level L, 256 hashes of 32 bytes concatenated (level 0: the leaves' RFC 6962 hashes; level L: the roots of full tiles of level L−1). N is written in three-digit groups, all but the last prefixed `x` (tile 1234067 is `x001/x234/067`: see the routes with more path parameters). A partial tile (the tree's right edge) has `.p/W` after its index and W hashes (1 ≤ W ≤ 255). Full tiles never change (`Cache-Control: immutable`), partial ones are `no-cache`. Level 8 and above never exist: `tile/8/...` is the Go checksum database's layout (GET /v1/log/tile/8/{level}/{p1}). A malformed path, or a tile beyond the latest checkpoint's tree, is 404. No token needed.
 //	@Tags			log
 //	@Produce		octet-stream
-//	@Param			height	path		string	true	"tile height, always 8"
+//	@Param			level	path		int		true	"level in the tiling, 0 to 7 for any tree of int64 leaves"	minimum(0)	maximum(63)
+//	@Param			p1		path		string	true	"the tile index, three digits (NNN)"
+//	@Success		200		{string}	string	"the tile's hashes"
+//	@Failure		404		{object}	Problem	"malformed path, or beyond the tree"
+//	@Failure		500		{object}	Problem
+//	@ID				logTile
+//	@Router			/v1/log/tile/{level}/{p1} [get]
+func (s *server) logTile(c *gin.Context) reply { return s.logTileAt(c, c.Param("level")+"/") }
+
+// logTile2 serves a C2SP hash tile whose path after the level has two
+// segments.
+//
+//	@Summary		A hash tile of the log (two index segments)
+//	@Description	As GET /v1/log/tile/{level}/{p1}, for paths like `0/000.p/5` (a partial tile of 5 hashes) or `0/x001/234` (the full tile of index 1234). No token needed.
+//	@Tags			log
+//	@Produce		octet-stream
+//	@Param			level	path		int		true	"level in the tiling"	minimum(0)	maximum(63)
+//	@Param			p1		path		string	true	"first segment: NNN.p, or xNNN"
+//	@Param			p2		path		string	true	"second segment: the width W, or NNN"
+//	@Success		200		{string}	string	"the tile's hashes"
+//	@Failure		404		{object}	Problem	"malformed path, or beyond the tree"
+//	@Failure		500		{object}	Problem
+//	@ID				logTile2
+//	@Router			/v1/log/tile/{level}/{p1}/{p2} [get]
+func (s *server) logTile2(c *gin.Context) reply { return s.logTile(c) }
+
+// logTile3 serves a C2SP hash tile whose path after the level has three
+// segments.
+//
+//	@Summary		A hash tile of the log (three index segments)
+//	@Description	As GET /v1/log/tile/{level}/{p1}, for paths like `0/x001/234.p/7` or `0/x001/x234/567`. No token needed.
+//	@Tags			log
+//	@Produce		octet-stream
+//	@Param			level	path		int		true	"level in the tiling"	minimum(0)	maximum(63)
+//	@Param			p1		path		string	true	"first segment"
+//	@Param			p2		path		string	true	"second segment"
+//	@Param			p3		path		string	true	"third segment"
+//	@Success		200		{string}	string	"the tile's hashes"
+//	@Failure		404		{object}	Problem	"malformed path, or beyond the tree"
+//	@Failure		500		{object}	Problem
+//	@ID				logTile3
+//	@Router			/v1/log/tile/{level}/{p1}/{p2}/{p3} [get]
+func (s *server) logTile3(c *gin.Context) reply { return s.logTile(c) }
+
+// logTile4 serves a C2SP hash tile whose path after the level has four
+// segments.
+//
+//	@Summary		A hash tile of the log (four index segments)
+//	@Description	As GET /v1/log/tile/{level}/{p1}, for paths like `0/x001/x234/567.p/9` or `0/x001/x234/x567/890`. No token needed.
+//	@Tags			log
+//	@Produce		octet-stream
+//	@Param			level	path		int		true	"level in the tiling"	minimum(0)	maximum(63)
+//	@Param			p1		path		string	true	"first segment"
+//	@Param			p2		path		string	true	"second segment"
+//	@Param			p3		path		string	true	"third segment"
+//	@Param			p4		path		string	true	"fourth segment"
+//	@Success		200		{string}	string	"the tile's hashes"
+//	@Failure		404		{object}	Problem	"malformed path, or beyond the tree"
+//	@Failure		500		{object}	Problem
+//	@ID				logTile4
+//	@Router			/v1/log/tile/{level}/{p1}/{p2}/{p3}/{p4} [get]
+func (s *server) logTile4(c *gin.Context) reply { return s.logTile(c) }
+
+// logEntries serves a C2SP entry bundle whose index is one segment.
+//
+//	@Summary		An entry bundle of the log (C2SP tlog-tiles)
+//	@Description	The leaves of the log in the C2SP tlog-tiles layout (https://c2sp.org/tlog-tiles), with /v1/log as the log's prefix: `tile/entries/N` holds leaves 256·N to 256·N+255, each as its length (a big-endian uint16) followed by the leaf record, exactly the bytes its RFC 6962 leaf hash covers (SHA-256 of 0x00 and the record: the level-0 hash tile's entry). A record is one line of JSON ending in a newline (docs/transparency.md), at most 4096 bytes. N is written as in hash tiles (`x001/x234/067`: see the routes with more path parameters); a partial bundle (the tree's right edge) has `.p/W` after its index and W entries (1 ≤ W ≤ 255). Full bundles never change (`Cache-Control: immutable`), partial ones are `no-cache`. A malformed path, or a bundle beyond the latest checkpoint's tree, is 404. No token needed.
+//	@Tags			log
+//	@Produce		octet-stream
+//	@Param			p1	path		string	true	"the bundle index, three digits (NNN)"
+//	@Success		200	{string}	string	"the entry bundle"
+//	@Failure		404	{object}	Problem	"malformed path, or beyond the tree"
+//	@Failure		500	{object}	Problem
+//	@ID				logEntries
+//	@Router			/v1/log/tile/entries/{p1} [get]
+func (s *server) logEntries(c *gin.Context) reply { return s.logTileAt(c, "entries/") }
+
+// logEntries2 serves a C2SP entry bundle whose path has two segments.
+//
+//	@Summary		An entry bundle of the log (two index segments)
+//	@Description	As GET /v1/log/tile/entries/{p1}, for paths like `000.p/5` (a partial bundle of 5 entries) or `x001/234` (the full bundle of index 1234). No token needed.
+//	@Tags			log
+//	@Produce		octet-stream
+//	@Param			p1	path		string	true	"first segment: NNN.p, or xNNN"
+//	@Param			p2	path		string	true	"second segment: the width W, or NNN"
+//	@Success		200	{string}	string	"the entry bundle"
+//	@Failure		404	{object}	Problem	"malformed path, or beyond the tree"
+//	@Failure		500	{object}	Problem
+//	@ID				logEntries2
+//	@Router			/v1/log/tile/entries/{p1}/{p2} [get]
+func (s *server) logEntries2(c *gin.Context) reply { return s.logEntries(c) }
+
+// logEntries3 serves a C2SP entry bundle whose path has three segments.
+//
+//	@Summary		An entry bundle of the log (three index segments)
+//	@Description	As GET /v1/log/tile/entries/{p1}, for paths like `x001/234.p/7` or `x001/x234/567`. No token needed.
+//	@Tags			log
+//	@Produce		octet-stream
+//	@Param			p1	path		string	true	"first segment"
+//	@Param			p2	path		string	true	"second segment"
+//	@Param			p3	path		string	true	"third segment"
+//	@Success		200	{string}	string	"the entry bundle"
+//	@Failure		404	{object}	Problem	"malformed path, or beyond the tree"
+//	@Failure		500	{object}	Problem
+//	@ID				logEntries3
+//	@Router			/v1/log/tile/entries/{p1}/{p2}/{p3} [get]
+func (s *server) logEntries3(c *gin.Context) reply { return s.logEntries(c) }
+
+// logEntries4 serves a C2SP entry bundle whose path has four segments.
+//
+//	@Summary		An entry bundle of the log (four index segments)
+//	@Description	As GET /v1/log/tile/entries/{p1}, for paths like `x001/x234/567.p/9` or `x001/x234/x567/890`. No token needed.
+//	@Tags			log
+//	@Produce		octet-stream
+//	@Param			p1	path		string	true	"first segment"
+//	@Param			p2	path		string	true	"second segment"
+//	@Param			p3	path		string	true	"third segment"
+//	@Param			p4	path		string	true	"fourth segment"
+//	@Success		200	{string}	string	"the entry bundle"
+//	@Failure		404	{object}	Problem	"malformed path, or beyond the tree"
+//	@Failure		500	{object}	Problem
+//	@ID				logEntries4
+//	@Router			/v1/log/tile/entries/{p1}/{p2}/{p3}/{p4} [get]
+func (s *server) logEntries4(c *gin.Context) reply { return s.logEntries(c) }
+
+// logSumDBTile serves a tile of the Go checksum database's layout whose
+// index is one segment.
+//
+//	@Summary		A tile of the log (Go checksum database layout)
+//	@Description	The log's tiles in the Go checksum database's layout (https://research.swtch.com/tlog#serving_tiles; golang.org/x/mod/sumdb/tlog Tile.Path, height 8), which tlog.TileHashReader reads: `8/L/N` is the hash tile of GET /v1/log/tile/{level}/{p1} (the same bytes), `8/data/N` the leaf records of leaves 256·N.. concatenated, without length prefixes (each record one line of JSON ending in a newline). N and `.p/W` are as in the C2SP layout (a partial width 1..255). Full tiles never change (`Cache-Control: immutable`), partial ones are `no-cache`. A malformed path, or a tile beyond the latest checkpoint's tree, is 404. No token needed.
+//	@Tags			log
+//	@Produce		octet-stream
 //	@Param			level	path		string	true	"level in the tiling (0, 1, ...), or data for leaf records"
 //	@Param			p1		path		string	true	"the tile index, three digits (NNN)"
 //	@Success		200		{string}	string	"the tile's bytes"
 //	@Failure		404		{object}	Problem	"malformed path, or beyond the tree"
 //	@Failure		500		{object}	Problem
-//	@ID				logTile
-//	@Router			/v1/log/tile/{height}/{level}/{p1} [get]
-func (s *server) logTile1(c *gin.Context) reply { return s.logTile(c) }
+//	@ID				logSumDBTile
+//	@Router			/v1/log/tile/8/{level}/{p1} [get]
+func (s *server) logSumDBTile(c *gin.Context) reply { return s.logTileAt(c, "8/"+c.Param("level")+"/") }
 
-// logTile2 serves a tile whose path below the level has two segments.
+// logSumDBTile2 serves a tile of the Go checksum database's layout whose
+// path after the level has two segments.
 //
-//	@Summary		A tile of the log (two index segments)
-//	@Description	As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/000.p/5` (a partial tile of 5 hashes) or `8/0/x001/234` (a complete tile of index 1234). No token needed.
+//	@Summary		A tile of the log (Go checksum database layout, two index segments)
+//	@Description	As GET /v1/log/tile/8/{level}/{p1}, for paths like `8/0/000.p/5` (a partial tile of 5 hashes) or `8/data/x001/234` (the records of the data tile of index 1234). No token needed.
 //	@Tags			log
 //	@Produce		octet-stream
-//	@Param			height	path		string	true	"tile height, always 8"
 //	@Param			level	path		string	true	"level in the tiling (0, 1, ...), or data for leaf records"
 //	@Param			p1		path		string	true	"first segment: NNN.p, or xNNN"
 //	@Param			p2		path		string	true	"second segment: the width W, or NNN"
 //	@Success		200		{string}	string	"the tile's bytes"
 //	@Failure		404		{object}	Problem	"malformed path, or beyond the tree"
 //	@Failure		500		{object}	Problem
-//	@ID				logTile2
-//	@Router			/v1/log/tile/{height}/{level}/{p1}/{p2} [get]
-func (s *server) logTile2(c *gin.Context) reply { return s.logTile(c) }
+//	@ID				logSumDBTile2
+//	@Router			/v1/log/tile/8/{level}/{p1}/{p2} [get]
+func (s *server) logSumDBTile2(c *gin.Context) reply { return s.logSumDBTile(c) }
 
-// logTile3 serves a tile whose path below the level has three segments.
+// logSumDBTile3 serves a tile of the Go checksum database's layout whose
+// path after the level has three segments.
 //
-//	@Summary		A tile of the log (three index segments)
-//	@Description	As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/x001/234.p/7` or `8/0/x001/x234/567`. No token needed.
+//	@Summary		A tile of the log (Go checksum database layout, three index segments)
+//	@Description	As GET /v1/log/tile/8/{level}/{p1}, for paths like `8/0/x001/234.p/7` or `8/0/x001/x234/567`. No token needed.
 //	@Tags			log
 //	@Produce		octet-stream
-//	@Param			height	path		string	true	"tile height, always 8"
 //	@Param			level	path		string	true	"level in the tiling (0, 1, ...), or data for leaf records"
 //	@Param			p1		path		string	true	"first segment"
 //	@Param			p2		path		string	true	"second segment"
@@ -207,17 +346,17 @@ func (s *server) logTile2(c *gin.Context) reply { return s.logTile(c) }
 //	@Success		200		{string}	string	"the tile's bytes"
 //	@Failure		404		{object}	Problem	"malformed path, or beyond the tree"
 //	@Failure		500		{object}	Problem
-//	@ID				logTile3
-//	@Router			/v1/log/tile/{height}/{level}/{p1}/{p2}/{p3} [get]
-func (s *server) logTile3(c *gin.Context) reply { return s.logTile(c) }
+//	@ID				logSumDBTile3
+//	@Router			/v1/log/tile/8/{level}/{p1}/{p2}/{p3} [get]
+func (s *server) logSumDBTile3(c *gin.Context) reply { return s.logSumDBTile(c) }
 
-// logTile4 serves a tile whose path below the level has four segments.
+// logSumDBTile4 serves a tile of the Go checksum database's layout whose
+// path after the level has four segments.
 //
-//	@Summary		A tile of the log (four index segments)
-//	@Description	As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/x001/x234/567.p/9`. No token needed.
+//	@Summary		A tile of the log (Go checksum database layout, four index segments)
+//	@Description	As GET /v1/log/tile/8/{level}/{p1}, for paths like `8/0/x001/x234/567.p/9`. No token needed.
 //	@Tags			log
 //	@Produce		octet-stream
-//	@Param			height	path		string	true	"tile height, always 8"
 //	@Param			level	path		string	true	"level in the tiling (0, 1, ...), or data for leaf records"
 //	@Param			p1		path		string	true	"first segment"
 //	@Param			p2		path		string	true	"second segment"
@@ -226,21 +365,22 @@ func (s *server) logTile3(c *gin.Context) reply { return s.logTile(c) }
 //	@Success		200		{string}	string	"the tile's bytes"
 //	@Failure		404		{object}	Problem	"malformed path, or beyond the tree"
 //	@Failure		500		{object}	Problem
-//	@ID				logTile4
-//	@Router			/v1/log/tile/{height}/{level}/{p1}/{p2}/{p3}/{p4} [get]
-func (s *server) logTile4(c *gin.Context) reply { return s.logTile(c) }
+//	@ID				logSumDBTile4
+//	@Router			/v1/log/tile/8/{level}/{p1}/{p2}/{p3}/{p4} [get]
+func (s *server) logSumDBTile4(c *gin.Context) reply { return s.logSumDBTile(c) }
 
-// logTile serves the tile the route's segments name.
-func (s *server) logTile(c *gin.Context) reply {
-	path := c.Param("height") + "/" + c.Param("level")
+// logTileAt serves the tile whose path below /v1/log/tile/ is prefix
+// followed by the route's index segments (Log.Tile reads both layouts).
+func (s *server) logTileAt(c *gin.Context, prefix string) reply {
+	segs := make([]string, 0, 4)
 	for _, p := range []string{"p1", "p2", "p3", "p4"} {
 		if v := c.Param(p); v != "" {
-			path += "/" + v
+			segs = append(segs, v)
 		}
 	}
-	data, full, err := s.cfg.Log.Tile(c.Request.Context(), path)
+	data, full, err := s.cfg.Log.Tile(c.Request.Context(), prefix+strings.Join(segs, "/"))
 	if errors.Is(err, domain.ErrNoTile) {
-		return s.fail(c, noTree("no such tile: want 8/LEVEL/NNN[.p/W] within the latest checkpoint's tree"))
+		return s.fail(c, noTree("no such tile: want tile/LEVEL/N[.p/W] or tile/entries/N[.p/W] (C2SP tlog-tiles), or tile/8/LEVEL/N[.p/W], within the latest checkpoint's tree"))
 	}
 	if err != nil {
 		return s.fail(c, err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"net/http"
 	"strings"
@@ -141,20 +142,33 @@ func TestLogRoutes(t *testing.T) {
 		e.must(http.StatusUnauthorized, req{method: "GET", path: "/v1/games/" + g.ID + "/proof", token: "forged"})
 		e.proof(ids[0], bad, c)
 
-		// The data tile holds the five records in order; the hash tile
-		// the five leaf hashes.
+		// The entry bundle holds the five records in order, each after
+		// its length (C2SP tlog-tiles); the checksum database's data tile
+		// the records alone; the hash tile, the same bytes in both
+		// layouts, the five leaf hashes.
 		records := make([][]byte, 5)
+		var bundle []byte
 		for _, id := range append([]string{g.ID}, ids...) {
 			p, lf := e.proof(id, "", c)
 			records[p.LeafIndex] = lf
+		}
+		for _, rec := range records {
+			bundle = append(binary.BigEndian.AppendUint16(bundle, uint16(len(rec))), rec...)
+		}
+		entries := e.must(http.StatusOK, req{method: "GET", path: "/v1/log/tile/entries/000.p/5", token: "-"})
+		if !bytes.Equal(entries.body, bundle) || entries.header.Get("Cache-Control") != "no-cache" {
+			t.Errorf("entry bundle (Cache-Control %q):\n%q\nwant the records in order, each after its length", entries.header.Get("Cache-Control"), entries.body)
 		}
 		data := e.must(http.StatusOK, req{method: "GET", path: "/v1/log/tile/8/data/000.p/5", token: "-"})
 		if !bytes.Equal(data.body, bytes.Join(records, nil)) {
 			t.Errorf("data tile:\n%s\nwant the records in order", data.body)
 		}
-		hashes := e.must(http.StatusOK, req{method: "GET", path: "/v1/log/tile/8/0/000.p/5", token: "-"})
+		hashes := e.must(http.StatusOK, req{method: "GET", path: "/v1/log/tile/0/000.p/5", token: "-"})
 		if len(hashes.body) != 5*32 || hashes.header.Get("Cache-Control") != "no-cache" {
 			t.Fatalf("hash tile of %d bytes, Cache-Control %q", len(hashes.body), hashes.header.Get("Cache-Control"))
+		}
+		if old := e.must(http.StatusOK, req{method: "GET", path: "/v1/log/tile/8/0/000.p/5", token: "-"}); !bytes.Equal(old.body, hashes.body) {
+			t.Errorf("hash tile 8/0/000.p/5 is not 0/000.p/5")
 		}
 		for i, rec := range records {
 			if h := tlog.RecordHash(rec); !bytes.Equal(hashes.body[32*i:32*i+32], h[:]) {
@@ -215,6 +229,30 @@ func TestLogBadInput(t *testing.T) {
 			{"/v1/log/tile/8/data/000.p/0", 404, api.CodeNotFound},            // width 0
 			{"/v1/log/tile/8/9223372036854775807/000", 404, api.CodeNotFound}, // a level past int64 (no panic)
 			{"/v1/log/tile/8/0/x9223372036854775807", 404, api.CodeNotFound},  // an index past int64
+			{"/v1/log/tile/8/entries/000.p/1", 404, api.CodeNotFound},         // C2SP's spelling under tile/8
+			{"/v1/log/tile/0/001", 404, api.CodeNotFound},                     // C2SP: beyond the tree
+			{"/v1/log/tile/0/000.p/2", 404, api.CodeNotFound},                 // wider than the tree
+			{"/v1/log/tile/0/000", 404, api.CodeNotFound},                     // a full tile of a tree of 1
+			{"/v1/log/tile/1/000.p/1", 404, api.CodeNotFound},                 // no level 1 yet
+			{"/v1/log/tile/00/000.p/1", 404, api.CodeNotFound},                // a leading zero in the level
+			{"/v1/log/tile/-1/000.p/1", 404, api.CodeNotFound},                // a negative level
+			{"/v1/log/tile/data/000.p/1", 404, api.CodeNotFound},              // the checksum database's spelling
+			{"/v1/log/tile/8/000.p/1", 404, api.CodeNotFound},                 // level 8: the checksum database's layout
+			{"/v1/log/tile/63/000.p/1", 404, api.CodeNotFound},                // the highest level C2SP spells
+			{"/v1/log/tile/64/000.p/1", 404, api.CodeNotFound},                // beyond it
+			{"/v1/log/tile/9223372036854775807/000", 404, api.CodeNotFound},   // a level past int64 (no panic)
+			{"/v1/log/tile/0/x9223372036854775807", 404, api.CodeNotFound},    // an index past int64
+			{"/v1/log/tile/0/0.p/1", 404, api.CodeNotFound},                   // not three digits
+			{"/v1/log/tile/0/000.p/01", 404, api.CodeNotFound},                // a leading zero in the width
+			{"/v1/log/tile/0/000.p/256", 404, api.CodeNotFound},               // a full width spelled partial
+			{"/v1/log/tile/entries/000.p/0", 404, api.CodeNotFound},           // width 0
+			{"/v1/log/tile/entries/000.p/2", 404, api.CodeNotFound},           // wider than the tree
+			{"/v1/log/tile/entries/000", 404, api.CodeNotFound},               // a full bundle of a tree of 1
+			{"/v1/log/tile/entries/001.p/1", 404, api.CodeNotFound},           // beyond the tree
+			{"/v1/log/tile/entries/x000/000.p/1", 404, api.CodeNotFound},      // a zero group spelled out
+			{"/v1/log/tile/entries/x9223372036854775807", 404, api.CodeNotFound},
+			{"/v1/log/tile/entries/000.p", 404, api.CodeNotFound},             // no width
+			{"/v1/log/tile/0/x001/x002/x003/x004/005", 404, api.CodeNotFound}, // more segments than any route
 			{"/v1/log/consistency?old=1", 400, api.CodeInvalidParameter},
 			{"/v1/log/consistency?old=0&new=1", 400, api.CodeInvalidParameter},
 			{"/v1/log/consistency?old=2&new=1", 404, api.CodeNotFound},
@@ -264,6 +302,7 @@ func TestR6_6_LogSharedDeal(t *testing.T) {
 			}
 		}
 		e.must(http.StatusNotFound, req{method: "GET", path: "/v1/log/tile/8/data/000.p/1", token: "-"})
+		e.must(http.StatusNotFound, req{method: "GET", path: "/v1/log/tile/entries/000.p/1", token: "-"})
 
 		// After the deadline the duel is over (the sweeper ends Bob's
 		// game): both games get leaves, anyone may read the proofs.

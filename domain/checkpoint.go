@@ -16,7 +16,7 @@ import (
 // (https://c2sp.org/signed-note), made and checked by
 // golang.org/x/mod/sumdb/note.
 type Checkpoint struct {
-	Origin string   // the log's name, e.g. "solitaire.example/log"; no newline
+	Origin string   // the log's name, e.g. "solitaire.example/v1/log" (its URL prefix without the scheme); no newline
 	Size   int64    // leaves in the tree, 0 or more
 	Root   [32]byte // RFC 6962 §2.1 hash of the tree (SHA-256 of "" for size 0)
 }

@@ -41,16 +41,18 @@ type ConsistencyProof struct {
 
 // TransparencyLog is the public, append-only log of finished games
 // (docs/transparency.md): one leaf per ended game in an RFC 6962 Merkle
-// tree, signed checkpoints (C2SP tlog-checkpoint), tiles (the Go checksum
-// database's tile layout, height 8) and proofs. It says nothing about who
+// tree, signed checkpoints (C2SP tlog-checkpoint), tiles (C2SP tlog-tiles,
+// and the Go checksum database's layout of height 8) and proofs. It says nothing about who
 // may read a game: a caller asks Games.Get first (RULES R6.4, R6.6).
 type TransparencyLog interface {
 	// Checkpoint is the latest signed checkpoint, a signed note.
 	Checkpoint(ctx context.Context) ([]byte, error)
 	// VerifierKey is the note verifier key of the checkpoints' signer.
 	VerifierKey() string
-	// Tile is the tile at path ("8/0/001", "8/data/000.p/5", ...) and
-	// whether it is complete (immutable). Errors: ErrNoTile.
+	// Tile is the tile at path, relative to the tile root, and whether it
+	// is complete (immutable): C2SP tlog-tiles ("0/001", "entries/000.p/5",
+	// ...) or the Go checksum database's layout ("8/0/001",
+	// "8/data/000.p/5", ...). Errors: ErrNoTile.
 	Tile(ctx context.Context, path string) (data []byte, full bool, err error)
 	// Proof is game gameID's leaf with its inclusion proof in the tree of
 	// treeSize leaves (0: the latest). Errors: ErrNotLogged, ErrBadTreeSize.

@@ -3,6 +3,7 @@ package persistence
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -59,10 +60,17 @@ type LogConfig struct {
 	KeyFile       string
 	CreateKeyFile bool
 	// Origin is the log's name, the first line of every checkpoint and the
-	// key's name (C2SP tlog-checkpoint). Empty: the key's name; a new key
-	// is named DefaultOrigin(). A configured key with another name is an
-	// error.
+	// key's name (C2SP tlog-checkpoint), e.g. "solitaire.example/v1/log":
+	// C2SP tlog-tiles asks for the log's URL prefix without the scheme.
+	// Empty: the key's name. A key that exists with another name is an
+	// error; a new key is named Origin.
 	Origin string
+	// DefaultOrigin names a new key when Origin is empty (the embedded
+	// database's default for a server only its own machine reaches, set
+	// by cmd/solitaire-server). Unlike Origin it is never compared with a
+	// key that exists. With both empty, a key that must be generated is
+	// ErrNoOrigin.
+	DefaultOrigin string
 	// Now is the clock of leaf creation times (default time.Now).
 	Now func() time.Time
 	// Batch bounds the leaves of one sequencer round (default
@@ -73,8 +81,9 @@ type LogConfig struct {
 // OpenLog opens the store's transparency log with the key cfg names (see
 // LogConfig), and signs a checkpoint of the current tree if the stored one
 // is missing (a new log) or was signed with another key (a new key).
-// Errors: a key that does not parse, a key file that cannot be read or
-// created, an origin that is not the key's name, database failures.
+// Errors: ErrNoOrigin (a key to generate and no name for it), a key that
+// does not parse, a key file that cannot be read or created, an origin
+// that is not the key's name, database failures.
 func (s *Store) OpenLog(ctx context.Context, cfg LogConfig) (*Log, error) {
 	l := &Log{s: s, now: cfg.Now, batch: cfg.Batch, log: s.log}
 	if l.now == nil {
@@ -707,7 +716,8 @@ func plainHashes(hs []tlog.Hash) [][32]byte {
 }
 
 // maxTileLevel is the highest tile level a tree of int64 leaves has: a
-// hash of level L covers 2^(TileHeight·L) leaves.
+// hash of level L covers 2^(TileHeight·L) leaves, so no tree of fewer
+// than 2^63 leaves has a hash, or a tile, at level 8 or above.
 const maxTileLevel = 62 / TileHeight
 
 // reader reads stored hashes outside a transaction.
@@ -715,19 +725,72 @@ func (l *Log) reader(ctx context.Context) tlog.HashReader {
 	return &txHashes{tx: l.s.db.WithContext(ctx)}
 }
 
-// Tile is the content of the tile at path, a tlog tile path relative to
-// the tile root ("8/0/001", "8/1/000.p/7", "8/data/000.p/3";
-// tlog.ParseTilePath after "tile/"), within the tree of the latest
-// checkpoint: a hash tile is its hashes concatenated (32 bytes each), a
-// data tile the leaf records of its leaves concatenated, each a line
-// ending in "\n". full reports a complete tile (it never changes; a
-// partial one is replaced by a wider one as the tree grows). Errors:
-// domain.ErrNoTile for a malformed path, a height other than TileHeight, or a
-// tile beyond the tree; database failures.
+// tileLayout is the layout a tile path is written in, which decides how a
+// tile of leaves is encoded (hash tiles are the same bytes in both).
+type tileLayout int
+
+const (
+	// layoutC2SP is C2SP tlog-tiles (https://c2sp.org/tlog-tiles):
+	// "<L>/<N>[.p/<W>]" for hash tiles, "entries/<N>[.p/<W>]" for entry
+	// bundles, each entry a big-endian uint16 length and the leaf record.
+	layoutC2SP tileLayout = iota
+	// layoutSumDB is the Go checksum database's (tlog.Tile.Path, height
+	// 8): "8/<L>/<N>[.p/<W>]" and "8/data/<N>[.p/<W>]", a data tile the
+	// leaf records concatenated.
+	layoutSumDB
+)
+
+// parseTilePath reads a tile path relative to the tile root in either
+// layout. A path whose first segment is "8" is the Go checksum database's
+// (height 8): in C2SP tlog-tiles it would be a tile of level 8, which no
+// tree of int64 leaves has (maxTileLevel), so the two never name one
+// resource. Only the canonical spelling of a tile parses (tlog's
+// round-trip check): three-digit groups, "x" on all but the last, no
+// leading zeros in the level or width, a partial width of 1..255.
+func parseTilePath(path string) (tlog.Tile, tileLayout, error) {
+	if strings.HasPrefix(path, "8/") {
+		t, err := tlog.ParseTilePath("tile/" + path)
+		if err != nil || t.H != TileHeight {
+			return tlog.Tile{}, 0, domain.ErrNoTile
+		}
+		return t, layoutSumDB, nil
+	}
+	if rest, ok := strings.CutPrefix(path, "entries/"); ok {
+		t, err := tlog.ParseTilePath("tile/8/data/" + rest)
+		if err != nil {
+			return tlog.Tile{}, 0, domain.ErrNoTile
+		}
+		return t, layoutC2SP, nil
+	}
+	t, err := tlog.ParseTilePath("tile/8/" + path)
+	if err != nil || t.L < 0 { // "data/..." is the checksum database's spelling only
+		return tlog.Tile{}, 0, domain.ErrNoTile
+	}
+	return t, layoutC2SP, nil
+}
+
+// Tile is the content of the tile at path, relative to the tile root
+// (/v1/log/tile/), within the tree of the latest checkpoint. Two layouts
+// are read (parseTilePath):
+//
+//   - C2SP tlog-tiles: "0/001", "1/000.p/7" (hash tiles, level 0..7) and
+//     "entries/000.p/3" (entry bundles);
+//   - the Go checksum database's, height 8 (tlog.Tile.Path after
+//     "tile/"): "8/0/001", "8/1/000.p/7" and "8/data/000.p/3".
+//
+// A hash tile is its hashes concatenated (32 bytes each; the same bytes in
+// both layouts). An entry bundle is, per leaf, the record's length as a
+// big-endian uint16 and the record (domain.MaxLeafBytes keeps it below
+// 2^16); a checksum-database data tile the records concatenated, each a
+// line ending in "\n". Either way an entry is exactly the bytes its RFC
+// 6962 leaf hash covers. full reports a complete tile of 256 (it never
+// changes; a partial one is replaced by a wider one as the tree grows).
+// Errors: domain.ErrNoTile for a malformed path or a tile beyond the
+// tree; database failures.
 func (l *Log) Tile(ctx context.Context, path string) (data []byte, full bool, err error) {
-	t, err := tlog.ParseTilePath("tile/" + path)
-	if err != nil || t.H != TileHeight {
-		return nil, false, domain.ErrNoTile
+	t, layout, err := parseTilePath(path)
+	if err != nil {
+		return nil, false, err
 	}
 	st, err := l.head(ctx)
 	if err != nil {
@@ -753,33 +816,51 @@ func (l *Log) Tile(ctx context.Context, path string) (data []byte, full bool, er
 		return nil, false, domain.ErrNoTile
 	}
 	full = t.W == 1<<TileHeight
-	if t.L < 0 {
-		rows, err := l.s.db.WithContext(ctx).Raw(`SELECT record FROM tlog_leaves WHERE idx >= ? AND idx < ? ORDER BY idx`,
-			t.N<<TileHeight, end).Rows()
+	if t.L >= 0 {
+		data, err = tlog.ReadTileData(t, l.reader(ctx))
 		if err != nil {
 			return nil, false, wrap("log tile", err)
 		}
-		defer rows.Close()
-		n := 0
-		for rows.Next() {
-			var rec []byte
-			if err := rows.Scan(&rec); err != nil {
-				return nil, false, wrap("log tile", err)
-			}
-			data = append(data, rec...)
-			n++
-		}
-		if err := rows.Err(); err != nil {
-			return nil, false, wrap("log tile", err)
-		}
-		if n != t.W {
-			return nil, false, wrap("log tile", fmt.Errorf("data tile %s has %d leaves, want %d", path, n, t.W))
-		}
 		return data, full, nil
 	}
-	data, err = tlog.ReadTileData(t, l.reader(ctx))
+	records, err := l.records(ctx, t.N<<TileHeight, end)
 	if err != nil {
 		return nil, false, wrap("log tile", err)
 	}
+	for _, rec := range records {
+		if layout == layoutC2SP {
+			if len(rec) > 0xFFFF {
+				return nil, false, wrap("log tile", fmt.Errorf("leaf record of %d bytes does not fit an entry bundle", len(rec)))
+			}
+			data = binary.BigEndian.AppendUint16(data, uint16(len(rec)))
+		}
+		data = append(data, rec...)
+	}
 	return data, full, nil
+}
+
+// records reads the leaf records of leaves lo..hi-1, in order. Errors: a
+// leaf missing, database failures.
+func (l *Log) records(ctx context.Context, lo, hi int64) ([][]byte, error) {
+	rows, err := l.s.db.WithContext(ctx).Raw(`SELECT record FROM tlog_leaves WHERE idx >= ? AND idx < ? ORDER BY idx`,
+		lo, hi).Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out [][]byte
+	for rows.Next() {
+		var rec []byte
+		if err := rows.Scan(&rec); err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if int64(len(out)) != hi-lo {
+		return nil, fmt.Errorf("leaves %d..%d: %d records, want %d", lo, hi-1, len(out), hi-lo)
+	}
+	return out, nil
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"filippo.io/torchwood"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -414,7 +415,8 @@ func TestR6_6_LogWaitsForTheClose(t *testing.T) {
 
 // The SQLite default keeps a generated key in a file beside the database
 // (mode 0600) and reuses it on the next start; a configured origin that is
-// not the key's name is refused.
+// not the key's name is refused; a key to create needs a name (Origin, or
+// DefaultOrigin, which names only a key it creates).
 func TestLogKeyFile(t *testing.T) {
 	dir := t.TempDir()
 	s, err := persistence.Open(t.Context(), persistence.Config{SQLitePath: filepath.Join(dir, "solitaire.db")})
@@ -423,7 +425,13 @@ func TestLogKeyFile(t *testing.T) {
 	}
 	defer s.Close()
 	file := filepath.Join(dir, "solitaire.db.logkey")
-	cfg := persistence.LogConfig{KeyFile: file, CreateKeyFile: true, Origin: "games.example/log"}
+	if _, err := s.OpenLog(t.Context(), persistence.LogConfig{KeyFile: file, CreateKeyFile: true}); !errors.Is(err, persistence.ErrNoOrigin) {
+		t.Fatalf("a key to create without a name: %v, want ErrNoOrigin", err)
+	}
+	if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a key file without a name was created (%v)", err)
+	}
+	cfg := persistence.LogConfig{KeyFile: file, CreateKeyFile: true, Origin: "games.example/log", DefaultOrigin: "dev.example/log"}
 	l1, err := s.OpenLog(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -442,39 +450,63 @@ func TestLogKeyFile(t *testing.T) {
 	if _, err := s.OpenLog(t.Context(), persistence.LogConfig{KeyFile: file, Origin: "other.example/log"}); err == nil {
 		t.Fatal("an origin other than the key's name was accepted")
 	}
+	// A default origin names only a key it creates.
+	if l, err := s.OpenLog(t.Context(), persistence.LogConfig{KeyFile: file, DefaultOrigin: "dev.example/log"}); err != nil ||
+		l.Origin() != "games.example/log" {
+		t.Fatalf("an existing key with a default origin: %v", err)
+	}
+	devFile := filepath.Join(dir, "dev.logkey")
+	if l, err := s.OpenLog(t.Context(), persistence.LogConfig{KeyFile: devFile, CreateKeyFile: true, DefaultOrigin: "dev.example/log"}); err != nil ||
+		l.Origin() != "dev.example/log" {
+		t.Fatalf("a new key with a default origin: %v", err)
+	}
 	if _, err := s.OpenLog(t.Context(), persistence.LogConfig{}); err == nil {
 		t.Fatal("SQLite without a key or key file was accepted")
 	}
 }
 
-// On PostgreSQL without a configured key, the first server generates one
-// and keeps it in the database; every later one signs with the same key.
+// On PostgreSQL without a configured key, the first server generates one,
+// named by its origin (none: ErrNoOrigin, and nothing is kept), and keeps
+// it in the database; every later one signs with the same key, with or
+// without an origin.
 func TestLogKeyInDatabase(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	var keys []string
-	for range 2 {
+	for _, origin := range []string{"", "db.example/log", "db.example/log", ""} {
 		s, err := persistence.Open(t.Context(), persistence.Config{DatabaseURL: dsn})
 		if err != nil {
 			t.Fatal(err)
 		}
-		l, err := s.OpenLog(t.Context(), persistence.LogConfig{Origin: "db.example/log"})
-		if err != nil {
-			t.Fatal(err)
+		l, err := s.OpenLog(t.Context(), persistence.LogConfig{Origin: origin})
+		s.Close()
+		if len(keys) == 0 {
+			if !errors.Is(err, persistence.ErrNoOrigin) {
+				t.Fatalf("a new key without a name: %v, want ErrNoOrigin", err)
+			}
+			keys = append(keys, "")
+			continue
+		}
+		if err != nil || l.Origin() != "db.example/log" {
+			t.Fatalf("origin %q: %v", origin, err)
 		}
 		keys = append(keys, l.VerifierKey())
-		s.Close()
 	}
-	if keys[0] != keys[1] {
-		t.Fatalf("two servers got keys %q and %q", keys[0], keys[1])
+	if keys[1] != keys[2] || keys[2] != keys[3] {
+		t.Fatalf("three servers got keys %q", keys[1:])
 	}
 }
 
 // TestLogTilePaths fuzzes the tile paths (Log.Tile) over a tree of 300
-// leaves: every path the tlog layout can spell, with levels and indices
-// up to the int64 limits, widths past a tile and malformed segments,
-// answers a tile or domain.ErrNoTile, never another error and never a
-// panic; a tile answered has the size its path says. A seeded random
-// generator, so a failure repeats.
+// leaves in both layouts, C2SP tlog-tiles ("L/N[.p/W]",
+// "entries/N[.p/W]") and the Go checksum database's ("8/L/N[.p/W]",
+// "8/data/N[.p/W]"): every path either can spell, with levels and
+// indices up to the int64 limits, widths past a tile and malformed
+// segments, answers a tile or domain.ErrNoTile, never another error and
+// never a panic; a tile answered has the size its path says (as tlog, or
+// for C2SP paths torchwood, parses it), and an entry bundle holds exactly
+// its width of length-prefixed records, the checksum database's data tile
+// of the same index the same records without the prefixes. A seeded
+// random generator, so a failure repeats.
 func TestLogTilePaths(t *testing.T) {
 	for _, db := range logStores {
 		t.Run(db.name, func(t *testing.T) {
@@ -485,13 +517,32 @@ func TestLogTilePaths(t *testing.T) {
 			if n, err := l.Sequence(t.Context()); err != nil || n != 300 {
 				t.Fatalf("Sequence = %d, %v", n, err)
 			}
+			// Paths no layout spells: never a tile.
+			for _, p := range []string{"data/000.p/1", "00/000.p/1", "0/000.p/256", "0/000.p/01", "8/000.p/1",
+				"8/entries/000", "entries/data/000", "entries/0/000", "-1/000", "entries/-01", "entries/000.p/0",
+				"entries/x000/000", "0/000/", "/0/000", "0//000", "tile/0/000", "entries/001.p/045", ""} {
+				if _, _, err := l.Tile(t.Context(), p); !errors.Is(err, domain.ErrNoTile) {
+					t.Errorf("tile %q: %v, want ErrNoTile", p, err)
+				}
+			}
 			paths := []string{"8/9223372036854775807/000", "8/7/000", "8/8/000", "8/0/x9223372036854775807",
 				"8/0/x036/028/854/775/807", "8/data/x036/028/854/775/807.p/1", "8/-1/000", "8/0/000.p/0",
-				"8/0/000.p/257", "8/0/001.p/44", "8/1/000.p/1", "8/data/001.p/44", "8/data/000", "8/0/000"}
+				"8/0/000.p/257", "8/0/001.p/44", "8/1/000.p/1", "8/data/001.p/44", "8/data/000", "8/0/000",
+				"9223372036854775807/000", "7/000", "0/x9223372036854775807", "0/x036/028/854/775/807",
+				"entries/x036/028/854/775/807.p/1", "0/000.p/0", "0/000.p/257", "0/001.p/44", "1/000.p/1",
+				"entries/001.p/44", "entries/000", "0/000"}
 			rng := mrand.New(mrand.NewPCG(11, 30))
-			levels := []string{"0", "1", "2", "7", "8", "63", "64", "data", "-1", "9223372036854775807", "x"}
-			for range 3000 {
-				p := "8/" + levels[rng.IntN(len(levels))]
+			levels := []string{"0", "1", "2", "7", "8", "63", "64", "data", "-1", "9223372036854775807", "x", "00"}
+			for range 6000 {
+				var p string
+				switch rng.IntN(3) {
+				case 0: // the checksum database's layout
+					p = "8/" + levels[rng.IntN(len(levels))]
+				case 1: // a C2SP hash tile
+					p = levels[rng.IntN(len(levels))]
+				default: // a C2SP entry bundle
+					p = "entries"
+				}
 				for k := rng.IntN(4); k >= 0; k-- {
 					switch rng.IntN(3) {
 					case 0:
@@ -507,7 +558,7 @@ func TestLogTilePaths(t *testing.T) {
 				}
 				paths = append(paths, p)
 			}
-			served := 0
+			served := map[string]int{}
 			for _, p := range paths {
 				data, _, err := l.Tile(t.Context(), p)
 				if errors.Is(err, domain.ErrNoTile) {
@@ -516,21 +567,51 @@ func TestLogTilePaths(t *testing.T) {
 				if err != nil {
 					t.Fatalf("tile %s: %v", p, err)
 				}
-				served++
-				tile, err := tlog.ParseTilePath("tile/" + p)
+				sumdb := strings.HasPrefix(p, "8/")
+				var tile tlog.Tile
+				if sumdb {
+					tile, err = tlog.ParseTilePath("tile/" + p)
+				} else {
+					tile, err = torchwood.ParseTilePath("tile/" + p)
+				}
 				if err != nil {
 					t.Fatalf("tile %s served but does not parse: %v", p, err)
 				}
-				if tile.L >= 0 && len(data) != 32*tile.W {
-					t.Errorf("tile %s: %d bytes, want %d", p, len(data), 32*tile.W)
-				}
-				if tile.L < 0 && bytes.Count(data, []byte("\n")) != tile.W {
-					t.Errorf("data tile %s: %d records, want %d", p, bytes.Count(data, []byte("\n")), tile.W)
+				switch {
+				case tile.L >= 0:
+					served["hash"]++
+					if len(data) != 32*tile.W {
+						t.Errorf("tile %s: %d bytes, want %d", p, len(data), 32*tile.W)
+					}
+				case sumdb:
+					served["data"]++
+					if bytes.Count(data, []byte("\n")) != tile.W {
+						t.Errorf("data tile %s: %d records, want %d", p, bytes.Count(data, []byte("\n")), tile.W)
+					}
+				default:
+					served["entries"]++
+					var records []byte
+					rest := data
+					for range tile.W {
+						var rec []byte
+						if rec, rest, err = torchwood.ReadTileEntry(rest); err != nil {
+							t.Fatalf("entry bundle %s: %v", p, err)
+						}
+						records = append(records, rec...)
+					}
+					if len(rest) != 0 {
+						t.Errorf("entry bundle %s: %d bytes after its %d entries", p, len(rest), tile.W)
+					}
+					old, _, err := l.Tile(t.Context(), "8/data/"+strings.TrimPrefix(p, "entries/"))
+					if err != nil || !bytes.Equal(old, records) {
+						t.Errorf("entry bundle %s holds other records than the data tile (%v)", p, err)
+					}
 				}
 			}
-			if served < 4 {
-				t.Fatalf("only %d of %d paths served a tile", served, len(paths))
+			if served["hash"] < 4 || served["data"] < 2 || served["entries"] < 2 {
+				t.Fatalf("of %d paths only %v served a tile", len(paths), served)
 			}
+			t.Logf("%d paths, tiles served: %v", len(paths), served)
 		})
 	}
 }

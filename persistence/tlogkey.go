@@ -14,29 +14,19 @@ import (
 	"golang.org/x/mod/sumdb/note"
 )
 
-// DefaultOrigin is the name a generated log key gets without
-// LogConfig.Origin: "<host name>/solitaire-log", the host name lower-case
-// with anything a note key name may not hold (white space, '+') dropped;
-// "localhost/solitaire-log" when the host has no name.
-func DefaultOrigin() string {
-	host, _ := os.Hostname()
-	host = strings.Map(func(r rune) rune {
-		if r <= ' ' || r == '+' || r == '/' || r > '~' {
-			return -1
-		}
-		return r
-	}, strings.ToLower(host))
-	if host == "" {
-		host = "localhost"
-	}
-	return host + "/solitaire-log"
-}
+// ErrNoOrigin is OpenLog's error when a new key must be generated (no
+// key configured, no key file yet, none kept in the database) and
+// LogConfig names neither an Origin nor a DefaultOrigin for it. A log's
+// origin is its identity: clients and witnesses know the log by it, and a
+// key's name never changes, so it is chosen by whoever runs the log, not
+// guessed from the machine it first starts on.
+var ErrNoOrigin = errors.New("persistence: a new log key needs a name: give LogConfig.Origin")
 
 // signerKey finds the log's signer key as LogConfig describes.
 func (s *Store) signerKey(ctx context.Context, cfg LogConfig) (string, error) {
 	name := cfg.Origin
 	if name == "" {
-		name = DefaultOrigin()
+		name = cfg.DefaultOrigin
 	}
 	switch {
 	case cfg.Key != "":
@@ -48,6 +38,9 @@ func (s *Store) signerKey(ctx context.Context, cfg LogConfig) (string, error) {
 		}
 		if !errors.Is(err, fs.ErrNotExist) || !cfg.CreateKeyFile {
 			return "", fmt.Errorf("persistence: log key file: %w", err)
+		}
+		if name == "" {
+			return "", fmt.Errorf("%w (key file %s does not exist)", ErrNoOrigin, cfg.KeyFile)
 		}
 		skey, _, err := note.GenerateKey(rand.Reader, name)
 		if err != nil {
@@ -68,9 +61,22 @@ func (s *Store) signerKey(ctx context.Context, cfg LogConfig) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("persistence: log key file: %w", err)
 		}
-		s.log.Info("log key created", "file", cfg.KeyFile, "origin", name)
+		if cfg.Origin == "" {
+			s.log.Warn("log key created with the default origin; a log others rely on is named by SOLITAIRE_LOG_ORIGIN",
+				"file", cfg.KeyFile, "origin", name)
+		} else {
+			s.log.Info("log key created", "file", cfg.KeyFile, "origin", name)
+		}
 		return skey, nil
 	case s.dialect == DialectPostgres:
+		// A key kept by an earlier server is the log's, whatever it is named.
+		stored, err := s.storedSignerKey(ctx)
+		if err != nil || stored != "" {
+			return stored, err
+		}
+		if name == "" {
+			return "", fmt.Errorf("%w (PostgreSQL holds no key yet)", ErrNoOrigin)
+		}
 		skey, _, err := note.GenerateKey(rand.Reader, name)
 		if err != nil {
 			return "", fmt.Errorf("persistence: log key: %w", err)
@@ -86,13 +92,19 @@ func (s *Store) signerKey(ctx context.Context, cfg LogConfig) (string, error) {
 				"origin", name)
 			return skey, nil
 		}
-		var stored string
-		if err := s.db.WithContext(ctx).Raw(`SELECT signer_key FROM tlog_state WHERE id = 1`).Row().Scan(&stored); err != nil {
-			return "", wrap("log key", err)
-		}
-		return stored, nil
+		return s.storedSignerKey(ctx)
 	}
 	return "", errors.New("persistence: log key: give LogConfig.Key or KeyFile")
+}
+
+// storedSignerKey is the signer key kept in the database
+// (tlog_state.signer_key), "" if none is.
+func (s *Store) storedSignerKey(ctx context.Context) (string, error) {
+	var stored string
+	if err := s.db.WithContext(ctx).Raw(`SELECT signer_key FROM tlog_state WHERE id = 1`).Row().Scan(&stored); err != nil {
+		return "", wrap("log key", err)
+	}
+	return stored, nil
 }
 
 // verifierKey is the verifier key of signer key skey (note.GenerateKey's

@@ -2054,7 +2054,7 @@ type LogConsistency struct {
 type LogProof struct {
 	// Checkpoint the latest signed checkpoint (C2SP tlog-checkpoint in a signed note); its size is tree_size unless tree_size was asked for
 	//
-	// Example: solitaire.example/log
+	// Example: solitaire.example/v1/log
 	Checkpoint string `json:"checkpoint"`
 
 	// GameId the game
@@ -3547,33 +3547,89 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/log/key (the `LogKey` operationId).
 	LogKey(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// LogTile A tile of the log
+	// LogSumDBTile A tile of the log (Go checksum database layout)
 	//
-	// A tile of the log's tree in the tlog tile layout (https://research.swtch.com/tlog#serving_tiles, golang.org/x/mod/sumdb/tlog Tile.Path): `8/L/NNN` is hash tile NNN at level L (256 hashes of 32 bytes each, concatenated), `8/data/NNN` the leaf records of leaves 256·NNN.. (each one line of JSON ending in a newline). A partial tile (the tree's right edge) has `.p/W` after its index and W entries; complete tiles never change. Large indices take more segments (x001/234): see the routes with more path parameters. Tiles beyond the latest checkpoint's tree are 404. No token needed.
+	// The log's tiles in the Go checksum database's layout (https://research.swtch.com/tlog#serving_tiles; golang.org/x/mod/sumdb/tlog Tile.Path, height 8), which tlog.TileHashReader reads: `8/L/N` is the hash tile of GET /v1/log/tile/{level}/{p1} (the same bytes), `8/data/N` the leaf records of leaves 256·N.. concatenated, without length prefixes (each record one line of JSON ending in a newline). N and `.p/W` are as in the C2SP layout (a partial width 1..255). Full tiles never change (`Cache-Control: immutable`), partial ones are `no-cache`. A malformed path, or a tile beyond the latest checkpoint's tree, is 404. No token needed.
 	//
-	// Corresponds with GET /v1/log/tile/{height}/{level}/{p1} (the `LogTile` operationId).
-	LogTile(ctx context.Context, height string, level string, p1 string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Corresponds with GET /v1/log/tile/8/{level}/{p1} (the `LogSumDBTile` operationId).
+	LogSumDBTile(ctx context.Context, level string, p1 string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// LogTile2 A tile of the log (two index segments)
+	// LogSumDBTile2 A tile of the log (Go checksum database layout, two index segments)
 	//
-	// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/000.p/5` (a partial tile of 5 hashes) or `8/0/x001/234` (a complete tile of index 1234). No token needed.
+	// As GET /v1/log/tile/8/{level}/{p1}, for paths like `8/0/000.p/5` (a partial tile of 5 hashes) or `8/data/x001/234` (the records of the data tile of index 1234). No token needed.
 	//
-	// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2} (the `LogTile2` operationId).
-	LogTile2(ctx context.Context, height string, level string, p1 string, p2 string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Corresponds with GET /v1/log/tile/8/{level}/{p1}/{p2} (the `LogSumDBTile2` operationId).
+	LogSumDBTile2(ctx context.Context, level string, p1 string, p2 string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// LogTile3 A tile of the log (three index segments)
+	// LogSumDBTile3 A tile of the log (Go checksum database layout, three index segments)
 	//
-	// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/x001/234.p/7` or `8/0/x001/x234/567`. No token needed.
+	// As GET /v1/log/tile/8/{level}/{p1}, for paths like `8/0/x001/234.p/7` or `8/0/x001/x234/567`. No token needed.
 	//
-	// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3} (the `LogTile3` operationId).
-	LogTile3(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Corresponds with GET /v1/log/tile/8/{level}/{p1}/{p2}/{p3} (the `LogSumDBTile3` operationId).
+	LogSumDBTile3(ctx context.Context, level string, p1 string, p2 string, p3 string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// LogTile4 A tile of the log (four index segments)
+	// LogSumDBTile4 A tile of the log (Go checksum database layout, four index segments)
 	//
-	// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/x001/x234/567.p/9`. No token needed.
+	// As GET /v1/log/tile/8/{level}/{p1}, for paths like `8/0/x001/x234/567.p/9`. No token needed.
 	//
-	// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3}/{p4} (the `LogTile4` operationId).
-	LogTile4(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, p4 string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Corresponds with GET /v1/log/tile/8/{level}/{p1}/{p2}/{p3}/{p4} (the `LogSumDBTile4` operationId).
+	LogSumDBTile4(ctx context.Context, level string, p1 string, p2 string, p3 string, p4 string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogEntries An entry bundle of the log (C2SP tlog-tiles)
+	//
+	// The leaves of the log in the C2SP tlog-tiles layout (https://c2sp.org/tlog-tiles), with /v1/log as the log's prefix: `tile/entries/N` holds leaves 256·N to 256·N+255, each as its length (a big-endian uint16) followed by the leaf record, exactly the bytes its RFC 6962 leaf hash covers (SHA-256 of 0x00 and the record: the level-0 hash tile's entry). A record is one line of JSON ending in a newline (docs/transparency.md), at most 4096 bytes. N is written as in hash tiles (`x001/x234/067`: see the routes with more path parameters); a partial bundle (the tree's right edge) has `.p/W` after its index and W entries (1 ≤ W ≤ 255). Full bundles never change (`Cache-Control: immutable`), partial ones are `no-cache`. A malformed path, or a bundle beyond the latest checkpoint's tree, is 404. No token needed.
+	//
+	// Corresponds with GET /v1/log/tile/entries/{p1} (the `LogEntries` operationId).
+	LogEntries(ctx context.Context, p1 string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogEntries2 An entry bundle of the log (two index segments)
+	//
+	// As GET /v1/log/tile/entries/{p1}, for paths like `000.p/5` (a partial bundle of 5 entries) or `x001/234` (the full bundle of index 1234). No token needed.
+	//
+	// Corresponds with GET /v1/log/tile/entries/{p1}/{p2} (the `LogEntries2` operationId).
+	LogEntries2(ctx context.Context, p1 string, p2 string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogEntries3 An entry bundle of the log (three index segments)
+	//
+	// As GET /v1/log/tile/entries/{p1}, for paths like `x001/234.p/7` or `x001/x234/567`. No token needed.
+	//
+	// Corresponds with GET /v1/log/tile/entries/{p1}/{p2}/{p3} (the `LogEntries3` operationId).
+	LogEntries3(ctx context.Context, p1 string, p2 string, p3 string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogEntries4 An entry bundle of the log (four index segments)
+	//
+	// As GET /v1/log/tile/entries/{p1}, for paths like `x001/x234/567.p/9` or `x001/x234/x567/890`. No token needed.
+	//
+	// Corresponds with GET /v1/log/tile/entries/{p1}/{p2}/{p3}/{p4} (the `LogEntries4` operationId).
+	LogEntries4(ctx context.Context, p1 string, p2 string, p3 string, p4 string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogTile A hash tile of the log (C2SP tlog-tiles)
+	//
+	// A tile of the log's Merkle tree in the C2SP tlog-tiles layout (https://c2sp.org/tlog-tiles), with /v1/log as the log's prefix: `tile/L/N` is the N-th tile at level L, 256 hashes of 32 bytes concatenated (level 0: the leaves' RFC 6962 hashes; level L: the roots of full tiles of level L−1). N is written in three-digit groups, all but the last prefixed `x` (tile 1234067 is `x001/x234/067`: see the routes with more path parameters). A partial tile (the tree's right edge) has `.p/W` after its index and W hashes (1 ≤ W ≤ 255). Full tiles never change (`Cache-Control: immutable`), partial ones are `no-cache`. Level 8 and above never exist: `tile/8/...` is the Go checksum database's layout (GET /v1/log/tile/8/{level}/{p1}). A malformed path, or a tile beyond the latest checkpoint's tree, is 404. No token needed.
+	//
+	// Corresponds with GET /v1/log/tile/{level}/{p1} (the `LogTile` operationId).
+	LogTile(ctx context.Context, level int, p1 string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogTile2 A hash tile of the log (two index segments)
+	//
+	// As GET /v1/log/tile/{level}/{p1}, for paths like `0/000.p/5` (a partial tile of 5 hashes) or `0/x001/234` (the full tile of index 1234). No token needed.
+	//
+	// Corresponds with GET /v1/log/tile/{level}/{p1}/{p2} (the `LogTile2` operationId).
+	LogTile2(ctx context.Context, level int, p1 string, p2 string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogTile3 A hash tile of the log (three index segments)
+	//
+	// As GET /v1/log/tile/{level}/{p1}, for paths like `0/x001/234.p/7` or `0/x001/x234/567`. No token needed.
+	//
+	// Corresponds with GET /v1/log/tile/{level}/{p1}/{p2}/{p3} (the `LogTile3` operationId).
+	LogTile3(ctx context.Context, level int, p1 string, p2 string, p3 string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogTile4 A hash tile of the log (four index segments)
+	//
+	// As GET /v1/log/tile/{level}/{p1}, for paths like `0/x001/x234/567.p/9` or `0/x001/x234/x567/890`. No token needed.
+	//
+	// Corresponds with GET /v1/log/tile/{level}/{p1}/{p2}/{p3}/{p4} (the `LogTile4` operationId).
+	LogTile4(ctx context.Context, level int, p1 string, p2 string, p3 string, p4 string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreatePlayerWithBody Create a player
 	//
@@ -4222,13 +4278,13 @@ func (c *Client) LogKey(ctx context.Context, reqEditors ...RequestEditorFn) (*ht
 	return c.Client.Do(req)
 }
 
-// LogTile A tile of the log
+// LogSumDBTile A tile of the log (Go checksum database layout)
 //
-// A tile of the log's tree in the tlog tile layout (https://research.swtch.com/tlog#serving_tiles, golang.org/x/mod/sumdb/tlog Tile.Path): `8/L/NNN` is hash tile NNN at level L (256 hashes of 32 bytes each, concatenated), `8/data/NNN` the leaf records of leaves 256·NNN.. (each one line of JSON ending in a newline). A partial tile (the tree's right edge) has `.p/W` after its index and W entries; complete tiles never change. Large indices take more segments (x001/234): see the routes with more path parameters. Tiles beyond the latest checkpoint's tree are 404. No token needed.
+// The log's tiles in the Go checksum database's layout (https://research.swtch.com/tlog#serving_tiles; golang.org/x/mod/sumdb/tlog Tile.Path, height 8), which tlog.TileHashReader reads: `8/L/N` is the hash tile of GET /v1/log/tile/{level}/{p1} (the same bytes), `8/data/N` the leaf records of leaves 256·N.. concatenated, without length prefixes (each record one line of JSON ending in a newline). N and `.p/W` are as in the C2SP layout (a partial width 1..255). Full tiles never change (`Cache-Control: immutable`), partial ones are `no-cache`. A malformed path, or a tile beyond the latest checkpoint's tree, is 404. No token needed.
 //
-// Corresponds with GET /v1/log/tile/{height}/{level}/{p1} (the `LogTile` operationId).
-func (c *Client) LogTile(ctx context.Context, height string, level string, p1 string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewLogTileRequest(c.Server, height, level, p1)
+// Corresponds with GET /v1/log/tile/8/{level}/{p1} (the `LogSumDBTile` operationId).
+func (c *Client) LogSumDBTile(ctx context.Context, level string, p1 string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogSumDBTileRequest(c.Server, level, p1)
 	if err != nil {
 		return nil, err
 	}
@@ -4239,13 +4295,13 @@ func (c *Client) LogTile(ctx context.Context, height string, level string, p1 st
 	return c.Client.Do(req)
 }
 
-// LogTile2 A tile of the log (two index segments)
+// LogSumDBTile2 A tile of the log (Go checksum database layout, two index segments)
 //
-// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/000.p/5` (a partial tile of 5 hashes) or `8/0/x001/234` (a complete tile of index 1234). No token needed.
+// As GET /v1/log/tile/8/{level}/{p1}, for paths like `8/0/000.p/5` (a partial tile of 5 hashes) or `8/data/x001/234` (the records of the data tile of index 1234). No token needed.
 //
-// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2} (the `LogTile2` operationId).
-func (c *Client) LogTile2(ctx context.Context, height string, level string, p1 string, p2 string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewLogTile2Request(c.Server, height, level, p1, p2)
+// Corresponds with GET /v1/log/tile/8/{level}/{p1}/{p2} (the `LogSumDBTile2` operationId).
+func (c *Client) LogSumDBTile2(ctx context.Context, level string, p1 string, p2 string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogSumDBTile2Request(c.Server, level, p1, p2)
 	if err != nil {
 		return nil, err
 	}
@@ -4256,13 +4312,13 @@ func (c *Client) LogTile2(ctx context.Context, height string, level string, p1 s
 	return c.Client.Do(req)
 }
 
-// LogTile3 A tile of the log (three index segments)
+// LogSumDBTile3 A tile of the log (Go checksum database layout, three index segments)
 //
-// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/x001/234.p/7` or `8/0/x001/x234/567`. No token needed.
+// As GET /v1/log/tile/8/{level}/{p1}, for paths like `8/0/x001/234.p/7` or `8/0/x001/x234/567`. No token needed.
 //
-// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3} (the `LogTile3` operationId).
-func (c *Client) LogTile3(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewLogTile3Request(c.Server, height, level, p1, p2, p3)
+// Corresponds with GET /v1/log/tile/8/{level}/{p1}/{p2}/{p3} (the `LogSumDBTile3` operationId).
+func (c *Client) LogSumDBTile3(ctx context.Context, level string, p1 string, p2 string, p3 string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogSumDBTile3Request(c.Server, level, p1, p2, p3)
 	if err != nil {
 		return nil, err
 	}
@@ -4273,13 +4329,149 @@ func (c *Client) LogTile3(ctx context.Context, height string, level string, p1 s
 	return c.Client.Do(req)
 }
 
-// LogTile4 A tile of the log (four index segments)
+// LogSumDBTile4 A tile of the log (Go checksum database layout, four index segments)
 //
-// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/x001/x234/567.p/9`. No token needed.
+// As GET /v1/log/tile/8/{level}/{p1}, for paths like `8/0/x001/x234/567.p/9`. No token needed.
 //
-// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3}/{p4} (the `LogTile4` operationId).
-func (c *Client) LogTile4(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, p4 string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewLogTile4Request(c.Server, height, level, p1, p2, p3, p4)
+// Corresponds with GET /v1/log/tile/8/{level}/{p1}/{p2}/{p3}/{p4} (the `LogSumDBTile4` operationId).
+func (c *Client) LogSumDBTile4(ctx context.Context, level string, p1 string, p2 string, p3 string, p4 string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogSumDBTile4Request(c.Server, level, p1, p2, p3, p4)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogEntries An entry bundle of the log (C2SP tlog-tiles)
+//
+// The leaves of the log in the C2SP tlog-tiles layout (https://c2sp.org/tlog-tiles), with /v1/log as the log's prefix: `tile/entries/N` holds leaves 256·N to 256·N+255, each as its length (a big-endian uint16) followed by the leaf record, exactly the bytes its RFC 6962 leaf hash covers (SHA-256 of 0x00 and the record: the level-0 hash tile's entry). A record is one line of JSON ending in a newline (docs/transparency.md), at most 4096 bytes. N is written as in hash tiles (`x001/x234/067`: see the routes with more path parameters); a partial bundle (the tree's right edge) has `.p/W` after its index and W entries (1 ≤ W ≤ 255). Full bundles never change (`Cache-Control: immutable`), partial ones are `no-cache`. A malformed path, or a bundle beyond the latest checkpoint's tree, is 404. No token needed.
+//
+// Corresponds with GET /v1/log/tile/entries/{p1} (the `LogEntries` operationId).
+func (c *Client) LogEntries(ctx context.Context, p1 string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogEntriesRequest(c.Server, p1)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogEntries2 An entry bundle of the log (two index segments)
+//
+// As GET /v1/log/tile/entries/{p1}, for paths like `000.p/5` (a partial bundle of 5 entries) or `x001/234` (the full bundle of index 1234). No token needed.
+//
+// Corresponds with GET /v1/log/tile/entries/{p1}/{p2} (the `LogEntries2` operationId).
+func (c *Client) LogEntries2(ctx context.Context, p1 string, p2 string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogEntries2Request(c.Server, p1, p2)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogEntries3 An entry bundle of the log (three index segments)
+//
+// As GET /v1/log/tile/entries/{p1}, for paths like `x001/234.p/7` or `x001/x234/567`. No token needed.
+//
+// Corresponds with GET /v1/log/tile/entries/{p1}/{p2}/{p3} (the `LogEntries3` operationId).
+func (c *Client) LogEntries3(ctx context.Context, p1 string, p2 string, p3 string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogEntries3Request(c.Server, p1, p2, p3)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogEntries4 An entry bundle of the log (four index segments)
+//
+// As GET /v1/log/tile/entries/{p1}, for paths like `x001/x234/567.p/9` or `x001/x234/x567/890`. No token needed.
+//
+// Corresponds with GET /v1/log/tile/entries/{p1}/{p2}/{p3}/{p4} (the `LogEntries4` operationId).
+func (c *Client) LogEntries4(ctx context.Context, p1 string, p2 string, p3 string, p4 string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogEntries4Request(c.Server, p1, p2, p3, p4)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogTile A hash tile of the log (C2SP tlog-tiles)
+//
+// A tile of the log's Merkle tree in the C2SP tlog-tiles layout (https://c2sp.org/tlog-tiles), with /v1/log as the log's prefix: `tile/L/N` is the N-th tile at level L, 256 hashes of 32 bytes concatenated (level 0: the leaves' RFC 6962 hashes; level L: the roots of full tiles of level L−1). N is written in three-digit groups, all but the last prefixed `x` (tile 1234067 is `x001/x234/067`: see the routes with more path parameters). A partial tile (the tree's right edge) has `.p/W` after its index and W hashes (1 ≤ W ≤ 255). Full tiles never change (`Cache-Control: immutable`), partial ones are `no-cache`. Level 8 and above never exist: `tile/8/...` is the Go checksum database's layout (GET /v1/log/tile/8/{level}/{p1}). A malformed path, or a tile beyond the latest checkpoint's tree, is 404. No token needed.
+//
+// Corresponds with GET /v1/log/tile/{level}/{p1} (the `LogTile` operationId).
+func (c *Client) LogTile(ctx context.Context, level int, p1 string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogTileRequest(c.Server, level, p1)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogTile2 A hash tile of the log (two index segments)
+//
+// As GET /v1/log/tile/{level}/{p1}, for paths like `0/000.p/5` (a partial tile of 5 hashes) or `0/x001/234` (the full tile of index 1234). No token needed.
+//
+// Corresponds with GET /v1/log/tile/{level}/{p1}/{p2} (the `LogTile2` operationId).
+func (c *Client) LogTile2(ctx context.Context, level int, p1 string, p2 string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogTile2Request(c.Server, level, p1, p2)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogTile3 A hash tile of the log (three index segments)
+//
+// As GET /v1/log/tile/{level}/{p1}, for paths like `0/x001/234.p/7` or `0/x001/x234/567`. No token needed.
+//
+// Corresponds with GET /v1/log/tile/{level}/{p1}/{p2}/{p3} (the `LogTile3` operationId).
+func (c *Client) LogTile3(ctx context.Context, level int, p1 string, p2 string, p3 string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogTile3Request(c.Server, level, p1, p2, p3)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogTile4 A hash tile of the log (four index segments)
+//
+// As GET /v1/log/tile/{level}/{p1}, for paths like `0/x001/x234/567.p/9` or `0/x001/x234/x567/890`. No token needed.
+//
+// Corresponds with GET /v1/log/tile/{level}/{p1}/{p2}/{p3}/{p4} (the `LogTile4` operationId).
+func (c *Client) LogTile4(ctx context.Context, level int, p1 string, p2 string, p3 string, p4 string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogTile4Request(c.Server, level, p1, p2, p3, p4)
 	if err != nil {
 		return nil, err
 	}
@@ -5751,27 +5943,452 @@ func NewLogKeyRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
-// NewLogTileRequest constructs an http.Request for the LogTile method
-func NewLogTileRequest(server string, height string, level string, p1 string) (*http.Request, error) {
+// NewLogSumDBTileRequest constructs an http.Request for the LogSumDBTile method
+func NewLogSumDBTileRequest(server string, level string, p1 string) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
 
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "height", height, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "level", level, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
 
 	var pathParam1 string
 
-	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "level", level, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "p1", p1, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/log/tile/8/%s/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewLogSumDBTile2Request constructs an http.Request for the LogSumDBTile2 method
+func NewLogSumDBTile2Request(server string, level string, p1 string, p2 string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "level", level, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "p1", p1, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
 
 	var pathParam2 string
 
-	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "p1", p1, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "p2", p2, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/log/tile/8/%s/%s/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewLogSumDBTile3Request constructs an http.Request for the LogSumDBTile3 method
+func NewLogSumDBTile3Request(server string, level string, p1 string, p2 string, p3 string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "level", level, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "p1", p1, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "p2", p2, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam3 string
+
+	pathParam3, err = runtime.StyleParamWithOptions("simple", false, "p3", p3, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/log/tile/8/%s/%s/%s/%s", pathParam0, pathParam1, pathParam2, pathParam3)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewLogSumDBTile4Request constructs an http.Request for the LogSumDBTile4 method
+func NewLogSumDBTile4Request(server string, level string, p1 string, p2 string, p3 string, p4 string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "level", level, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "p1", p1, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "p2", p2, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam3 string
+
+	pathParam3, err = runtime.StyleParamWithOptions("simple", false, "p3", p3, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam4 string
+
+	pathParam4, err = runtime.StyleParamWithOptions("simple", false, "p4", p4, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/log/tile/8/%s/%s/%s/%s/%s", pathParam0, pathParam1, pathParam2, pathParam3, pathParam4)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewLogEntriesRequest constructs an http.Request for the LogEntries method
+func NewLogEntriesRequest(server string, p1 string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "p1", p1, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/log/tile/entries/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewLogEntries2Request constructs an http.Request for the LogEntries2 method
+func NewLogEntries2Request(server string, p1 string, p2 string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "p1", p1, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "p2", p2, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/log/tile/entries/%s/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewLogEntries3Request constructs an http.Request for the LogEntries3 method
+func NewLogEntries3Request(server string, p1 string, p2 string, p3 string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "p1", p1, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "p2", p2, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "p3", p3, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/log/tile/entries/%s/%s/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewLogEntries4Request constructs an http.Request for the LogEntries4 method
+func NewLogEntries4Request(server string, p1 string, p2 string, p3 string, p4 string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "p1", p1, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "p2", p2, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "p3", p3, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam3 string
+
+	pathParam3, err = runtime.StyleParamWithOptions("simple", false, "p4", p4, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/log/tile/entries/%s/%s/%s/%s", pathParam0, pathParam1, pathParam2, pathParam3)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewLogTileRequest constructs an http.Request for the LogTile method
+func NewLogTileRequest(server string, level int, p1 string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "level", level, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "p1", p1, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/log/tile/%s/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewLogTile2Request constructs an http.Request for the LogTile2 method
+func NewLogTile2Request(server string, level int, p1 string, p2 string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "level", level, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "p1", p1, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "p2", p2, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
@@ -5799,34 +6416,34 @@ func NewLogTileRequest(server string, height string, level string, p1 string) (*
 	return req, nil
 }
 
-// NewLogTile2Request constructs an http.Request for the LogTile2 method
-func NewLogTile2Request(server string, height string, level string, p1 string, p2 string) (*http.Request, error) {
+// NewLogTile3Request constructs an http.Request for the LogTile3 method
+func NewLogTile3Request(server string, level int, p1 string, p2 string, p3 string) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
 
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "height", height, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "level", level, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: ""})
 	if err != nil {
 		return nil, err
 	}
 
 	var pathParam1 string
 
-	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "level", level, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "p1", p1, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
 
 	var pathParam2 string
 
-	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "p1", p1, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "p2", p2, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
 
 	var pathParam3 string
 
-	pathParam3, err = runtime.StyleParamWithOptions("simple", false, "p2", p2, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam3, err = runtime.StyleParamWithOptions("simple", false, "p3", p3, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
@@ -5854,41 +6471,41 @@ func NewLogTile2Request(server string, height string, level string, p1 string, p
 	return req, nil
 }
 
-// NewLogTile3Request constructs an http.Request for the LogTile3 method
-func NewLogTile3Request(server string, height string, level string, p1 string, p2 string, p3 string) (*http.Request, error) {
+// NewLogTile4Request constructs an http.Request for the LogTile4 method
+func NewLogTile4Request(server string, level int, p1 string, p2 string, p3 string, p4 string) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
 
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "height", height, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "level", level, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: ""})
 	if err != nil {
 		return nil, err
 	}
 
 	var pathParam1 string
 
-	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "level", level, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "p1", p1, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
 
 	var pathParam2 string
 
-	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "p1", p1, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "p2", p2, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
 
 	var pathParam3 string
 
-	pathParam3, err = runtime.StyleParamWithOptions("simple", false, "p2", p2, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam3, err = runtime.StyleParamWithOptions("simple", false, "p3", p3, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
 
 	var pathParam4 string
 
-	pathParam4, err = runtime.StyleParamWithOptions("simple", false, "p3", p3, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam4, err = runtime.StyleParamWithOptions("simple", false, "p4", p4, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
@@ -5899,75 +6516,6 @@ func NewLogTile3Request(server string, height string, level string, p1 string, p
 	}
 
 	operationPath := fmt.Sprintf("/v1/log/tile/%s/%s/%s/%s/%s", pathParam0, pathParam1, pathParam2, pathParam3, pathParam4)
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	return req, nil
-}
-
-// NewLogTile4Request constructs an http.Request for the LogTile4 method
-func NewLogTile4Request(server string, height string, level string, p1 string, p2 string, p3 string, p4 string) (*http.Request, error) {
-	var err error
-
-	var pathParam0 string
-
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "height", height, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	var pathParam1 string
-
-	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "level", level, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	var pathParam2 string
-
-	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "p1", p1, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	var pathParam3 string
-
-	pathParam3, err = runtime.StyleParamWithOptions("simple", false, "p2", p2, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	var pathParam4 string
-
-	pathParam4, err = runtime.StyleParamWithOptions("simple", false, "p3", p3, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	var pathParam5 string
-
-	pathParam5, err = runtime.StyleParamWithOptions("simple", false, "p4", p4, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/v1/log/tile/%s/%s/%s/%s/%s/%s", pathParam0, pathParam1, pathParam2, pathParam3, pathParam4, pathParam5)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -6534,41 +7082,113 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/log/key (the `LogKey` operationId).
 	LogKeyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogKeyResponse, error)
 
-	// LogTileWithResponse A tile of the log
+	// LogSumDBTileWithResponse A tile of the log (Go checksum database layout)
 	//
-	// A tile of the log's tree in the tlog tile layout (https://research.swtch.com/tlog#serving_tiles, golang.org/x/mod/sumdb/tlog Tile.Path): `8/L/NNN` is hash tile NNN at level L (256 hashes of 32 bytes each, concatenated), `8/data/NNN` the leaf records of leaves 256·NNN.. (each one line of JSON ending in a newline). A partial tile (the tree's right edge) has `.p/W` after its index and W entries; complete tiles never change. Large indices take more segments (x001/234): see the routes with more path parameters. Tiles beyond the latest checkpoint's tree are 404. No token needed.
+	// The log's tiles in the Go checksum database's layout (https://research.swtch.com/tlog#serving_tiles; golang.org/x/mod/sumdb/tlog Tile.Path, height 8), which tlog.TileHashReader reads: `8/L/N` is the hash tile of GET /v1/log/tile/{level}/{p1} (the same bytes), `8/data/N` the leaf records of leaves 256·N.. concatenated, without length prefixes (each record one line of JSON ending in a newline). N and `.p/W` are as in the C2SP layout (a partial width 1..255). Full tiles never change (`Cache-Control: immutable`), partial ones are `no-cache`. A malformed path, or a tile beyond the latest checkpoint's tree, is 404. No token needed.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
-	// Corresponds with GET /v1/log/tile/{height}/{level}/{p1} (the `LogTile` operationId).
-	LogTileWithResponse(ctx context.Context, height string, level string, p1 string, reqEditors ...RequestEditorFn) (*LogTileResponse, error)
+	// Corresponds with GET /v1/log/tile/8/{level}/{p1} (the `LogSumDBTile` operationId).
+	LogSumDBTileWithResponse(ctx context.Context, level string, p1 string, reqEditors ...RequestEditorFn) (*LogSumDBTileResponse, error)
 
-	// LogTile2WithResponse A tile of the log (two index segments)
+	// LogSumDBTile2WithResponse A tile of the log (Go checksum database layout, two index segments)
 	//
-	// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/000.p/5` (a partial tile of 5 hashes) or `8/0/x001/234` (a complete tile of index 1234). No token needed.
+	// As GET /v1/log/tile/8/{level}/{p1}, for paths like `8/0/000.p/5` (a partial tile of 5 hashes) or `8/data/x001/234` (the records of the data tile of index 1234). No token needed.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
-	// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2} (the `LogTile2` operationId).
-	LogTile2WithResponse(ctx context.Context, height string, level string, p1 string, p2 string, reqEditors ...RequestEditorFn) (*LogTile2Response, error)
+	// Corresponds with GET /v1/log/tile/8/{level}/{p1}/{p2} (the `LogSumDBTile2` operationId).
+	LogSumDBTile2WithResponse(ctx context.Context, level string, p1 string, p2 string, reqEditors ...RequestEditorFn) (*LogSumDBTile2Response, error)
 
-	// LogTile3WithResponse A tile of the log (three index segments)
+	// LogSumDBTile3WithResponse A tile of the log (Go checksum database layout, three index segments)
 	//
-	// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/x001/234.p/7` or `8/0/x001/x234/567`. No token needed.
+	// As GET /v1/log/tile/8/{level}/{p1}, for paths like `8/0/x001/234.p/7` or `8/0/x001/x234/567`. No token needed.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
-	// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3} (the `LogTile3` operationId).
-	LogTile3WithResponse(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, reqEditors ...RequestEditorFn) (*LogTile3Response, error)
+	// Corresponds with GET /v1/log/tile/8/{level}/{p1}/{p2}/{p3} (the `LogSumDBTile3` operationId).
+	LogSumDBTile3WithResponse(ctx context.Context, level string, p1 string, p2 string, p3 string, reqEditors ...RequestEditorFn) (*LogSumDBTile3Response, error)
 
-	// LogTile4WithResponse A tile of the log (four index segments)
+	// LogSumDBTile4WithResponse A tile of the log (Go checksum database layout, four index segments)
 	//
-	// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/x001/x234/567.p/9`. No token needed.
+	// As GET /v1/log/tile/8/{level}/{p1}, for paths like `8/0/x001/x234/567.p/9`. No token needed.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
-	// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3}/{p4} (the `LogTile4` operationId).
-	LogTile4WithResponse(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, p4 string, reqEditors ...RequestEditorFn) (*LogTile4Response, error)
+	// Corresponds with GET /v1/log/tile/8/{level}/{p1}/{p2}/{p3}/{p4} (the `LogSumDBTile4` operationId).
+	LogSumDBTile4WithResponse(ctx context.Context, level string, p1 string, p2 string, p3 string, p4 string, reqEditors ...RequestEditorFn) (*LogSumDBTile4Response, error)
+
+	// LogEntriesWithResponse An entry bundle of the log (C2SP tlog-tiles)
+	//
+	// The leaves of the log in the C2SP tlog-tiles layout (https://c2sp.org/tlog-tiles), with /v1/log as the log's prefix: `tile/entries/N` holds leaves 256·N to 256·N+255, each as its length (a big-endian uint16) followed by the leaf record, exactly the bytes its RFC 6962 leaf hash covers (SHA-256 of 0x00 and the record: the level-0 hash tile's entry). A record is one line of JSON ending in a newline (docs/transparency.md), at most 4096 bytes. N is written as in hash tiles (`x001/x234/067`: see the routes with more path parameters); a partial bundle (the tree's right edge) has `.p/W` after its index and W entries (1 ≤ W ≤ 255). Full bundles never change (`Cache-Control: immutable`), partial ones are `no-cache`. A malformed path, or a bundle beyond the latest checkpoint's tree, is 404. No token needed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/log/tile/entries/{p1} (the `LogEntries` operationId).
+	LogEntriesWithResponse(ctx context.Context, p1 string, reqEditors ...RequestEditorFn) (*LogEntriesResponse, error)
+
+	// LogEntries2WithResponse An entry bundle of the log (two index segments)
+	//
+	// As GET /v1/log/tile/entries/{p1}, for paths like `000.p/5` (a partial bundle of 5 entries) or `x001/234` (the full bundle of index 1234). No token needed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/log/tile/entries/{p1}/{p2} (the `LogEntries2` operationId).
+	LogEntries2WithResponse(ctx context.Context, p1 string, p2 string, reqEditors ...RequestEditorFn) (*LogEntries2Response, error)
+
+	// LogEntries3WithResponse An entry bundle of the log (three index segments)
+	//
+	// As GET /v1/log/tile/entries/{p1}, for paths like `x001/234.p/7` or `x001/x234/567`. No token needed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/log/tile/entries/{p1}/{p2}/{p3} (the `LogEntries3` operationId).
+	LogEntries3WithResponse(ctx context.Context, p1 string, p2 string, p3 string, reqEditors ...RequestEditorFn) (*LogEntries3Response, error)
+
+	// LogEntries4WithResponse An entry bundle of the log (four index segments)
+	//
+	// As GET /v1/log/tile/entries/{p1}, for paths like `x001/x234/567.p/9` or `x001/x234/x567/890`. No token needed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/log/tile/entries/{p1}/{p2}/{p3}/{p4} (the `LogEntries4` operationId).
+	LogEntries4WithResponse(ctx context.Context, p1 string, p2 string, p3 string, p4 string, reqEditors ...RequestEditorFn) (*LogEntries4Response, error)
+
+	// LogTileWithResponse A hash tile of the log (C2SP tlog-tiles)
+	//
+	// A tile of the log's Merkle tree in the C2SP tlog-tiles layout (https://c2sp.org/tlog-tiles), with /v1/log as the log's prefix: `tile/L/N` is the N-th tile at level L, 256 hashes of 32 bytes concatenated (level 0: the leaves' RFC 6962 hashes; level L: the roots of full tiles of level L−1). N is written in three-digit groups, all but the last prefixed `x` (tile 1234067 is `x001/x234/067`: see the routes with more path parameters). A partial tile (the tree's right edge) has `.p/W` after its index and W hashes (1 ≤ W ≤ 255). Full tiles never change (`Cache-Control: immutable`), partial ones are `no-cache`. Level 8 and above never exist: `tile/8/...` is the Go checksum database's layout (GET /v1/log/tile/8/{level}/{p1}). A malformed path, or a tile beyond the latest checkpoint's tree, is 404. No token needed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/log/tile/{level}/{p1} (the `LogTile` operationId).
+	LogTileWithResponse(ctx context.Context, level int, p1 string, reqEditors ...RequestEditorFn) (*LogTileResponse, error)
+
+	// LogTile2WithResponse A hash tile of the log (two index segments)
+	//
+	// As GET /v1/log/tile/{level}/{p1}, for paths like `0/000.p/5` (a partial tile of 5 hashes) or `0/x001/234` (the full tile of index 1234). No token needed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/log/tile/{level}/{p1}/{p2} (the `LogTile2` operationId).
+	LogTile2WithResponse(ctx context.Context, level int, p1 string, p2 string, reqEditors ...RequestEditorFn) (*LogTile2Response, error)
+
+	// LogTile3WithResponse A hash tile of the log (three index segments)
+	//
+	// As GET /v1/log/tile/{level}/{p1}, for paths like `0/x001/234.p/7` or `0/x001/x234/567`. No token needed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/log/tile/{level}/{p1}/{p2}/{p3} (the `LogTile3` operationId).
+	LogTile3WithResponse(ctx context.Context, level int, p1 string, p2 string, p3 string, reqEditors ...RequestEditorFn) (*LogTile3Response, error)
+
+	// LogTile4WithResponse A hash tile of the log (four index segments)
+	//
+	// As GET /v1/log/tile/{level}/{p1}, for paths like `0/x001/x234/567.p/9` or `0/x001/x234/x567/890`. No token needed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/log/tile/{level}/{p1}/{p2}/{p3}/{p4} (the `LogTile4` operationId).
+	LogTile4WithResponse(ctx context.Context, level int, p1 string, p2 string, p3 string, p4 string, reqEditors ...RequestEditorFn) (*LogTile4Response, error)
 
 	// CreatePlayerWithBodyWithResponse Create a player
 	//
@@ -9108,6 +9728,614 @@ func (r LogKeyResponse) ContentType() string {
 	return ""
 }
 
+// LogSumDBTileResponse429Headers the declared response headers of an HTTP 429 response for LogSumDBTile
+type LogSumDBTileResponse429Headers struct {
+	RetryAfter *int
+}
+
+// LogSumDBTileResponse503Headers the declared response headers of an HTTP 503 response for LogSumDBTile
+type LogSumDBTileResponse503Headers struct {
+	RetryAfter *int
+}
+
+type LogSumDBTileResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *DatabaseUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *LogSumDBTileResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LogSumDBTileResponse503Headers
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r LogSumDBTileResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r LogSumDBTileResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r LogSumDBTileResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r LogSumDBTileResponse) GetApplicationproblemJSON503() *DatabaseUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r LogSumDBTileResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogSumDBTileResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogSumDBTileResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogSumDBTileResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// LogSumDBTile2Response429Headers the declared response headers of an HTTP 429 response for LogSumDBTile2
+type LogSumDBTile2Response429Headers struct {
+	RetryAfter *int
+}
+
+// LogSumDBTile2Response503Headers the declared response headers of an HTTP 503 response for LogSumDBTile2
+type LogSumDBTile2Response503Headers struct {
+	RetryAfter *int
+}
+
+type LogSumDBTile2Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *DatabaseUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *LogSumDBTile2Response429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LogSumDBTile2Response503Headers
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r LogSumDBTile2Response) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r LogSumDBTile2Response) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r LogSumDBTile2Response) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r LogSumDBTile2Response) GetApplicationproblemJSON503() *DatabaseUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r LogSumDBTile2Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogSumDBTile2Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogSumDBTile2Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogSumDBTile2Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// LogSumDBTile3Response429Headers the declared response headers of an HTTP 429 response for LogSumDBTile3
+type LogSumDBTile3Response429Headers struct {
+	RetryAfter *int
+}
+
+// LogSumDBTile3Response503Headers the declared response headers of an HTTP 503 response for LogSumDBTile3
+type LogSumDBTile3Response503Headers struct {
+	RetryAfter *int
+}
+
+type LogSumDBTile3Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *DatabaseUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *LogSumDBTile3Response429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LogSumDBTile3Response503Headers
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r LogSumDBTile3Response) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r LogSumDBTile3Response) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r LogSumDBTile3Response) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r LogSumDBTile3Response) GetApplicationproblemJSON503() *DatabaseUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r LogSumDBTile3Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogSumDBTile3Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogSumDBTile3Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogSumDBTile3Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// LogSumDBTile4Response429Headers the declared response headers of an HTTP 429 response for LogSumDBTile4
+type LogSumDBTile4Response429Headers struct {
+	RetryAfter *int
+}
+
+// LogSumDBTile4Response503Headers the declared response headers of an HTTP 503 response for LogSumDBTile4
+type LogSumDBTile4Response503Headers struct {
+	RetryAfter *int
+}
+
+type LogSumDBTile4Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *DatabaseUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *LogSumDBTile4Response429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LogSumDBTile4Response503Headers
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r LogSumDBTile4Response) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r LogSumDBTile4Response) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r LogSumDBTile4Response) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r LogSumDBTile4Response) GetApplicationproblemJSON503() *DatabaseUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r LogSumDBTile4Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogSumDBTile4Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogSumDBTile4Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogSumDBTile4Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// LogEntriesResponse429Headers the declared response headers of an HTTP 429 response for LogEntries
+type LogEntriesResponse429Headers struct {
+	RetryAfter *int
+}
+
+// LogEntriesResponse503Headers the declared response headers of an HTTP 503 response for LogEntries
+type LogEntriesResponse503Headers struct {
+	RetryAfter *int
+}
+
+type LogEntriesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *DatabaseUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *LogEntriesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LogEntriesResponse503Headers
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r LogEntriesResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r LogEntriesResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r LogEntriesResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r LogEntriesResponse) GetApplicationproblemJSON503() *DatabaseUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r LogEntriesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogEntriesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogEntriesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogEntriesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// LogEntries2Response429Headers the declared response headers of an HTTP 429 response for LogEntries2
+type LogEntries2Response429Headers struct {
+	RetryAfter *int
+}
+
+// LogEntries2Response503Headers the declared response headers of an HTTP 503 response for LogEntries2
+type LogEntries2Response503Headers struct {
+	RetryAfter *int
+}
+
+type LogEntries2Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *DatabaseUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *LogEntries2Response429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LogEntries2Response503Headers
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r LogEntries2Response) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r LogEntries2Response) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r LogEntries2Response) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r LogEntries2Response) GetApplicationproblemJSON503() *DatabaseUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r LogEntries2Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogEntries2Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogEntries2Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogEntries2Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// LogEntries3Response429Headers the declared response headers of an HTTP 429 response for LogEntries3
+type LogEntries3Response429Headers struct {
+	RetryAfter *int
+}
+
+// LogEntries3Response503Headers the declared response headers of an HTTP 503 response for LogEntries3
+type LogEntries3Response503Headers struct {
+	RetryAfter *int
+}
+
+type LogEntries3Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *DatabaseUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *LogEntries3Response429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LogEntries3Response503Headers
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r LogEntries3Response) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r LogEntries3Response) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r LogEntries3Response) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r LogEntries3Response) GetApplicationproblemJSON503() *DatabaseUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r LogEntries3Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogEntries3Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogEntries3Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogEntries3Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// LogEntries4Response429Headers the declared response headers of an HTTP 429 response for LogEntries4
+type LogEntries4Response429Headers struct {
+	RetryAfter *int
+}
+
+// LogEntries4Response503Headers the declared response headers of an HTTP 503 response for LogEntries4
+type LogEntries4Response503Headers struct {
+	RetryAfter *int
+}
+
+type LogEntries4Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *DatabaseUnavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *LogEntries4Response429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LogEntries4Response503Headers
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r LogEntries4Response) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r LogEntries4Response) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r LogEntries4Response) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r LogEntries4Response) GetApplicationproblemJSON503() *DatabaseUnavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r LogEntries4Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogEntries4Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogEntries4Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogEntries4Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // LogTileResponse429Headers the declared response headers of an HTTP 429 response for LogTile
 type LogTileResponse429Headers struct {
 	RetryAfter *int
@@ -10305,60 +11533,180 @@ func (c *ClientWithResponses) LogKeyWithResponse(ctx context.Context, reqEditors
 	return ParseLogKeyResponse(rsp)
 }
 
-// LogTileWithResponse A tile of the log
+// LogSumDBTileWithResponse A tile of the log (Go checksum database layout)
 //
-// A tile of the log's tree in the tlog tile layout (https://research.swtch.com/tlog#serving_tiles, golang.org/x/mod/sumdb/tlog Tile.Path): `8/L/NNN` is hash tile NNN at level L (256 hashes of 32 bytes each, concatenated), `8/data/NNN` the leaf records of leaves 256·NNN.. (each one line of JSON ending in a newline). A partial tile (the tree's right edge) has `.p/W` after its index and W entries; complete tiles never change. Large indices take more segments (x001/234): see the routes with more path parameters. Tiles beyond the latest checkpoint's tree are 404. No token needed.
+// The log's tiles in the Go checksum database's layout (https://research.swtch.com/tlog#serving_tiles; golang.org/x/mod/sumdb/tlog Tile.Path, height 8), which tlog.TileHashReader reads: `8/L/N` is the hash tile of GET /v1/log/tile/{level}/{p1} (the same bytes), `8/data/N` the leaf records of leaves 256·N.. concatenated, without length prefixes (each record one line of JSON ending in a newline). N and `.p/W` are as in the C2SP layout (a partial width 1..255). Full tiles never change (`Cache-Control: immutable`), partial ones are `no-cache`. A malformed path, or a tile beyond the latest checkpoint's tree, is 404. No token needed.
 //
 // Returns a wrapper object for the known response body format(s).
 //
-// Corresponds with GET /v1/log/tile/{height}/{level}/{p1} (the `LogTile` operationId).
-func (c *ClientWithResponses) LogTileWithResponse(ctx context.Context, height string, level string, p1 string, reqEditors ...RequestEditorFn) (*LogTileResponse, error) {
-	rsp, err := c.LogTile(ctx, height, level, p1, reqEditors...)
+// Corresponds with GET /v1/log/tile/8/{level}/{p1} (the `LogSumDBTile` operationId).
+func (c *ClientWithResponses) LogSumDBTileWithResponse(ctx context.Context, level string, p1 string, reqEditors ...RequestEditorFn) (*LogSumDBTileResponse, error) {
+	rsp, err := c.LogSumDBTile(ctx, level, p1, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogSumDBTileResponse(rsp)
+}
+
+// LogSumDBTile2WithResponse A tile of the log (Go checksum database layout, two index segments)
+//
+// As GET /v1/log/tile/8/{level}/{p1}, for paths like `8/0/000.p/5` (a partial tile of 5 hashes) or `8/data/x001/234` (the records of the data tile of index 1234). No token needed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/log/tile/8/{level}/{p1}/{p2} (the `LogSumDBTile2` operationId).
+func (c *ClientWithResponses) LogSumDBTile2WithResponse(ctx context.Context, level string, p1 string, p2 string, reqEditors ...RequestEditorFn) (*LogSumDBTile2Response, error) {
+	rsp, err := c.LogSumDBTile2(ctx, level, p1, p2, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogSumDBTile2Response(rsp)
+}
+
+// LogSumDBTile3WithResponse A tile of the log (Go checksum database layout, three index segments)
+//
+// As GET /v1/log/tile/8/{level}/{p1}, for paths like `8/0/x001/234.p/7` or `8/0/x001/x234/567`. No token needed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/log/tile/8/{level}/{p1}/{p2}/{p3} (the `LogSumDBTile3` operationId).
+func (c *ClientWithResponses) LogSumDBTile3WithResponse(ctx context.Context, level string, p1 string, p2 string, p3 string, reqEditors ...RequestEditorFn) (*LogSumDBTile3Response, error) {
+	rsp, err := c.LogSumDBTile3(ctx, level, p1, p2, p3, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogSumDBTile3Response(rsp)
+}
+
+// LogSumDBTile4WithResponse A tile of the log (Go checksum database layout, four index segments)
+//
+// As GET /v1/log/tile/8/{level}/{p1}, for paths like `8/0/x001/x234/567.p/9`. No token needed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/log/tile/8/{level}/{p1}/{p2}/{p3}/{p4} (the `LogSumDBTile4` operationId).
+func (c *ClientWithResponses) LogSumDBTile4WithResponse(ctx context.Context, level string, p1 string, p2 string, p3 string, p4 string, reqEditors ...RequestEditorFn) (*LogSumDBTile4Response, error) {
+	rsp, err := c.LogSumDBTile4(ctx, level, p1, p2, p3, p4, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogSumDBTile4Response(rsp)
+}
+
+// LogEntriesWithResponse An entry bundle of the log (C2SP tlog-tiles)
+//
+// The leaves of the log in the C2SP tlog-tiles layout (https://c2sp.org/tlog-tiles), with /v1/log as the log's prefix: `tile/entries/N` holds leaves 256·N to 256·N+255, each as its length (a big-endian uint16) followed by the leaf record, exactly the bytes its RFC 6962 leaf hash covers (SHA-256 of 0x00 and the record: the level-0 hash tile's entry). A record is one line of JSON ending in a newline (docs/transparency.md), at most 4096 bytes. N is written as in hash tiles (`x001/x234/067`: see the routes with more path parameters); a partial bundle (the tree's right edge) has `.p/W` after its index and W entries (1 ≤ W ≤ 255). Full bundles never change (`Cache-Control: immutable`), partial ones are `no-cache`. A malformed path, or a bundle beyond the latest checkpoint's tree, is 404. No token needed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/log/tile/entries/{p1} (the `LogEntries` operationId).
+func (c *ClientWithResponses) LogEntriesWithResponse(ctx context.Context, p1 string, reqEditors ...RequestEditorFn) (*LogEntriesResponse, error) {
+	rsp, err := c.LogEntries(ctx, p1, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogEntriesResponse(rsp)
+}
+
+// LogEntries2WithResponse An entry bundle of the log (two index segments)
+//
+// As GET /v1/log/tile/entries/{p1}, for paths like `000.p/5` (a partial bundle of 5 entries) or `x001/234` (the full bundle of index 1234). No token needed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/log/tile/entries/{p1}/{p2} (the `LogEntries2` operationId).
+func (c *ClientWithResponses) LogEntries2WithResponse(ctx context.Context, p1 string, p2 string, reqEditors ...RequestEditorFn) (*LogEntries2Response, error) {
+	rsp, err := c.LogEntries2(ctx, p1, p2, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogEntries2Response(rsp)
+}
+
+// LogEntries3WithResponse An entry bundle of the log (three index segments)
+//
+// As GET /v1/log/tile/entries/{p1}, for paths like `x001/234.p/7` or `x001/x234/567`. No token needed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/log/tile/entries/{p1}/{p2}/{p3} (the `LogEntries3` operationId).
+func (c *ClientWithResponses) LogEntries3WithResponse(ctx context.Context, p1 string, p2 string, p3 string, reqEditors ...RequestEditorFn) (*LogEntries3Response, error) {
+	rsp, err := c.LogEntries3(ctx, p1, p2, p3, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogEntries3Response(rsp)
+}
+
+// LogEntries4WithResponse An entry bundle of the log (four index segments)
+//
+// As GET /v1/log/tile/entries/{p1}, for paths like `x001/x234/567.p/9` or `x001/x234/x567/890`. No token needed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/log/tile/entries/{p1}/{p2}/{p3}/{p4} (the `LogEntries4` operationId).
+func (c *ClientWithResponses) LogEntries4WithResponse(ctx context.Context, p1 string, p2 string, p3 string, p4 string, reqEditors ...RequestEditorFn) (*LogEntries4Response, error) {
+	rsp, err := c.LogEntries4(ctx, p1, p2, p3, p4, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogEntries4Response(rsp)
+}
+
+// LogTileWithResponse A hash tile of the log (C2SP tlog-tiles)
+//
+// A tile of the log's Merkle tree in the C2SP tlog-tiles layout (https://c2sp.org/tlog-tiles), with /v1/log as the log's prefix: `tile/L/N` is the N-th tile at level L, 256 hashes of 32 bytes concatenated (level 0: the leaves' RFC 6962 hashes; level L: the roots of full tiles of level L−1). N is written in three-digit groups, all but the last prefixed `x` (tile 1234067 is `x001/x234/067`: see the routes with more path parameters). A partial tile (the tree's right edge) has `.p/W` after its index and W hashes (1 ≤ W ≤ 255). Full tiles never change (`Cache-Control: immutable`), partial ones are `no-cache`. Level 8 and above never exist: `tile/8/...` is the Go checksum database's layout (GET /v1/log/tile/8/{level}/{p1}). A malformed path, or a tile beyond the latest checkpoint's tree, is 404. No token needed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/log/tile/{level}/{p1} (the `LogTile` operationId).
+func (c *ClientWithResponses) LogTileWithResponse(ctx context.Context, level int, p1 string, reqEditors ...RequestEditorFn) (*LogTileResponse, error) {
+	rsp, err := c.LogTile(ctx, level, p1, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
 	return ParseLogTileResponse(rsp)
 }
 
-// LogTile2WithResponse A tile of the log (two index segments)
+// LogTile2WithResponse A hash tile of the log (two index segments)
 //
-// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/000.p/5` (a partial tile of 5 hashes) or `8/0/x001/234` (a complete tile of index 1234). No token needed.
+// As GET /v1/log/tile/{level}/{p1}, for paths like `0/000.p/5` (a partial tile of 5 hashes) or `0/x001/234` (the full tile of index 1234). No token needed.
 //
 // Returns a wrapper object for the known response body format(s).
 //
-// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2} (the `LogTile2` operationId).
-func (c *ClientWithResponses) LogTile2WithResponse(ctx context.Context, height string, level string, p1 string, p2 string, reqEditors ...RequestEditorFn) (*LogTile2Response, error) {
-	rsp, err := c.LogTile2(ctx, height, level, p1, p2, reqEditors...)
+// Corresponds with GET /v1/log/tile/{level}/{p1}/{p2} (the `LogTile2` operationId).
+func (c *ClientWithResponses) LogTile2WithResponse(ctx context.Context, level int, p1 string, p2 string, reqEditors ...RequestEditorFn) (*LogTile2Response, error) {
+	rsp, err := c.LogTile2(ctx, level, p1, p2, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
 	return ParseLogTile2Response(rsp)
 }
 
-// LogTile3WithResponse A tile of the log (three index segments)
+// LogTile3WithResponse A hash tile of the log (three index segments)
 //
-// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/x001/234.p/7` or `8/0/x001/x234/567`. No token needed.
+// As GET /v1/log/tile/{level}/{p1}, for paths like `0/x001/234.p/7` or `0/x001/x234/567`. No token needed.
 //
 // Returns a wrapper object for the known response body format(s).
 //
-// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3} (the `LogTile3` operationId).
-func (c *ClientWithResponses) LogTile3WithResponse(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, reqEditors ...RequestEditorFn) (*LogTile3Response, error) {
-	rsp, err := c.LogTile3(ctx, height, level, p1, p2, p3, reqEditors...)
+// Corresponds with GET /v1/log/tile/{level}/{p1}/{p2}/{p3} (the `LogTile3` operationId).
+func (c *ClientWithResponses) LogTile3WithResponse(ctx context.Context, level int, p1 string, p2 string, p3 string, reqEditors ...RequestEditorFn) (*LogTile3Response, error) {
+	rsp, err := c.LogTile3(ctx, level, p1, p2, p3, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
 	return ParseLogTile3Response(rsp)
 }
 
-// LogTile4WithResponse A tile of the log (four index segments)
+// LogTile4WithResponse A hash tile of the log (four index segments)
 //
-// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/x001/x234/567.p/9`. No token needed.
+// As GET /v1/log/tile/{level}/{p1}, for paths like `0/x001/x234/567.p/9` or `0/x001/x234/x567/890`. No token needed.
 //
 // Returns a wrapper object for the known response body format(s).
 //
-// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3}/{p4} (the `LogTile4` operationId).
-func (c *ClientWithResponses) LogTile4WithResponse(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, p4 string, reqEditors ...RequestEditorFn) (*LogTile4Response, error) {
-	rsp, err := c.LogTile4(ctx, height, level, p1, p2, p3, p4, reqEditors...)
+// Corresponds with GET /v1/log/tile/{level}/{p1}/{p2}/{p3}/{p4} (the `LogTile4` operationId).
+func (c *ClientWithResponses) LogTile4WithResponse(ctx context.Context, level int, p1 string, p2 string, p3 string, p4 string, reqEditors ...RequestEditorFn) (*LogTile4Response, error) {
+	rsp, err := c.LogTile4(ctx, level, p1, p2, p3, p4, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -12801,6 +14149,566 @@ func ParseLogKeyResponse(rsp *http.Response) (*LogKeyResponse, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseLogSumDBTileResponse parses an HTTP response from a LogSumDBTileWithResponse call
+func ParseLogSumDBTileResponse(rsp *http.Response) (*LogSumDBTileResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogSumDBTileResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest DatabaseUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers LogSumDBTileResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers LogSumDBTileResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseLogSumDBTile2Response parses an HTTP response from a LogSumDBTile2WithResponse call
+func ParseLogSumDBTile2Response(rsp *http.Response) (*LogSumDBTile2Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogSumDBTile2Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest DatabaseUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers LogSumDBTile2Response429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers LogSumDBTile2Response503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseLogSumDBTile3Response parses an HTTP response from a LogSumDBTile3WithResponse call
+func ParseLogSumDBTile3Response(rsp *http.Response) (*LogSumDBTile3Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogSumDBTile3Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest DatabaseUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers LogSumDBTile3Response429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers LogSumDBTile3Response503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseLogSumDBTile4Response parses an HTTP response from a LogSumDBTile4WithResponse call
+func ParseLogSumDBTile4Response(rsp *http.Response) (*LogSumDBTile4Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogSumDBTile4Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest DatabaseUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers LogSumDBTile4Response429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers LogSumDBTile4Response503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseLogEntriesResponse parses an HTTP response from a LogEntriesWithResponse call
+func ParseLogEntriesResponse(rsp *http.Response) (*LogEntriesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogEntriesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest DatabaseUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers LogEntriesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers LogEntriesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseLogEntries2Response parses an HTTP response from a LogEntries2WithResponse call
+func ParseLogEntries2Response(rsp *http.Response) (*LogEntries2Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogEntries2Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest DatabaseUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers LogEntries2Response429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers LogEntries2Response503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseLogEntries3Response parses an HTTP response from a LogEntries3WithResponse call
+func ParseLogEntries3Response(rsp *http.Response) (*LogEntries3Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogEntries3Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest DatabaseUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers LogEntries3Response429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers LogEntries3Response503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseLogEntries4Response parses an HTTP response from a LogEntries4WithResponse call
+func ParseLogEntries4Response(rsp *http.Response) (*LogEntries4Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogEntries4Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest DatabaseUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers LogEntries4Response429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers LogEntries4Response503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

@@ -326,8 +326,10 @@ func startServer(ctx context.Context, bin string, env []string, level string, pp
 	// (50 requests/s per token) would throttle a player on a faster
 	// machine. -env SOLITAIRE_RATE_LIMIT=50 measures with it. Every
 	// client is a new player from one address: no limit on those either.
+	// A new transparency log on PostgreSQL needs a name for its key
+	// (docs/transparency.md, "Keys and configuration").
 	base = append(base, "SOLITAIRE_ADDR="+addr, "SOLITAIRE_LOG_LEVEL="+level, "SOLITAIRE_RATE_LIMIT=0",
-		"SOLITAIRE_PLAYER_CREATE_LIMIT=0")
+		"SOLITAIRE_PLAYER_CREATE_LIMIT=0", "SOLITAIRE_LOG_ORIGIN=bench.example/v1/log")
 	p := &serverProc{url: "http://" + addr, exit: make(chan error, 1)}
 	if pprof {
 		paddr, err := freeAddr()

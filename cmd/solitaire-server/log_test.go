@@ -2,10 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,6 +20,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/persistence"
 	"github.com/openpatience/solitaire/persistence/pgtest"
 )
 
@@ -155,22 +161,33 @@ func TestLogSurvivesKill(t *testing.T) {
 }
 
 // The log's configuration: the SQLite default keeps its key beside the
-// database; PostgreSQL without a key uses the database's; a key and a key
-// file at once, and intervals out of range, are refused.
+// database, and names a new one after the listen address when that is a
+// loopback address; PostgreSQL without a key uses the database's; a key
+// and a key file at once, intervals out of range, and an origin that is a
+// URL with its scheme or trailing slash, or no key name, are refused.
 func TestLoadLogConfig(t *testing.T) {
 	c, err := loadConfig(env(map[string]string{"SOLITAIRE_SQLITE_PATH": "/data/s.db"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := c.tlog.open; o.KeyFile != "/data/s.db.logkey" || !o.CreateKeyFile || o.Key != "" || c.tlog.every != time.Second {
+	if o := c.tlog.open; o.KeyFile != "/data/s.db.logkey" || !o.CreateKeyFile || o.Key != "" || c.tlog.every != time.Second ||
+		o.Origin != "" || o.DefaultOrigin != "127.0.0.1:8080/v1/log" {
 		t.Errorf("SQLite defaults: %+v every %v", o, c.tlog.every)
+	}
+	for addr, want := range map[string]string{"localhost:9000": "localhost:9000/v1/log", "[::1]:80": "[::1]:80/v1/log",
+		":8080": "", "0.0.0.0:8080": "", "192.0.2.1:8080": "", "cards.example:8080": ""} {
+		c, err := loadConfig(env(map[string]string{"SOLITAIRE_ADDR": addr}))
+		if err != nil || c.tlog.open.DefaultOrigin != want {
+			t.Errorf("SOLITAIRE_ADDR=%s: default origin %q, %v; want %q", addr, c.tlog.open.DefaultOrigin, err, want)
+		}
 	}
 	c, err = loadConfig(env(map[string]string{"DATABASE_URL": "postgres://x", "SOLITAIRE_LOG_ORIGIN": "games.example/log",
 		"SOLITAIRE_LOG_EVERY": "250ms"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := c.tlog.open; o.KeyFile != "" || o.CreateKeyFile || o.Origin != "games.example/log" || c.tlog.every != 250*time.Millisecond {
+	if o := c.tlog.open; o.KeyFile != "" || o.CreateKeyFile || o.Origin != "games.example/log" || o.DefaultOrigin != "" ||
+		c.tlog.every != 250*time.Millisecond {
 		t.Errorf("PostgreSQL: %+v every %v", o, c.tlog.every)
 	}
 	c, err = loadConfig(env(map[string]string{"SOLITAIRE_LOG_KEY_FILE": "/etc/k"}))
@@ -182,9 +199,93 @@ func TestLoadLogConfig(t *testing.T) {
 		{"SOLITAIRE_LOG_EVERY": "10ms"},
 		{"SOLITAIRE_LOG_EVERY": "48h"},
 		{"SOLITAIRE_LOG_EVERY": "soon"},
+		{"SOLITAIRE_LOG_ORIGIN": "https://games.example/v1/log"},
+		{"SOLITAIRE_LOG_ORIGIN": "games.example/v1/log/"},
+		{"SOLITAIRE_LOG_ORIGIN": "games example"},
+		{"SOLITAIRE_LOG_ORIGIN": "games+example"},
 	} {
 		if _, err := loadConfig(env(bad)); err == nil {
 			t.Errorf("%v accepted", bad)
 		}
 	}
+}
+
+// startRun runs the server (run) with vars until the test ends, and
+// returns its base URL, or the error it stopped with before listening.
+func startRun(t *testing.T, vars map[string]string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	addrs := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, nil, env(vars), io.Discard, func(a net.Addr) { addrs <- a }) }()
+	select {
+	case a := <-addrs:
+		t.Cleanup(func() { cancel(); <-done })
+		return "http://" + a.String(), nil
+	case err := <-done:
+		cancel()
+		return "", err
+	case <-time.After(30 * time.Second):
+		cancel()
+		t.Fatal("the server did not start")
+		return "", nil
+	}
+}
+
+// keyName is the name of the log key a server publishes (GET /v1/log/key).
+func keyName(t *testing.T, base string) string {
+	t.Helper()
+	_, key := getText(t, base+"/v1/log/key")
+	name, _, _ := strings.Cut(string(key), "+")
+	return name
+}
+
+// The log's origin is chosen, never guessed from the host name: a new key
+// on PostgreSQL, or on the embedded database listening beyond loopback,
+// needs SOLITAIRE_LOG_ORIGIN, and the server refuses to start without it
+// (persistence.ErrNoOrigin), keeping no key; on the embedded database on a
+// loopback address, as the README's first command starts it, the new key
+// is named after the log's prefix there (SOLITAIRE_ADDR/v1/log). A key
+// that exists keeps its name, whatever the configuration says later.
+func TestLogOrigin(t *testing.T) {
+	t.Run("postgres", func(t *testing.T) {
+		vars := map[string]string{"SOLITAIRE_ADDR": "127.0.0.1:0", "DATABASE_URL": pgtest.DSN(t)}
+		_, err := startRun(t, vars)
+		if !errors.Is(err, persistence.ErrNoOrigin) || !strings.Contains(err.Error(), "SOLITAIRE_LOG_ORIGIN") {
+			t.Fatalf("a new log on PostgreSQL without an origin: %v; want a refusal naming SOLITAIRE_LOG_ORIGIN", err)
+		}
+		vars["SOLITAIRE_LOG_ORIGIN"] = "games.example/v1/log"
+		base, err := startRun(t, vars)
+		if err != nil || keyName(t, base) != "games.example/v1/log" {
+			t.Fatalf("with SOLITAIRE_LOG_ORIGIN: %v", err)
+		}
+		delete(vars, "SOLITAIRE_LOG_ORIGIN") // the key kept in the database names the log
+		if base, err := startRun(t, vars); err != nil || keyName(t, base) != "games.example/v1/log" {
+			t.Fatalf("a second server without SOLITAIRE_LOG_ORIGIN: %v", err)
+		}
+	})
+	t.Run("sqlite", func(t *testing.T) {
+		db := filepath.Join(t.TempDir(), "s.db")
+		_, err := startRun(t, map[string]string{"SOLITAIRE_ADDR": "0.0.0.0:0", "SOLITAIRE_SQLITE_PATH": db})
+		if !errors.Is(err, persistence.ErrNoOrigin) {
+			t.Fatalf("a new log listening on every interface without an origin: %v; want ErrNoOrigin", err)
+		}
+		if _, err := os.Stat(db + ".logkey"); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("the refused start left a key file (%v)", err)
+		}
+		base, err := startRun(t, map[string]string{"SOLITAIRE_ADDR": "127.0.0.1:0", "SOLITAIRE_SQLITE_PATH": db})
+		if err != nil || keyName(t, base) != "127.0.0.1:0/v1/log" {
+			t.Fatalf("the embedded database on loopback: %v", err)
+		}
+		base, err = startRun(t, map[string]string{"SOLITAIRE_ADDR": "localhost:0", "SOLITAIRE_SQLITE_PATH": db})
+		if err != nil || keyName(t, base) != "127.0.0.1:0/v1/log" {
+			t.Fatalf("restarted on another address, the key file's name: %v", err)
+		}
+		other := filepath.Join(t.TempDir(), "o.db")
+		base, err = startRun(t, map[string]string{"SOLITAIRE_ADDR": "127.0.0.1:0", "SOLITAIRE_SQLITE_PATH": other,
+			"SOLITAIRE_LOG_ORIGIN": "cards.example/v1/log"})
+		if err != nil || keyName(t, base) != "cards.example/v1/log" {
+			t.Fatalf("with SOLITAIRE_LOG_ORIGIN: %v", err)
+		}
+	})
 }

@@ -43,7 +43,9 @@
 //	                          duels and daily deals resigned (a Go duration, default 5s)
 //	SOLITAIRE_LOG_KEY         the transparency log's signer key (a note signer key; see log.go)
 //	SOLITAIRE_LOG_KEY_FILE    a file holding it (default on SQLite: the database file + ".logkey")
-//	SOLITAIRE_LOG_ORIGIN      the log's name (default the key's; a new key's: <host>/solitaire-log)
+//	SOLITAIRE_LOG_ORIGIN      the log's name, its URL prefix without the scheme (e.g. solitaire.example/v1/log;
+//	                          default the key's; a new key on SQLite listening on loopback: SOLITAIRE_ADDR/v1/log;
+//	                          required for a new key on PostgreSQL or beyond loopback)
 //	SOLITAIRE_LOG_EVERY       how often ended games get their leaves and a checkpoint (default 1s)
 //	SOLITAIRE_SHARED_MIN_ACCOUNT_AGE  accounts younger than this when a duel or daily deal opened play
 //	                          it unranked (a Go duration, default 0: off)
@@ -211,8 +213,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		return config{}, errors.New("SOLITAIRE_MIGRATE_DATABASE_URL and SOLITAIRE_LISTEN_DATABASE_URL need DATABASE_URL")
 	}
 	if v := getenv("SOLITAIRE_PPROF_ADDR"); v != "" {
-		host, _, err := net.SplitHostPort(v)
-		if ip := net.ParseIP(host); err != nil || (host != "localhost" && (ip == nil || !ip.IsLoopback())) {
+		if !loopback(v) {
 			return config{}, fmt.Errorf("SOLITAIRE_PPROF_ADDR=%q: want a loopback host:port, e.g. 127.0.0.1:6060", v)
 		}
 		c.pprofAddr = v
@@ -344,6 +345,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 	competitions.MinAccountAge = cfg.minAccountAge
 	defer startSupply(cfg, games, log)() // proven winnable deals (R7.2)
 	tlog, err := store.OpenLog(ctx, cfg.tlog.open)
+	if errors.Is(err, persistence.ErrNoOrigin) {
+		return originNeeded(err)
+	}
 	if err != nil {
 		return err
 	}

@@ -88,6 +88,7 @@ func TestServe(t *testing.T) {
 			vars := map[string]string{"SOLITAIRE_ADDR": "127.0.0.1:0"}
 			if backend == "postgres" {
 				vars["DATABASE_URL"] = pgtest.DSN(t)
+				vars["SOLITAIRE_LOG_ORIGIN"] = "test.example/v1/log"
 			} else {
 				vars["SOLITAIRE_SQLITE_PATH"] = filepath.Join(t.TempDir(), "s.db")
 			}

@@ -53,8 +53,13 @@ func buildBinary(t *testing.T) string {
 	return bin
 }
 
-// startServerProcess runs bin with a clean environment plus env and waits
-// for its "serving" log line, which names its address.
+// testOrigin is the log origin the tests' server processes get unless
+// env names another: the name an operator gives a log on PostgreSQL,
+// where a new key has no default (TestLogOrigin).
+const testOrigin = "SOLITAIRE_LOG_ORIGIN=test.example/v1/log"
+
+// startServerProcess runs bin with a clean environment plus testOrigin
+// and env, and waits for its "serving" log line, which names its address.
 func startServerProcess(t *testing.T, bin string, env ...string) *serverProcess {
 	t.Helper()
 	cmd := exec.Command(bin)
@@ -63,7 +68,7 @@ func startServerProcess(t *testing.T, bin string, env ...string) *serverProcess 
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.Env = append(cmd.Env, env...)
+	cmd.Env = append(append(cmd.Env, testOrigin), env...) // the last of a name wins
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -208,7 +208,7 @@ func (s *sse) next(t *testing.T, d time.Duration) (api.Event, bool) {
 // open streams instead of waiting for them.
 func TestTwoProcesses(t *testing.T) {
 	bin := buildBinary(t)
-	env := []string{"DATABASE_URL=" + pgtest.DSN(t), "SOLITAIRE_ADDR=127.0.0.1:0",
+	env := []string{"DATABASE_URL=" + pgtest.DSN(t), "SOLITAIRE_ADDR=127.0.0.1:0", testOrigin,
 		"SOLITAIRE_STREAM_HEARTBEAT=300ms", "SOLITAIRE_LOG_LEVEL=info"}
 	// One at a time: each applies the migrations at start.
 	a := startProcess(t, bin, env...)

@@ -11,7 +11,8 @@
 //	solitaire verify FILE -key VKEY (-proof PROOF.json | -server URL) [-checkpoint CP] [-salt HEX] [-owner ID]
 //	                                            check the game against the transparency log
 //	solitaire verify-log OLD NEW -key VKEY [-server URL]
-//	                                            check that checkpoint NEW extends checkpoint OLD
+//	                                            check that checkpoint NEW extends checkpoint OLD (the
+//	                                            server's C2SP tlog-tiles hash tiles below URL/v1/log)
 //	solitaire verify-leaderboard URL VARIANT -key VKEY [-token T] [-query Q] [-board FILE]
 //	                                            check every board entry against the log
 //	solitaire solve (-seed N | -layout F | -log F) [-variant V] ...

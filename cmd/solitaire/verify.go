@@ -256,12 +256,12 @@ func readVerifier(arg string) (note.Verifier, error) {
 
 // verifyLog checks that checkpoint NEW extends checkpoint OLD: both signed
 // by the key, and the older tree a prefix of the newer (RFC 6962 §2.1.2),
-// proven from the server's tiles.
+// proven from the server's hash tiles (C2SP tlog-tiles below /v1/log).
 func verifyLog(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("verify-log", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	keyArg := fs.String("key", "", "the log's verifier key (GET /v1/log/key), or a file holding it (required)")
-	server := fs.String("server", "", "read the tree's tiles from this server (needed unless the sizes are equal)")
+	server := fs.String("server", "", "read the tree's hash tiles from this server, C2SP tlog-tiles below URL/v1/log (needed unless the sizes are equal)")
 	pos, err := parse(fs, args)
 	if err != nil || len(pos) != 2 || *keyArg == "" {
 		fmt.Fprint(stderr, usage)
@@ -321,8 +321,9 @@ func verifyLog(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// tileFetcher reads tiles from a server's /v1/log/tile/ routes
-// (tlog.TileReader); tlog.TileHashReader checks them against the tree.
+// tileFetcher reads tiles from a server's log prefix, /v1/log, in the C2SP
+// tlog-tiles layout (tlog.TileReader); tlog.TileHashReader checks them
+// against the tree.
 type tileFetcher struct{ base string }
 
 func (f *tileFetcher) Height() int { return 8 }
@@ -330,7 +331,7 @@ func (f *tileFetcher) Height() int { return 8 }
 func (f *tileFetcher) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
 	out := make([][]byte, len(tiles))
 	for i, t := range tiles {
-		segs := append([]string{"v1", "log"}, strings.Split(t.Path(), "/")...)
+		segs := append([]string{"v1", "log"}, strings.Split(c2spTilePath(t), "/")...)
 		b, err := fetch(f.base, "", nil, segs...)
 		if err != nil {
 			return nil, err
@@ -341,6 +342,18 @@ func (f *tileFetcher) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
 }
 
 func (f *tileFetcher) SaveTiles([]tlog.Tile, [][]byte) {}
+
+// c2spTilePath is tile t's path in the C2SP tlog-tiles layout
+// (https://c2sp.org/tlog-tiles), t of height 8: "tile/L/N[.p/W]" for a
+// hash tile, "tile/entries/N[.p/W]" for the leaves (t.L = -1); N and
+// .p/W are spelled as in t.Path(), the Go checksum database's
+// "tile/8/L/N[.p/W]".
+func c2spTilePath(t tlog.Tile) string {
+	if t.L < 0 {
+		return "tile/entries/" + strings.TrimPrefix(t.Path(), "tile/8/data/")
+	}
+	return "tile/" + strings.TrimPrefix(t.Path(), "tile/8/")
+}
 
 // fetch GETs base joined with path segments and query, with a bearer
 // token if given, and returns the body of a 200.

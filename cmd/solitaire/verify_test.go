@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"crypto/rand"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"filippo.io/torchwood"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -392,4 +396,51 @@ func (s *server) resign(n int64, root tlog.Hash) {
 		s.t.Fatal(err)
 	}
 	s.exec(`UPDATE tlog_state SET size = ?, root = ?, checkpoint = ? WHERE id = 1`, n, root[:], msg)
+}
+
+// verify-log reads the tree's hash tiles in the C2SP tlog-tiles layout
+// (tile/L/N[.p/W] below /v1/log): it proves a kept checkpoint a prefix
+// of a newer one through a server that answers only those paths, and
+// fails through one that answers only the Go checksum database's layout
+// (tile/8/L/N). The paths it asks for are torchwood's, a client this
+// project did not write.
+func TestVerifyLogTilesC2SP(t *testing.T) {
+	s := newServer(t, "sqlite")
+	s.endGame(false)
+	s.sequence()
+	kept := s.saveCheckpoint()
+	for range 2 {
+		s.endGame(false)
+	}
+	s.sequence()
+	cur, key := s.saveCheckpoint(), strings.TrimSpace(string(s.get("/v1/log/key")))
+	only := func(allowed func(path string) bool) string {
+		target, _ := url.Parse(s.url)
+		proxy := httputil.NewSingleHostReverseProxy(target)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasPrefix(r.URL.Path, "/v1/log/tile/") && !allowed(strings.TrimPrefix(r.URL.Path, "/v1/log/")) {
+				http.NotFound(w, r)
+				return
+			}
+			proxy.ServeHTTP(w, r)
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	c2sp := only(func(p string) bool { return !strings.HasPrefix(p, "tile/8/") })
+	if code, out, errs := runTool("verify-log", kept, cur, "-key", key, "-server", c2sp); code != 0 ||
+		!strings.Contains(out, "consistency: ok (1 leaves are a prefix of 3") {
+		t.Fatalf("verify-log through C2SP tiles: exit %d\n%s%s", code, out, errs)
+	}
+	sumdb := only(func(p string) bool { return strings.HasPrefix(p, "tile/8/") })
+	if code, out, errs := runTool("verify-log", kept, cur, "-key", key, "-server", sumdb); code != 1 ||
+		!strings.Contains(out, "404") {
+		t.Fatalf("verify-log without C2SP tiles: exit %d, want 1 (404)\n%s%s", code, out, errs)
+	}
+	for _, tile := range []tlog.Tile{{H: 8, L: 0, N: 0, W: 3}, {H: 8, L: 0, N: 1234067, W: 256}, {H: 8, L: 2, N: 5, W: 17},
+		{H: 8, L: 7, N: 0, W: 1}, {H: 8, L: -1, N: 1000, W: 256}, {H: 8, L: -1, N: 0, W: 44}} {
+		if got, want := c2spTilePath(tile), torchwood.TilePath(tile); got != want {
+			t.Errorf("c2spTilePath(%+v) = %s, torchwood says %s", tile, got, want)
+		}
+	}
 }
