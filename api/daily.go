@@ -36,10 +36,12 @@ type Daily struct {
 //	@Description	Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable on one-deck variants (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
 //	@Description	A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 //	@Tags			daily
+//	@Accept			json
 //	@Produce		json
 //	@Security		BearerAuth
-//	@Param			variant			path		string	true	"variant id (GET /v1/variants)"
-//	@Param			Idempotency-Key	header		string	false	"retry key, up to 255 characters"	maxlength(255)
+//	@Param			variant			path		string			true	"variant id (GET /v1/variants)"
+//	@Param			Idempotency-Key	header		string			false	"retry key, up to 255 characters"	maxlength(255)
+//	@Param			play			body		EmptyRequest	false	"{}, or no body"
 //	@Success		201				{object}	Game
 //	@Header			201				{string}	ETag				"the game's version in quotes"
 //	@Header			201				{string}	Location			"the game's URL"

@@ -88,6 +88,11 @@ func (s *server) competitionRoutes(v1 *gin.RouterGroup) {
 	}
 }
 
+// EmptyRequest is the body of a POST that takes no fields (joining a
+// duel, playing the daily deal): an object without fields, {}, or no body
+// at all (decodeEmpty).
+type EmptyRequest struct{} // @name EmptyRequest
+
 // decodeEmpty accepts the body of a POST that takes no fields: empty, or
 // a JSON object without fields ({}). Anything else is a 400 problem.
 func decodeEmpty(body []byte) error {
@@ -216,10 +221,12 @@ func newDuel(d *domain.Duel, res domain.Results) Duel {
 //	@Description	Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
 //	@Description	Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel answers 409 duel_ended. The body is empty or {}.
 //	@Tags			duels
+//	@Accept			json
 //	@Produce		json
 //	@Security		BearerAuth
-//	@Param			id				path		string	true	"duel id"
-//	@Param			Idempotency-Key	header		string	false	"retry key, up to 255 characters"	maxlength(255)
+//	@Param			id				path		string			true	"duel id"
+//	@Param			Idempotency-Key	header		string			false	"retry key, up to 255 characters"	maxlength(255)
+//	@Param			join			body		EmptyRequest	false	"{}, or no body"
 //	@Success		201				{object}	Game
 //	@Header			201				{string}	ETag				"the game's version in quotes"
 //	@Header			201				{string}	Location			"the game's URL"

@@ -1338,6 +1338,9 @@ type DuelDifficulty string
 // DuelStatus open until the duel ends
 type DuelStatus string
 
+// EmptyRequest defines model for EmptyRequest.
+type EmptyRequest = map[string]interface{}
+
 // Event An entry of a game's log, one schema per event type: type says which, and data is that type's payload.
 type Event struct {
 	union json.RawMessage
@@ -2543,8 +2546,14 @@ type GetMyStatsParams struct {
 // GetMyStatsParamsDraw defines parameters for GetMyStats.
 type GetMyStatsParamsDraw int
 
+// PlayDailyJSONRequestBody defines body for PlayDaily for application/json ContentType.
+type PlayDailyJSONRequestBody = EmptyRequest
+
 // CreateDuelJSONRequestBody defines body for CreateDuel for application/json ContentType.
 type CreateDuelJSONRequestBody = CreateDuelRequest
+
+// JoinDuelJSONRequestBody defines body for JoinDuel for application/json ContentType.
+type JoinDuelJSONRequestBody = EmptyRequest
 
 // CreateGameJSONRequestBody defines body for CreateGame for application/json ContentType.
 type CreateGameJSONRequestBody = CreateGameRequest
@@ -3179,13 +3188,25 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/daily/{variant} (the `GetDaily` operationId).
 	GetDaily(ctx context.Context, variant string, params *GetDailyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PlayDailyWithBody Play today's daily deal
+	//
+	// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable on one-deck variants (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
+	// A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/daily/{variant}/games (the `PlayDaily` operationId).
+	PlayDailyWithBody(ctx context.Context, variant string, params *PlayDailyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// PlayDaily Play today's daily deal
 	//
 	// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable on one-deck variants (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
 	// A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 	//
+	// Takes a body of the `application/json` content type.
+	//
 	// Corresponds with POST /v1/daily/{variant}/games (the `PlayDaily` operationId).
-	PlayDaily(ctx context.Context, variant string, params *PlayDailyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	PlayDaily(ctx context.Context, variant string, params *PlayDailyParams, body PlayDailyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateDuelWithBody Create a duel
 	//
@@ -3215,13 +3236,25 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/duels/{id} (the `GetDuel` operationId).
 	GetDuel(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// JoinDuelWithBody Join a duel
+	//
+	// Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
+	// Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel answers 409 duel_ended. The body is empty or {}.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/duels/{id}/games (the `JoinDuel` operationId).
+	JoinDuelWithBody(ctx context.Context, id string, params *JoinDuelParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// JoinDuel Join a duel
 	//
 	// Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
 	// Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel answers 409 duel_ended. The body is empty or {}.
 	//
+	// Takes a body of the `application/json` content type.
+	//
 	// Corresponds with POST /v1/duels/{id}/games (the `JoinDuel` operationId).
-	JoinDuel(ctx context.Context, id string, params *JoinDuelParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	JoinDuel(ctx context.Context, id string, params *JoinDuelParams, body JoinDuelJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListGames List my games
 	//
@@ -3614,14 +3647,36 @@ func (c *Client) GetDaily(ctx context.Context, variant string, params *GetDailyP
 	return c.Client.Do(req)
 }
 
+// PlayDailyWithBody Play today's daily deal
+//
+// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable on one-deck variants (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
+// A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/daily/{variant}/games (the `PlayDaily` operationId).
+func (c *Client) PlayDailyWithBody(ctx context.Context, variant string, params *PlayDailyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlayDailyRequestWithBody(c.Server, variant, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // PlayDaily Play today's daily deal
 //
 // Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable on one-deck variants (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
 // A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 //
+// Takes a body of the `application/json` content type.
+//
 // Corresponds with POST /v1/daily/{variant}/games (the `PlayDaily` operationId).
-func (c *Client) PlayDaily(ctx context.Context, variant string, params *PlayDailyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewPlayDailyRequest(c.Server, variant, params)
+func (c *Client) PlayDaily(ctx context.Context, variant string, params *PlayDailyParams, body PlayDailyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlayDailyRequest(c.Server, variant, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3690,14 +3745,36 @@ func (c *Client) GetDuel(ctx context.Context, id string, reqEditors ...RequestEd
 	return c.Client.Do(req)
 }
 
+// JoinDuelWithBody Join a duel
+//
+// Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
+// Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel answers 409 duel_ended. The body is empty or {}.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/duels/{id}/games (the `JoinDuel` operationId).
+func (c *Client) JoinDuelWithBody(ctx context.Context, id string, params *JoinDuelParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewJoinDuelRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // JoinDuel Join a duel
 //
 // Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
 // Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel answers 409 duel_ended. The body is empty or {}.
 //
+// Takes a body of the `application/json` content type.
+//
 // Corresponds with POST /v1/duels/{id}/games (the `JoinDuel` operationId).
-func (c *Client) JoinDuel(ctx context.Context, id string, params *JoinDuelParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewJoinDuelRequest(c.Server, id, params)
+func (c *Client) JoinDuel(ctx context.Context, id string, params *JoinDuelParams, body JoinDuelJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewJoinDuelRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4508,8 +4585,19 @@ func NewGetDailyRequest(server string, variant string, params *GetDailyParams) (
 	return req, nil
 }
 
-// NewPlayDailyRequest constructs an http.Request for the PlayDaily method
-func NewPlayDailyRequest(server string, variant string, params *PlayDailyParams) (*http.Request, error) {
+// NewPlayDailyRequest calls the generic PlayDaily builder with application/json body
+func NewPlayDailyRequest(server string, variant string, params *PlayDailyParams, body PlayDailyJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPlayDailyRequestWithBody(server, variant, params, "application/json", bodyReader)
+}
+
+// NewPlayDailyRequestWithBody constructs an http.Request for the PlayDaily method, with any body, and a specified content type
+func NewPlayDailyRequestWithBody(server string, variant string, params *PlayDailyParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -4534,10 +4622,12 @@ func NewPlayDailyRequest(server string, variant string, params *PlayDailyParams)
 		return nil, err
 	}
 
-	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	if params != nil {
 
@@ -4646,8 +4736,19 @@ func NewGetDuelRequest(server string, id string) (*http.Request, error) {
 	return req, nil
 }
 
-// NewJoinDuelRequest constructs an http.Request for the JoinDuel method
-func NewJoinDuelRequest(server string, id string, params *JoinDuelParams) (*http.Request, error) {
+// NewJoinDuelRequest calls the generic JoinDuel builder with application/json body
+func NewJoinDuelRequest(server string, id string, params *JoinDuelParams, body JoinDuelJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewJoinDuelRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewJoinDuelRequestWithBody constructs an http.Request for the JoinDuel method, with any body, and a specified content type
+func NewJoinDuelRequestWithBody(server string, id string, params *JoinDuelParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -4672,10 +4773,12 @@ func NewJoinDuelRequest(server string, id string, params *JoinDuelParams) (*http
 		return nil, err
 	}
 
-	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	if params != nil {
 
@@ -6080,15 +6183,25 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/daily/{variant} (the `GetDaily` operationId).
 	GetDailyWithResponse(ctx context.Context, variant string, params *GetDailyParams, reqEditors ...RequestEditorFn) (*GetDailyResponse, error)
 
+	// PlayDailyWithBodyWithResponse Play today's daily deal
+	//
+	// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable on one-deck variants (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
+	// A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/daily/{variant}/games (the `PlayDaily` operationId).
+	PlayDailyWithBodyWithResponse(ctx context.Context, variant string, params *PlayDailyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PlayDailyResponse, error)
+
 	// PlayDailyWithResponse Play today's daily deal
 	//
 	// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable on one-deck variants (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
 	// A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 	//
-	// Returns a wrapper object for the known response body format(s).
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/daily/{variant}/games (the `PlayDaily` operationId).
-	PlayDailyWithResponse(ctx context.Context, variant string, params *PlayDailyParams, reqEditors ...RequestEditorFn) (*PlayDailyResponse, error)
+	PlayDailyWithResponse(ctx context.Context, variant string, params *PlayDailyParams, body PlayDailyJSONRequestBody, reqEditors ...RequestEditorFn) (*PlayDailyResponse, error)
 
 	// CreateDuelWithBodyWithResponse Create a duel
 	//
@@ -6120,15 +6233,25 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/duels/{id} (the `GetDuel` operationId).
 	GetDuelWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetDuelResponse, error)
 
+	// JoinDuelWithBodyWithResponse Join a duel
+	//
+	// Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
+	// Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel answers 409 duel_ended. The body is empty or {}.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/duels/{id}/games (the `JoinDuel` operationId).
+	JoinDuelWithBodyWithResponse(ctx context.Context, id string, params *JoinDuelParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*JoinDuelResponse, error)
+
 	// JoinDuelWithResponse Join a duel
 	//
 	// Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
 	// Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel answers 409 duel_ended. The body is empty or {}.
 	//
-	// Returns a wrapper object for the known response body format(s).
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/duels/{id}/games (the `JoinDuel` operationId).
-	JoinDuelWithResponse(ctx context.Context, id string, params *JoinDuelParams, reqEditors ...RequestEditorFn) (*JoinDuelResponse, error)
+	JoinDuelWithResponse(ctx context.Context, id string, params *JoinDuelParams, body JoinDuelJSONRequestBody, reqEditors ...RequestEditorFn) (*JoinDuelResponse, error)
 
 	// ListGamesWithResponse List my games
 	//
@@ -9707,16 +9830,32 @@ func (c *ClientWithResponses) GetDailyWithResponse(ctx context.Context, variant 
 	return ParseGetDailyResponse(rsp)
 }
 
+// PlayDailyWithBodyWithResponse Play today's daily deal
+//
+// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable on one-deck variants (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
+// A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/daily/{variant}/games (the `PlayDaily` operationId).
+func (c *ClientWithResponses) PlayDailyWithBodyWithResponse(ctx context.Context, variant string, params *PlayDailyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PlayDailyResponse, error) {
+	rsp, err := c.PlayDailyWithBody(ctx, variant, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlayDailyResponse(rsp)
+}
+
 // PlayDailyWithResponse Play today's daily deal
 //
 // Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable on one-deck variants (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
 // A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 //
-// Returns a wrapper object for the known response body format(s).
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/daily/{variant}/games (the `PlayDaily` operationId).
-func (c *ClientWithResponses) PlayDailyWithResponse(ctx context.Context, variant string, params *PlayDailyParams, reqEditors ...RequestEditorFn) (*PlayDailyResponse, error) {
-	rsp, err := c.PlayDaily(ctx, variant, params, reqEditors...)
+func (c *ClientWithResponses) PlayDailyWithResponse(ctx context.Context, variant string, params *PlayDailyParams, body PlayDailyJSONRequestBody, reqEditors ...RequestEditorFn) (*PlayDailyResponse, error) {
+	rsp, err := c.PlayDaily(ctx, variant, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -9771,16 +9910,32 @@ func (c *ClientWithResponses) GetDuelWithResponse(ctx context.Context, id string
 	return ParseGetDuelResponse(rsp)
 }
 
+// JoinDuelWithBodyWithResponse Join a duel
+//
+// Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
+// Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel answers 409 duel_ended. The body is empty or {}.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/duels/{id}/games (the `JoinDuel` operationId).
+func (c *ClientWithResponses) JoinDuelWithBodyWithResponse(ctx context.Context, id string, params *JoinDuelParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*JoinDuelResponse, error) {
+	rsp, err := c.JoinDuelWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseJoinDuelResponse(rsp)
+}
+
 // JoinDuelWithResponse Join a duel
 //
 // Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
 // Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel answers 409 duel_ended. The body is empty or {}.
 //
-// Returns a wrapper object for the known response body format(s).
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/duels/{id}/games (the `JoinDuel` operationId).
-func (c *ClientWithResponses) JoinDuelWithResponse(ctx context.Context, id string, params *JoinDuelParams, reqEditors ...RequestEditorFn) (*JoinDuelResponse, error) {
-	rsp, err := c.JoinDuel(ctx, id, params, reqEditors...)
+func (c *ClientWithResponses) JoinDuelWithResponse(ctx context.Context, id string, params *JoinDuelParams, body JoinDuelJSONRequestBody, reqEditors ...RequestEditorFn) (*JoinDuelResponse, error) {
+	rsp, err := c.JoinDuel(ctx, id, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
