@@ -36,8 +36,9 @@ import (
 
 func TestMain(m *testing.M) {
 	gin.SetMode(gin.ReleaseMode)
-	for _, mt := range []string{"text/html", "text/css", "application/javascript", "image/png"} {
-		openapi3filter.RegisterBodyDecoder(mt, openapi3filter.PlainBodyDecoder) // /docs and its files
+	// /docs and its files; /openapi.yaml, YAML text.
+	for _, mt := range []string{"text/html", "text/css", "application/javascript", "image/png", "application/yaml"} {
+		openapi3filter.RegisterBodyDecoder(mt, openapi3filter.PlainBodyDecoder)
 	}
 	os.Exit(m.Run())
 }
@@ -190,15 +191,19 @@ func expand(tmpl string, params map[string]string) string {
 	return tmpl
 }
 
-// validateNDJSON checks each line of a stream against the schema of the
-// route's application/x-ndjson response.
+// validateNDJSON checks each line of a stream against the item schema of
+// the route's application/x-ndjson response (ndjsonItem).
 func validateNDJSON(t testing.TB, where string, route *routers.Route, status int, body []byte) {
 	r := route.Operation.Responses.Status(status)
 	if r == nil || r.Value.Content["application/x-ndjson"] == nil {
 		t.Errorf("%s: no application/x-ndjson response in openapi.yaml", where)
 		return
 	}
-	schema := r.Value.Content["application/x-ndjson"].Schema.Value
+	schema, err := ndjsonItem(route.Spec, r.Value.Content["application/x-ndjson"])
+	if err != nil {
+		t.Errorf("%s: %v", where, err)
+		return
+	}
 	for i, line := range bytes.Split(bytes.TrimSuffix(body, []byte("\n")), []byte("\n")) {
 		if len(line) == 0 {
 			continue
@@ -212,6 +217,19 @@ func validateNDJSON(t testing.TB, where string, route *routers.Route, status int
 			t.Errorf("%s: line %d breaks openapi.yaml: %v", where, i+1, err)
 		}
 	}
+}
+
+// ndjsonItem is the schema of one line of an application/x-ndjson media
+// type: the component its x-itemSchema refers to (the body itself is a
+// string, text of many lines).
+func ndjsonItem(doc *openapi3.T, mt *openapi3.MediaType) (*openapi3.Schema, error) {
+	ext, _ := mt.Extensions["x-itemSchema"].(map[string]any)
+	ref, _ := ext["$ref"].(string)
+	name, ok := strings.CutPrefix(ref, "#/components/schemas/")
+	if c := doc.Components.Schemas[name]; ok && c != nil && c.Value != nil {
+		return c.Value, nil
+	}
+	return nil, fmt.Errorf("openapi.yaml: the application/x-ndjson item schema %q is not a component", ref)
 }
 
 // checkProblem checks an error response is a problem document (RFC 9457)

@@ -32,7 +32,7 @@ func specToJSON(spec []byte) ([]byte, error) {
 //	@Description	openapi.yaml byte for byte: the contract of this API, generated from the handlers (go generate ./docs). Never rate limited.
 //	@Tags		operations
 //	@Produce	application/yaml
-//	@Success	200	{object}	object	"openapi.yaml"
+//	@Success	200	{string}	string	"openapi.yaml, as YAML text"
 //	@ID		getSpecYAML
 //	@Router		/openapi.yaml [get]
 func (s *server) specYAML(*gin.Context) reply {

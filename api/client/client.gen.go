@@ -3315,7 +3315,7 @@ type ClientInterface interface {
 	// ListEvents Read a game's events
 	//
 	// The game's log, oldest first: a page of `limit` events after version `after`.
-	// With `Accept: application/x-ndjson` the whole log after `after` is streamed instead, one Event per line (the schema of that media type is one line).
+	// With `Accept: application/x-ndjson` the whole log after `after` is streamed instead, one Event per line (that media type is text; its x-itemSchema is the schema of one line).
 	// Each event carries its hash chain links; in the NDJSON form data is the stored payload byte for byte (the JSON page may compact it), so the NDJSON export of a game that has ended is exactly what the offline tool verifies (`solitaire audit FILE`).
 	// While the game is in progress its game_dealt event is redacted (RULES R6.4), so the chain verifies only once the game has ended. A game on a shared deal (a duel or a daily deal) stays redacted after it ends, until its competition closes (R6.6).
 	//
@@ -3904,7 +3904,7 @@ func (c *Client) AuditGame(ctx context.Context, id string, reqEditors ...Request
 // ListEvents Read a game's events
 //
 // The game's log, oldest first: a page of `limit` events after version `after`.
-// With `Accept: application/x-ndjson` the whole log after `after` is streamed instead, one Event per line (the schema of that media type is one line).
+// With `Accept: application/x-ndjson` the whole log after `after` is streamed instead, one Event per line (that media type is text; its x-itemSchema is the schema of one line).
 // Each event carries its hash chain links; in the NDJSON form data is the stored payload byte for byte (the JSON page may compact it), so the NDJSON export of a game that has ended is exactly what the offline tool verifies (`solitaire audit FILE`).
 // While the game is in progress its game_dealt event is redacted (RULES R6.4), so the chain verifies only once the game has ended. A game on a shared deal (a duel or a daily deal) stays redacted after it ends, until its competition closes (R6.6).
 //
@@ -6320,7 +6320,7 @@ type ClientWithResponsesInterface interface {
 	// ListEventsWithResponse Read a game's events
 	//
 	// The game's log, oldest first: a page of `limit` events after version `after`.
-	// With `Accept: application/x-ndjson` the whole log after `after` is streamed instead, one Event per line (the schema of that media type is one line).
+	// With `Accept: application/x-ndjson` the whole log after `after` is streamed instead, one Event per line (that media type is text; its x-itemSchema is the schema of one line).
 	// Each event carries its hash chain links; in the NDJSON form data is the stored payload byte for byte (the JSON page may compact it), so the NDJSON export of a game that has ended is exactly what the offline tool verifies (`solitaire audit FILE`).
 	// While the game is in progress its game_dealt event is redacted (RULES R6.4), so the chain verifies only once the game has ended. A game on a shared deal (a duel or a daily deal) stays redacted after it ends, until its competition closes (R6.6).
 	//
@@ -6768,11 +6768,11 @@ type GetSpecYAMLResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// YAML200 the response for an HTTP 200 `application/yaml` response
-	YAML200 *map[string]interface{}
+	YAML200 *string
 }
 
 // GetYAML200 returns the response for an HTTP 200 `application/yaml` response
-func (r GetSpecYAMLResponse) GetYAML200() *map[string]interface{} {
+func (r GetSpecYAMLResponse) GetYAML200() *string {
 	return r.YAML200
 }
 
@@ -10045,7 +10045,7 @@ func (c *ClientWithResponses) AuditGameWithResponse(ctx context.Context, id stri
 // ListEventsWithResponse Read a game's events
 //
 // The game's log, oldest first: a page of `limit` events after version `after`.
-// With `Accept: application/x-ndjson` the whole log after `after` is streamed instead, one Event per line (the schema of that media type is one line).
+// With `Accept: application/x-ndjson` the whole log after `after` is streamed instead, one Event per line (that media type is text; its x-itemSchema is the schema of one line).
 // Each event carries its hash chain links; in the NDJSON form data is the stored payload byte for byte (the JSON page may compact it), so the NDJSON export of a game that has ended is exactly what the offline tool verifies (`solitaire audit FILE`).
 // While the game is in progress its game_dealt event is redacted (RULES R6.4), so the chain verifies only once the game has ended. A game on a shared deal (a duel or a daily deal) stays redacted after it ends, until its competition closes (R6.6).
 //
@@ -10572,7 +10572,7 @@ func ParseGetSpecYAMLResponse(rsp *http.Response) (*GetSpecYAMLResponse, error) 
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "yaml") && rsp.StatusCode == 200:
-		var dest map[string]interface{}
+		var dest string
 		if err := yaml.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -12,9 +12,11 @@
 //  2. A response whose schema is Problem is served as
 //     application/problem+json (RFC 9457) only, and no other response lists
 //     that media type (Swagger 2.0 has one produces list per operation).
-//  3. An application/x-ndjson response carries one item per line: its
-//     schema becomes the item schema of the page's one array property. A
-//     text/event-stream response is a string.
+//  3. An application/x-ndjson response is text, one item per line: its
+//     schema becomes a string, and the media type's x-itemSchema (after
+//     OpenAPI 3.2's itemSchema) refers to the schema of one line, the
+//     items of the page's one array property. A text/event-stream
+//     response is a string.
 //  4. The responses of middleware, declared once as components and
 //     referenced by each operation they apply to (common.go): 429
 //     RateLimited on every operation not tagged operations, 503
@@ -53,6 +55,10 @@ const (
 	mimeProblem = "application/problem+json"
 	mimeNDJSON  = "application/x-ndjson"
 	mimeSSE     = "text/event-stream"
+
+	// itemSchemaExt, on an application/x-ndjson media type, refers to the
+	// schema of one line (fix 3): OpenAPI 3.2's itemSchema, which 3.0 lacks.
+	itemSchemaExt = "x-itemSchema"
 )
 
 func main() {
@@ -219,6 +225,15 @@ func ndjson(doc *openapi3.T, r *openapi3.Response) error {
 	if items == nil {
 		return fmt.Errorf("%s response: %s has no array", mimeNDJSON, name)
 	}
-	r.Content[mimeNDJSON] = openapi3.NewMediaType().WithSchemaRef(items)
+	item, ok := strings.CutPrefix(items.Ref, schemaPrefix)
+	if !ok {
+		return fmt.Errorf("%s response: the items of %s are not a component", mimeNDJSON, name)
+	}
+	s := openapi3.NewStringSchema()
+	s.Description = fmt.Sprintf("newline-delimited JSON (NDJSON): each line that is not empty is one %s as JSON, "+
+		"ending in a line feed (%s refers to its schema); an empty line carries nothing", item, itemSchemaExt)
+	lines := openapi3.NewMediaType().WithSchema(s)
+	lines.Extensions = map[string]any{itemSchemaExt: map[string]any{"$ref": items.Ref}}
+	r.Content[mimeNDJSON] = lines
 	return nil
 }
