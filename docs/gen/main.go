@@ -27,6 +27,8 @@
 //     (security.go).
 //  7. Event is a oneOf of one schema per event type with a discriminator
 //     on type, built from the table api.EventTypes (events.go).
+//  8. A nullable schema with an enum lists null among its values
+//     (nullable.go): OpenAPI 3.0 allows null there only if enum does.
 //
 // The result is validated and written as YAML with sorted keys (the top
 // level in the usual order), so the same input always gives the same
@@ -117,6 +119,7 @@ func Convert(swagger []byte) ([]byte, error) {
 	commonResponses(doc)
 	seeds(doc)
 	publicSecurity(doc)
+	nullableEnums(doc)
 	if err := doc.Validate(context.Background()); err != nil {
 		return nil, fmt.Errorf("the converted spec is invalid: %w", err)
 	}
