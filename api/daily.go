@@ -55,6 +55,8 @@ type Daily struct {
 //	@Failure		415				{object}	Problem				"body not JSON"
 //	@Failure		422				{object}	Problem				"unknown variant, reused idempotency key"
 //	@Failure		500				{object}	Problem
+//	@Failure		503				{object}	Problem				"deal_not_ready: no proven winnable deal (RULES R7.2) was ready within the supply's short wait; nothing was written, and a retry after Retry-After seconds finds one. Also database_unavailable: the database is unavailable; a change answered so was made whole or not at all"
+//	@Header			503				{integer}	Retry-After			"whole seconds to wait before trying again (RFC 9110 §10.2.3)"
 //	@ID		playDaily
 //	@Router			/v1/daily/{variant}/games [post]
 func (s *server) playDaily(c *gin.Context, body []byte) reply {

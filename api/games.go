@@ -55,6 +55,8 @@ func gameID(c *gin.Context) (string, error) {
 //	@Failure		409				{object}	Problem					"too_many_games (the player's bound of games in progress), or with duel_id: duel_already_joined (Location names your game) or duel_ended"
 //	@Failure		422				{object}	Problem					"unknown variant, invalid option, layout or deal, winnable on a multi-deck variant or with seed, layout or deal, reused idempotency key"
 //	@Failure		500				{object}	Problem
+//	@Failure		503				{object}	Problem					"deal_not_ready: no proven winnable deal (RULES R7.2) was ready within the supply's short wait; nothing was written, and a retry after Retry-After seconds finds one. Also database_unavailable: the database is unavailable; a change answered so was made whole or not at all"
+//	@Header			503				{integer}	Retry-After				"whole seconds to wait before trying again (RFC 9110 §10.2.3)"
 //	@ID		createGame
 //	@Router			/v1/games [post]
 func (s *server) createGame(c *gin.Context, body []byte) reply {

@@ -7010,7 +7010,7 @@ type PlayDailyResponse struct {
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
-	ApplicationproblemJSON503 *DatabaseUnavailable
+	ApplicationproblemJSON503 *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *PlayDailyResponse201Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
@@ -7072,7 +7072,7 @@ func (r PlayDailyResponse) GetApplicationproblemJSON500() *Problem {
 }
 
 // GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
-func (r PlayDailyResponse) GetApplicationproblemJSON503() *DatabaseUnavailable {
+func (r PlayDailyResponse) GetApplicationproblemJSON503() *Problem {
 	return r.ApplicationproblemJSON503
 }
 
@@ -7141,7 +7141,7 @@ type CreateDuelResponse struct {
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
-	ApplicationproblemJSON503 *DatabaseUnavailable
+	ApplicationproblemJSON503 *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateDuelResponse201Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -7191,7 +7191,7 @@ func (r CreateDuelResponse) GetApplicationproblemJSON500() *Problem {
 }
 
 // GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
-func (r CreateDuelResponse) GetApplicationproblemJSON503() *DatabaseUnavailable {
+func (r CreateDuelResponse) GetApplicationproblemJSON503() *Problem {
 	return r.ApplicationproblemJSON503
 }
 
@@ -7584,7 +7584,7 @@ type CreateGameResponse struct {
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
-	ApplicationproblemJSON503 *DatabaseUnavailable
+	ApplicationproblemJSON503 *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateGameResponse201Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -7639,7 +7639,7 @@ func (r CreateGameResponse) GetApplicationproblemJSON500() *Problem {
 }
 
 // GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
-func (r CreateGameResponse) GetApplicationproblemJSON503() *DatabaseUnavailable {
+func (r CreateGameResponse) GetApplicationproblemJSON503() *Problem {
 	return r.ApplicationproblemJSON503
 }
 
@@ -10812,7 +10812,7 @@ func ParsePlayDailyResponse(rsp *http.Response) (*PlayDailyResponse, error) {
 		response.ApplicationproblemJSON500 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest DatabaseUnavailable
+		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -10951,7 +10951,7 @@ func ParseCreateDuelResponse(rsp *http.Response) (*CreateDuelResponse, error) {
 		response.ApplicationproblemJSON500 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest DatabaseUnavailable
+		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -11401,7 +11401,7 @@ func ParseCreateGameResponse(rsp *http.Response) (*CreateGameResponse, error) {
 		response.ApplicationproblemJSON500 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest DatabaseUnavailable
+		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
