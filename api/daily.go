@@ -45,7 +45,6 @@ type Daily struct {
 //	@Success		201				{object}	Game
 //	@Header			201				{string}	ETag				"the game's version in quotes"
 //	@Header			201				{string}	Location			"the game's URL"
-//	@Header			201				{string}	Idempotent-Replayed	"true when this is a replay of an earlier response"
 //	@Failure		400				{object}	Problem				"a body other than {}"
 //	@Failure		401				{object}	Problem				"no or unknown token"
 //	@Failure		404				{object}	Problem				"a path that is not valid text"

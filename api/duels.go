@@ -116,7 +116,6 @@ func decodeEmpty(body []byte) error {
 //	@Param			duel			body		CreateDuelRequest	true	"the duel; {} for a klassik duel of 24 hours"
 //	@Success		201				{object}	Duel
 //	@Header			201				{string}	Location				"the duel's URL"
-//	@Header			201				{string}	Idempotent-Replayed		"true when this is a replay of an earlier response"
 //	@Failure		400				{object}	Problem					"malformed body"
 //	@Failure		401				{object}	Problem					"no or unknown token"
 //	@Failure		413				{object}	Problem					"body too large"
@@ -232,7 +231,6 @@ func newDuel(d *domain.Duel, res domain.Results) Duel {
 //	@Success		201				{object}	Game
 //	@Header			201				{string}	ETag				"the game's version in quotes"
 //	@Header			201				{string}	Location			"the game's URL"
-//	@Header			201				{string}	Idempotent-Replayed	"true when this is a replay of an earlier response"
 //	@Failure		400				{object}	Problem				"a body other than {}"
 //	@Failure		401				{object}	Problem				"no or unknown token"
 //	@Failure		404				{object}	Problem				"no such duel"

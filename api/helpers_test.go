@@ -177,10 +177,41 @@ func (v *validating) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err := openapi3filter.ValidateResponse(req.Context(), out); err != nil {
 		t.Errorf("%s: response breaks openapi.yaml: %v\n%s", where, err, truncate(body))
 	}
+	checkDeclaredHeaders(t, where, route, resp.StatusCode, resp.Header)
 	if mt == "application/x-ndjson" {
 		validateNDJSON(t, where, route, resp.StatusCode, body)
 	}
 	return resp, nil
+}
+
+// exposedHeaders are the response fields the API exposes to browser
+// frontends (api's corsExposeHeaders): openapi.yaml declares each on every
+// response that carries it.
+var exposedHeaders = []string{"ETag", "Location", "Retry-After", api.RequestIDHeader, "Idempotent-Replayed",
+	"WWW-Authenticate", "Allow", api.RateLimitPolicyHeader, api.RateLimitHeader}
+
+// checkDeclaredHeaders fails t for each field of exposedHeaders in header
+// that the route's response for status does not declare.
+func checkDeclaredHeaders(t testing.TB, where string, route *routers.Route, status int, header http.Header) {
+	ref := route.Operation.Responses.Status(status)
+	if ref == nil {
+		ref = route.Operation.Responses.Default()
+	}
+	if ref == nil || ref.Value == nil {
+		return // an undeclared status, which response validation reports
+	}
+	for _, h := range exposedHeaders {
+		if header.Get(h) == "" {
+			continue
+		}
+		declared := false
+		for name := range ref.Value.Headers {
+			declared = declared || strings.EqualFold(name, h)
+		}
+		if !declared {
+			t.Errorf("%s: %s sent but not declared in openapi.yaml", where, h)
+		}
+	}
 }
 
 // expand fills a path template with its parameters.

@@ -29,6 +29,9 @@
 //     on type, built from the table api.EventTypes (events.go).
 //  8. A nullable schema with an enum lists null among its values
 //     (nullable.go): OpenAPI 3.0 allows null there only if enum does.
+//  9. The response fields of middleware (headers.go), declared once as
+//     components.headers: X-Request-Id on every response, RateLimit and
+//     RateLimit-Policy on every response of an operation that lists a 429.
 //
 // The result is validated and written as YAML with sorted keys (the top
 // level in the usual order), so the same input always gives the same
@@ -120,6 +123,9 @@ func Convert(swagger []byte) ([]byte, error) {
 	seeds(doc)
 	publicSecurity(doc)
 	nullableEnums(doc)
+	if err := responseHeaders(doc); err != nil {
+		return nil, err
+	}
 	if err := doc.Validate(context.Background()); err != nil {
 		return nil, fmt.Errorf("the converted spec is invalid: %w", err)
 	}
