@@ -803,34 +803,70 @@ func (e VariantStatsDraw) Valid() bool {
 
 // Defines values for GetDocsFileParamsFile.
 const (
-	Favicon16x16Png             GetDocsFileParamsFile = "favicon-16x16.png"
-	Favicon32x32Png             GetDocsFileParamsFile = "favicon-32x32.png"
-	IndexCss                    GetDocsFileParamsFile = "index.css"
-	IndexHtml                   GetDocsFileParamsFile = "index.html"
-	SwaggerInitializerJs        GetDocsFileParamsFile = "swagger-initializer.js"
-	SwaggerUiBundleJs           GetDocsFileParamsFile = "swagger-ui-bundle.js"
-	SwaggerUiCss                GetDocsFileParamsFile = "swagger-ui.css"
-	SwaggerUiStandalonePresetJs GetDocsFileParamsFile = "swagger-ui-standalone-preset.js"
+	GetDocsFileParamsFileFavicon16x16Png             GetDocsFileParamsFile = "favicon-16x16.png"
+	GetDocsFileParamsFileFavicon32x32Png             GetDocsFileParamsFile = "favicon-32x32.png"
+	GetDocsFileParamsFileIndexCss                    GetDocsFileParamsFile = "index.css"
+	GetDocsFileParamsFileIndexHtml                   GetDocsFileParamsFile = "index.html"
+	GetDocsFileParamsFileSwaggerInitializerJs        GetDocsFileParamsFile = "swagger-initializer.js"
+	GetDocsFileParamsFileSwaggerUiBundleJs           GetDocsFileParamsFile = "swagger-ui-bundle.js"
+	GetDocsFileParamsFileSwaggerUiCss                GetDocsFileParamsFile = "swagger-ui.css"
+	GetDocsFileParamsFileSwaggerUiStandalonePresetJs GetDocsFileParamsFile = "swagger-ui-standalone-preset.js"
 )
 
 // Valid indicates whether the value is a known member of the GetDocsFileParamsFile enum.
 func (e GetDocsFileParamsFile) Valid() bool {
 	switch e {
-	case Favicon16x16Png:
+	case GetDocsFileParamsFileFavicon16x16Png:
 		return true
-	case Favicon32x32Png:
+	case GetDocsFileParamsFileFavicon32x32Png:
 		return true
-	case IndexCss:
+	case GetDocsFileParamsFileIndexCss:
 		return true
-	case IndexHtml:
+	case GetDocsFileParamsFileIndexHtml:
 		return true
-	case SwaggerInitializerJs:
+	case GetDocsFileParamsFileSwaggerInitializerJs:
 		return true
-	case SwaggerUiBundleJs:
+	case GetDocsFileParamsFileSwaggerUiBundleJs:
 		return true
-	case SwaggerUiCss:
+	case GetDocsFileParamsFileSwaggerUiCss:
 		return true
-	case SwaggerUiStandalonePresetJs:
+	case GetDocsFileParamsFileSwaggerUiStandalonePresetJs:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetDocsFileHeadParamsFile.
+const (
+	GetDocsFileHeadParamsFileFavicon16x16Png             GetDocsFileHeadParamsFile = "favicon-16x16.png"
+	GetDocsFileHeadParamsFileFavicon32x32Png             GetDocsFileHeadParamsFile = "favicon-32x32.png"
+	GetDocsFileHeadParamsFileIndexCss                    GetDocsFileHeadParamsFile = "index.css"
+	GetDocsFileHeadParamsFileIndexHtml                   GetDocsFileHeadParamsFile = "index.html"
+	GetDocsFileHeadParamsFileSwaggerInitializerJs        GetDocsFileHeadParamsFile = "swagger-initializer.js"
+	GetDocsFileHeadParamsFileSwaggerUiBundleJs           GetDocsFileHeadParamsFile = "swagger-ui-bundle.js"
+	GetDocsFileHeadParamsFileSwaggerUiCss                GetDocsFileHeadParamsFile = "swagger-ui.css"
+	GetDocsFileHeadParamsFileSwaggerUiStandalonePresetJs GetDocsFileHeadParamsFile = "swagger-ui-standalone-preset.js"
+)
+
+// Valid indicates whether the value is a known member of the GetDocsFileHeadParamsFile enum.
+func (e GetDocsFileHeadParamsFile) Valid() bool {
+	switch e {
+	case GetDocsFileHeadParamsFileFavicon16x16Png:
+		return true
+	case GetDocsFileHeadParamsFileFavicon32x32Png:
+		return true
+	case GetDocsFileHeadParamsFileIndexCss:
+		return true
+	case GetDocsFileHeadParamsFileIndexHtml:
+		return true
+	case GetDocsFileHeadParamsFileSwaggerInitializerJs:
+		return true
+	case GetDocsFileHeadParamsFileSwaggerUiBundleJs:
+		return true
+	case GetDocsFileHeadParamsFileSwaggerUiCss:
+		return true
+	case GetDocsFileHeadParamsFileSwaggerUiStandalonePresetJs:
 		return true
 	default:
 		return false
@@ -855,6 +891,30 @@ func (e ListGamesParamsStatus) Valid() bool {
 	case ListGamesParamsStatusLost:
 		return true
 	case ListGamesParamsStatusWon:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListGamesHeadParamsStatus.
+const (
+	ListGamesHeadParamsStatusExpired    ListGamesHeadParamsStatus = "expired"
+	ListGamesHeadParamsStatusInProgress ListGamesHeadParamsStatus = "in_progress"
+	ListGamesHeadParamsStatusLost       ListGamesHeadParamsStatus = "lost"
+	ListGamesHeadParamsStatusWon        ListGamesHeadParamsStatus = "won"
+)
+
+// Valid indicates whether the value is a known member of the ListGamesHeadParamsStatus enum.
+func (e ListGamesHeadParamsStatus) Valid() bool {
+	switch e {
+	case ListGamesHeadParamsStatusExpired:
+		return true
+	case ListGamesHeadParamsStatusInProgress:
+		return true
+	case ListGamesHeadParamsStatusLost:
+		return true
+	case ListGamesHeadParamsStatusWon:
 		return true
 	default:
 		return false
@@ -897,6 +957,42 @@ func (e GetLeaderboardParamsDraw) Valid() bool {
 	}
 }
 
+// Defines values for GetLeaderboardHeadParamsPeriod.
+const (
+	GetLeaderboardHeadParamsPeriodAll GetLeaderboardHeadParamsPeriod = "all"
+	GetLeaderboardHeadParamsPeriodDay GetLeaderboardHeadParamsPeriod = "day"
+)
+
+// Valid indicates whether the value is a known member of the GetLeaderboardHeadParamsPeriod enum.
+func (e GetLeaderboardHeadParamsPeriod) Valid() bool {
+	switch e {
+	case GetLeaderboardHeadParamsPeriodAll:
+		return true
+	case GetLeaderboardHeadParamsPeriodDay:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetLeaderboardHeadParamsDraw.
+const (
+	GetLeaderboardHeadParamsDrawN1 GetLeaderboardHeadParamsDraw = 1
+	GetLeaderboardHeadParamsDrawN3 GetLeaderboardHeadParamsDraw = 3
+)
+
+// Valid indicates whether the value is a known member of the GetLeaderboardHeadParamsDraw enum.
+func (e GetLeaderboardHeadParamsDraw) Valid() bool {
+	switch e {
+	case GetLeaderboardHeadParamsDrawN1:
+		return true
+	case GetLeaderboardHeadParamsDrawN3:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetMyStatsParamsDraw.
 const (
 	GetMyStatsParamsDrawN1 GetMyStatsParamsDraw = 1
@@ -909,6 +1005,24 @@ func (e GetMyStatsParamsDraw) Valid() bool {
 	case GetMyStatsParamsDrawN1:
 		return true
 	case GetMyStatsParamsDrawN3:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetMyStatsHeadParamsDraw.
+const (
+	GetMyStatsHeadParamsDrawN1 GetMyStatsHeadParamsDraw = 1
+	GetMyStatsHeadParamsDrawN3 GetMyStatsHeadParamsDraw = 3
+)
+
+// Valid indicates whether the value is a known member of the GetMyStatsHeadParamsDraw enum.
+func (e GetMyStatsHeadParamsDraw) Valid() bool {
+	switch e {
+	case GetMyStatsHeadParamsDrawN1:
+		return true
+	case GetMyStatsHeadParamsDrawN3:
 		return true
 	default:
 		return false
@@ -2417,8 +2531,17 @@ type RateLimited = Problem
 // GetDocsFileParamsFile defines parameters for GetDocsFile.
 type GetDocsFileParamsFile string
 
+// GetDocsFileHeadParamsFile defines parameters for GetDocsFileHead.
+type GetDocsFileHeadParamsFile string
+
 // GetDailyParams defines parameters for GetDaily.
 type GetDailyParams struct {
+	// Date a UTC date, YYYY-MM-DD, not after today; default today
+	Date *openapi_types.Date `form:"date,omitempty" json:"date,omitempty"`
+}
+
+// GetDailyHeadParams defines parameters for GetDailyHead.
+type GetDailyHeadParams struct {
 	// Date a UTC date, YYYY-MM-DD, not after today; default today
 	Date *openapi_types.Date `form:"date,omitempty" json:"date,omitempty"`
 }
@@ -2459,6 +2582,24 @@ type ListGamesParams struct {
 // ListGamesParamsStatus defines parameters for ListGames.
 type ListGamesParamsStatus string
 
+// ListGamesHeadParams defines parameters for ListGamesHead.
+type ListGamesHeadParams struct {
+	// Status only games with this status
+	Status *ListGamesHeadParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Variant only games of this variant
+	Variant *string `form:"variant,omitempty" json:"variant,omitempty"`
+
+	// Limit page size
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor next_cursor of the previous page
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListGamesHeadParamsStatus defines parameters for ListGamesHead.
+type ListGamesHeadParamsStatus string
+
 // CreateGameParams defines parameters for CreateGame.
 type CreateGameParams struct {
 	// IdempotencyKey retry key, up to 255 characters
@@ -2471,8 +2612,23 @@ type GetGameParams struct {
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
 
+// GetGameHeadParams defines parameters for GetGameHead.
+type GetGameHeadParams struct {
+	// IfNoneMatch an ETag the client has
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
 // ListEventsParams defines parameters for ListEvents.
 type ListEventsParams struct {
+	// After only events with a higher version
+	After *int `form:"after,omitempty" json:"after,omitempty"`
+
+	// Limit page size (JSON only)
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// ListEventsHeadParams defines parameters for ListEventsHead.
+type ListEventsHeadParams struct {
 	// After only events with a higher version
 	After *int `form:"after,omitempty" json:"after,omitempty"`
 
@@ -2495,8 +2651,20 @@ type GameProofParams struct {
 	TreeSize *int `form:"tree_size,omitempty" json:"tree_size,omitempty"`
 }
 
+// GameProofHeadParams defines parameters for GameProofHead.
+type GameProofHeadParams struct {
+	// TreeSize prove against the tree of this many leaves (default: the latest checkpoint's)
+	TreeSize *int `form:"tree_size,omitempty" json:"tree_size,omitempty"`
+}
+
 // StreamGameParams defines parameters for StreamGame.
 type StreamGameParams struct {
+	// LastEventID the version of the last event received; the stream starts after it
+	LastEventID *int `json:"Last-Event-ID,omitempty"`
+}
+
+// StreamGameHeadParams defines parameters for StreamGameHead.
+type StreamGameHeadParams struct {
 	// LastEventID the version of the last event received; the stream starts after it
 	LastEventID *int `json:"Last-Event-ID,omitempty"`
 }
@@ -2522,8 +2690,38 @@ type GetLeaderboardParamsPeriod string
 // GetLeaderboardParamsDraw defines parameters for GetLeaderboard.
 type GetLeaderboardParamsDraw int
 
+// GetLeaderboardHeadParams defines parameters for GetLeaderboardHead.
+type GetLeaderboardHeadParams struct {
+	// Period all time or today (UTC)
+	Period *GetLeaderboardHeadParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
+
+	// Draw draw count; default the variant's
+	Draw *GetLeaderboardHeadParamsDraw `form:"draw,omitempty" json:"draw,omitempty"`
+
+	// Winnable wins on winnable deals (true) or on random deals (false)
+	Winnable *bool `form:"winnable,omitempty" json:"winnable,omitempty"`
+
+	// Limit number of entries
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// GetLeaderboardHeadParamsPeriod defines parameters for GetLeaderboardHead.
+type GetLeaderboardHeadParamsPeriod string
+
+// GetLeaderboardHeadParamsDraw defines parameters for GetLeaderboardHead.
+type GetLeaderboardHeadParamsDraw int
+
 // LogConsistencyParams defines parameters for LogConsistency.
 type LogConsistencyParams struct {
+	// Old leaves in the older tree
+	Old int `form:"old" json:"old"`
+
+	// New leaves in the newer tree
+	New int `form:"new" json:"new"`
+}
+
+// LogConsistencyHeadParams defines parameters for LogConsistencyHead.
+type LogConsistencyHeadParams struct {
 	// Old leaves in the older tree
 	Old int `form:"old" json:"old"`
 
@@ -2545,6 +2743,21 @@ type GetMyStatsParams struct {
 
 // GetMyStatsParamsDraw defines parameters for GetMyStats.
 type GetMyStatsParamsDraw int
+
+// GetMyStatsHeadParams defines parameters for GetMyStatsHead.
+type GetMyStatsHeadParams struct {
+	// Variant only this variant
+	Variant *string `form:"variant,omitempty" json:"variant,omitempty"`
+
+	// Draw only this draw count
+	Draw *GetMyStatsHeadParamsDraw `form:"draw,omitempty" json:"draw,omitempty"`
+
+	// Winnable games on winnable deals (true) or on random deals (false)
+	Winnable *bool `form:"winnable,omitempty" json:"winnable,omitempty"`
+}
+
+// GetMyStatsHeadParamsDraw defines parameters for GetMyStatsHead.
+type GetMyStatsHeadParamsDraw int
 
 // PlayDailyJSONRequestBody defines body for PlayDaily for application/json ContentType.
 type PlayDailyJSONRequestBody = EmptyRequest
@@ -3138,12 +3351,26 @@ type ClientInterface interface {
 	// Corresponds with GET /docs (the `GetDocs` operationId).
 	GetDocs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetDocsHead Interactive API documentation (headers only)
+	//
+	// The status and header fields GET /docs answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /docs (the `GetDocsHead` operationId).
+	GetDocsHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetDocsFile A file of the documentation page
 	//
 	// index.html is Swagger UI rendering /openapi.json; the others are its scripts, styles and icons (swaggo/files, embedded in the server). Rate limited like the API.
 	//
 	// Corresponds with GET /docs/{file} (the `GetDocsFile` operationId).
 	GetDocsFile(ctx context.Context, file GetDocsFileParamsFile, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetDocsFileHead A file of the documentation page (headers only)
+	//
+	// The status and header fields GET /docs/{file} answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /docs/{file} (the `GetDocsFileHead` operationId).
+	GetDocsFileHead(ctx context.Context, file GetDocsFileHeadParamsFile, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// Healthz Liveness
 	//
@@ -3152,12 +3379,26 @@ type ClientInterface interface {
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// HealthzHead Liveness (headers only)
+	//
+	// The status and header fields GET /healthz answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /healthz (the `HealthzHead` operationId).
+	HealthzHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// Metrics Prometheus metrics
 	//
 	// The HTTP metrics (requests by method, route and status; latencies) and the process and Go runtime metrics, in the Prometheus text format. Never rate limited.
 	//
 	// Corresponds with GET /metrics (the `Metrics` operationId).
 	Metrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// MetricsHead Prometheus metrics (headers only)
+	//
+	// The status and header fields GET /metrics answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /metrics (the `MetricsHead` operationId).
+	MetricsHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetSpecJSON The OpenAPI 3 description (JSON)
 	//
@@ -3166,12 +3407,26 @@ type ClientInterface interface {
 	// Corresponds with GET /openapi.json (the `GetSpecJSON` operationId).
 	GetSpecJSON(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetSpecJSONHead The OpenAPI 3 description (JSON) (headers only)
+	//
+	// The status and header fields GET /openapi.json answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /openapi.json (the `GetSpecJSONHead` operationId).
+	GetSpecJSONHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetSpecYAML The OpenAPI 3 description (YAML)
 	//
 	// openapi.yaml byte for byte: the contract of this API, generated from the handlers (go generate ./docs). Never rate limited.
 	//
 	// Corresponds with GET /openapi.yaml (the `GetSpecYAML` operationId).
 	GetSpecYAML(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetSpecYAMLHead The OpenAPI 3 description (YAML) (headers only)
+	//
+	// The status and header fields GET /openapi.yaml answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /openapi.yaml (the `GetSpecYAMLHead` operationId).
+	GetSpecYAMLHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// Readyz Readiness
 	//
@@ -3180,6 +3435,13 @@ type ClientInterface interface {
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ReadyzHead Readiness (headers only)
+	//
+	// The status and header fields GET /readyz answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /readyz (the `ReadyzHead` operationId).
+	ReadyzHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetDaily Get a daily deal's standings
 	//
 	// The variant's daily deal of a UTC date (default today) and its standings, best first (won first, then higher score, then shorter time, then fewer moves). Needs no auth.
@@ -3187,6 +3449,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/daily/{variant} (the `GetDaily` operationId).
 	GetDaily(ctx context.Context, variant string, params *GetDailyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetDailyHead Get a daily deal's standings (headers only)
+	//
+	// The status and header fields GET /v1/daily/{variant} answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /v1/daily/{variant} (the `GetDailyHead` operationId).
+	GetDailyHead(ctx context.Context, variant string, params *GetDailyHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PlayDailyWithBody Play today's daily deal
 	//
@@ -3236,6 +3505,13 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/duels/{id} (the `GetDuel` operationId).
 	GetDuel(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetDuelHead Get a duel (headers only)
+	//
+	// The status and header fields GET /v1/duels/{id} answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /v1/duels/{id} (the `GetDuelHead` operationId).
+	GetDuelHead(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// JoinDuelWithBody Join a duel
 	//
 	// Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
@@ -3262,6 +3538,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/games (the `ListGames` operationId).
 	ListGames(ctx context.Context, params *ListGamesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListGamesHead List my games (headers only)
+	//
+	// The status and header fields GET /v1/games answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /v1/games (the `ListGamesHead` operationId).
+	ListGamesHead(ctx context.Context, params *ListGamesHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateGameWithBody Create a game
 	//
@@ -3293,6 +3576,13 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
 	GetGame(ctx context.Context, id string, params *GetGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetGameHead Get a game (headers only)
+	//
+	// The status and header fields GET /v1/games/{id} answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /v1/games/{id} (the `GetGameHead` operationId).
+	GetGameHead(ctx context.Context, id string, params *GetGameHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// AnalyseGame Analyse an ended game
 	//
 	// For a game that has ended, whoever may read it gets whether its deal was winnable with every card known (RULES R7.4, R7.1), the first version after which its position was no longer winnable (the losing move), and a winning line from the deal.
@@ -3300,6 +3590,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/games/{id}/analysis (the `AnalyseGame` operationId).
 	AnalyseGame(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AnalyseGameHead Analyse an ended game (headers only)
+	//
+	// The status and header fields GET /v1/games/{id}/analysis answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /v1/games/{id}/analysis (the `AnalyseGameHead` operationId).
+	AnalyseGameHead(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AuditGame Audit a game
 	//
@@ -3312,6 +3609,13 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/games/{id}/audit (the `AuditGame` operationId).
 	AuditGame(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// AuditGameHead Audit a game (headers only)
+	//
+	// The status and header fields GET /v1/games/{id}/audit answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /v1/games/{id}/audit (the `AuditGameHead` operationId).
+	AuditGameHead(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListEvents Read a game's events
 	//
 	// The game's log, oldest first: a page of `limit` events after version `after`.
@@ -3321,6 +3625,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/games/{id}/events (the `ListEvents` operationId).
 	ListEvents(ctx context.Context, id string, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListEventsHead Read a game's events (headers only)
+	//
+	// The status and header fields GET /v1/games/{id}/events answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /v1/games/{id}/events (the `ListEventsHead` operationId).
+	ListEventsHead(ctx context.Context, id string, params *ListEventsHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetHintWithBody Get a hint
 	//
@@ -3350,6 +3661,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/games/{id}/legal-moves (the `ListLegalMoves` operationId).
 	ListLegalMoves(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListLegalMovesHead List the legal moves (headers only)
+	//
+	// The status and header fields GET /v1/games/{id}/legal-moves answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /v1/games/{id}/legal-moves (the `ListLegalMovesHead` operationId).
+	ListLegalMovesHead(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PlayMoveWithBody Play a move
 	//
@@ -3381,12 +3699,26 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/games/{id}/proof (the `GameProof` operationId).
 	GameProof(ctx context.Context, id string, params *GameProofParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GameProofHead A game's leaf and inclusion proof (headers only)
+	//
+	// The status and header fields GET /v1/games/{id}/proof answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /v1/games/{id}/proof (the `GameProofHead` operationId).
+	GameProofHead(ctx context.Context, id string, params *GameProofHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetState Get the game at a version
 	//
 	// The game as it was right after event `version` (1 is the deal), replayed from the log. Once the game has ended it lists the face-down and stock cards too.
 	//
 	// Corresponds with GET /v1/games/{id}/states/{version} (the `GetState` operationId).
 	GetState(ctx context.Context, id string, version int, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetStateHead Get the game at a version (headers only)
+	//
+	// The status and header fields GET /v1/games/{id}/states/{version} answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /v1/games/{id}/states/{version} (the `GetStateHead` operationId).
+	GetStateHead(ctx context.Context, id string, version int, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// StreamGame Stream a game's events live
 	//
@@ -3398,6 +3730,13 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/games/{id}/stream (the `StreamGame` operationId).
 	StreamGame(ctx context.Context, id string, params *StreamGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// StreamGameHead Stream a game's events live (headers only)
+	//
+	// The status and header fields GET /v1/games/{id}/stream answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /v1/games/{id}/stream (the `StreamGameHead` operationId).
+	StreamGameHead(ctx context.Context, id string, params *StreamGameHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetLeaderboard Get a leaderboard
 	//
 	// Each player's best ranked win of the variant and draw count, best first: by score where the variant scores, else by time then moves; equal results share a rank. period=day counts only games won on the current UTC date. Wins on proven winnable deals (RULES R7.2) rank apart from wins on random deals: winnable=true, or false (the default). Needs no auth.
@@ -3406,12 +3745,26 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/leaderboards/{variant} (the `GetLeaderboard` operationId).
 	GetLeaderboard(ctx context.Context, variant string, params *GetLeaderboardParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetLeaderboardHead Get a leaderboard (headers only)
+	//
+	// The status and header fields GET /v1/leaderboards/{variant} answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /v1/leaderboards/{variant} (the `GetLeaderboardHead` operationId).
+	GetLeaderboardHead(ctx context.Context, variant string, params *GetLeaderboardHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// LogCheckpoint The log's latest checkpoint
 	//
 	// The latest signed checkpoint of the transparency log of finished games: a C2SP tlog-checkpoint (origin line, tree size, base64 RFC 6962 root hash) in a C2SP signed note, signed with Ed25519 by the key of GET /v1/log/key. A new one is signed at most once a second while games wait for their leaves. Keep the ones you see: `solitaire verify-log OLD NEW` proves a later one extends an earlier one. No token needed.
 	//
 	// Corresponds with GET /v1/log/checkpoint (the `LogCheckpoint` operationId).
 	LogCheckpoint(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogCheckpointHead The log's latest checkpoint (headers only)
+	//
+	// The status and header fields GET /v1/log/checkpoint answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /v1/log/checkpoint (the `LogCheckpointHead` operationId).
+	LogCheckpointHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// LogConsistency Prove an older tree a prefix of a newer one
 	//
@@ -3420,12 +3773,26 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/log/consistency (the `LogConsistency` operationId).
 	LogConsistency(ctx context.Context, params *LogConsistencyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// LogConsistencyHead Prove an older tree a prefix of a newer one (headers only)
+	//
+	// The status and header fields GET /v1/log/consistency answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /v1/log/consistency (the `LogConsistencyHead` operationId).
+	LogConsistencyHead(ctx context.Context, params *LogConsistencyHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// LogKey The log's public key
 	//
 	// The note verifier key of the checkpoints' signer ("name+hash+key", golang.org/x/mod/sumdb/note; Ed25519), followed by a newline. Its name is the log's origin. Get it once, from a source you trust, and keep it. No token needed.
 	//
 	// Corresponds with GET /v1/log/key (the `LogKey` operationId).
 	LogKey(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogKeyHead The log's public key (headers only)
+	//
+	// The status and header fields GET /v1/log/key answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /v1/log/key (the `LogKeyHead` operationId).
+	LogKeyHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// LogTile A tile of the log
 	//
@@ -3434,12 +3801,26 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/log/tile/{height}/{level}/{p1} (the `LogTile` operationId).
 	LogTile(ctx context.Context, height string, level string, p1 string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// LogTileHead A tile of the log (headers only)
+	//
+	// The status and header fields GET /v1/log/tile/{height}/{level}/{p1} answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /v1/log/tile/{height}/{level}/{p1} (the `LogTileHead` operationId).
+	LogTileHead(ctx context.Context, height string, level string, p1 string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// LogTile2 A tile of the log (two index segments)
 	//
 	// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/000.p/5` (a partial tile of 5 hashes) or `8/0/x001/234` (a complete tile of index 1234). No token needed.
 	//
 	// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2} (the `LogTile2` operationId).
 	LogTile2(ctx context.Context, height string, level string, p1 string, p2 string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogTile2Head A tile of the log (two index segments) (headers only)
+	//
+	// The status and header fields GET /v1/log/tile/{height}/{level}/{p1}/{p2} answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /v1/log/tile/{height}/{level}/{p1}/{p2} (the `LogTile2Head` operationId).
+	LogTile2Head(ctx context.Context, height string, level string, p1 string, p2 string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// LogTile3 A tile of the log (three index segments)
 	//
@@ -3448,12 +3829,26 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3} (the `LogTile3` operationId).
 	LogTile3(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// LogTile3Head A tile of the log (three index segments) (headers only)
+	//
+	// The status and header fields GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3} answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3} (the `LogTile3Head` operationId).
+	LogTile3Head(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// LogTile4 A tile of the log (four index segments)
 	//
 	// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/x001/x234/567.p/9`. No token needed.
 	//
 	// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3}/{p4} (the `LogTile4` operationId).
 	LogTile4(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, p4 string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogTile4Head A tile of the log (four index segments) (headers only)
+	//
+	// The status and header fields GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3}/{p4} answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3}/{p4} (the `LogTile4Head` operationId).
+	LogTile4Head(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, p4 string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreatePlayerWithBody Create a player
 	//
@@ -3482,6 +3877,13 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/players/me/stats (the `GetMyStats` operationId).
 	GetMyStats(ctx context.Context, params *GetMyStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetMyStatsHead Get my statistics (headers only)
+	//
+	// The status and header fields GET /v1/players/me/stats answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /v1/players/me/stats (the `GetMyStatsHead` operationId).
+	GetMyStatsHead(ctx context.Context, params *GetMyStatsHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// SolveLayoutWithBody Solve a layout
 	//
 	// Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
@@ -3508,6 +3910,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/variants (the `ListVariants` operationId).
 	ListVariants(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListVariantsHead List the variants (headers only)
+	//
+	// The status and header fields GET /v1/variants answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Corresponds with HEAD /v1/variants (the `ListVariantsHead` operationId).
+	ListVariantsHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // GetDocs Interactive API documentation
@@ -3517,6 +3926,23 @@ type ClientInterface interface {
 // Corresponds with GET /docs (the `GetDocs` operationId).
 func (c *Client) GetDocs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetDocsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetDocsHead Interactive API documentation (headers only)
+//
+// The status and header fields GET /docs answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /docs (the `GetDocsHead` operationId).
+func (c *Client) GetDocsHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetDocsHeadRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -3544,6 +3970,23 @@ func (c *Client) GetDocsFile(ctx context.Context, file GetDocsFileParamsFile, re
 	return c.Client.Do(req)
 }
 
+// GetDocsFileHead A file of the documentation page (headers only)
+//
+// The status and header fields GET /docs/{file} answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /docs/{file} (the `GetDocsFileHead` operationId).
+func (c *Client) GetDocsFileHead(ctx context.Context, file GetDocsFileHeadParamsFile, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetDocsFileHeadRequest(c.Server, file)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // Healthz Liveness
 //
 // 200 while the process serves requests; it does not ask the database (that is /readyz). Limited per client address by a bucket of the probes' own (10 a second, bursts of 20, by default), apart from the API's rate limit.
@@ -3551,6 +3994,23 @@ func (c *Client) GetDocsFile(ctx context.Context, file GetDocsFileParamsFile, re
 // Corresponds with GET /healthz (the `Healthz` operationId).
 func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewHealthzRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// HealthzHead Liveness (headers only)
+//
+// The status and header fields GET /healthz answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /healthz (the `HealthzHead` operationId).
+func (c *Client) HealthzHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewHealthzHeadRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -3578,6 +4038,23 @@ func (c *Client) Metrics(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 	return c.Client.Do(req)
 }
 
+// MetricsHead Prometheus metrics (headers only)
+//
+// The status and header fields GET /metrics answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /metrics (the `MetricsHead` operationId).
+func (c *Client) MetricsHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewMetricsHeadRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetSpecJSON The OpenAPI 3 description (JSON)
 //
 // The same description as /openapi.yaml, as JSON; the documentation page (/docs) renders it. Never rate limited.
@@ -3585,6 +4062,23 @@ func (c *Client) Metrics(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 // Corresponds with GET /openapi.json (the `GetSpecJSON` operationId).
 func (c *Client) GetSpecJSON(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetSpecJSONRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetSpecJSONHead The OpenAPI 3 description (JSON) (headers only)
+//
+// The status and header fields GET /openapi.json answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /openapi.json (the `GetSpecJSONHead` operationId).
+func (c *Client) GetSpecJSONHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSpecJSONHeadRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -3612,6 +4106,23 @@ func (c *Client) GetSpecYAML(ctx context.Context, reqEditors ...RequestEditorFn)
 	return c.Client.Do(req)
 }
 
+// GetSpecYAMLHead The OpenAPI 3 description (YAML) (headers only)
+//
+// The status and header fields GET /openapi.yaml answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /openapi.yaml (the `GetSpecYAMLHead` operationId).
+func (c *Client) GetSpecYAMLHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSpecYAMLHeadRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // Readyz Readiness
 //
 // 200 when the database answers, 503 not_ready when it does not (a load balancer stops sending traffic). Limited per client address by the probes' own bucket, shared with /healthz (10 a second, bursts of 20, by default).
@@ -3619,6 +4130,23 @@ func (c *Client) GetSpecYAML(ctx context.Context, reqEditors ...RequestEditorFn)
 // Corresponds with GET /readyz (the `Readyz` operationId).
 func (c *Client) Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewReadyzRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReadyzHead Readiness (headers only)
+//
+// The status and header fields GET /readyz answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /readyz (the `ReadyzHead` operationId).
+func (c *Client) ReadyzHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReadyzHeadRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -3637,6 +4165,23 @@ func (c *Client) Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*ht
 // Corresponds with GET /v1/daily/{variant} (the `GetDaily` operationId).
 func (c *Client) GetDaily(ctx context.Context, variant string, params *GetDailyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetDailyRequest(c.Server, variant, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetDailyHead Get a daily deal's standings (headers only)
+//
+// The status and header fields GET /v1/daily/{variant} answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /v1/daily/{variant} (the `GetDailyHead` operationId).
+func (c *Client) GetDailyHead(ctx context.Context, variant string, params *GetDailyHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetDailyHeadRequest(c.Server, variant, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3745,6 +4290,23 @@ func (c *Client) GetDuel(ctx context.Context, id string, reqEditors ...RequestEd
 	return c.Client.Do(req)
 }
 
+// GetDuelHead Get a duel (headers only)
+//
+// The status and header fields GET /v1/duels/{id} answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /v1/duels/{id} (the `GetDuelHead` operationId).
+func (c *Client) GetDuelHead(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetDuelHeadRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // JoinDuelWithBody Join a duel
 //
 // Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
@@ -3792,6 +4354,23 @@ func (c *Client) JoinDuel(ctx context.Context, id string, params *JoinDuelParams
 // Corresponds with GET /v1/games (the `ListGames` operationId).
 func (c *Client) ListGames(ctx context.Context, params *ListGamesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListGamesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListGamesHead List my games (headers only)
+//
+// The status and header fields GET /v1/games answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /v1/games (the `ListGamesHead` operationId).
+func (c *Client) ListGamesHead(ctx context.Context, params *ListGamesHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListGamesHeadRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3862,6 +4441,23 @@ func (c *Client) GetGame(ctx context.Context, id string, params *GetGameParams, 
 	return c.Client.Do(req)
 }
 
+// GetGameHead Get a game (headers only)
+//
+// The status and header fields GET /v1/games/{id} answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /v1/games/{id} (the `GetGameHead` operationId).
+func (c *Client) GetGameHead(ctx context.Context, id string, params *GetGameHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetGameHeadRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // AnalyseGame Analyse an ended game
 //
 // For a game that has ended, whoever may read it gets whether its deal was winnable with every card known (RULES R7.4, R7.1), the first version after which its position was no longer winnable (the losing move), and a winning line from the deal.
@@ -3870,6 +4466,23 @@ func (c *Client) GetGame(ctx context.Context, id string, params *GetGameParams, 
 // Corresponds with GET /v1/games/{id}/analysis (the `AnalyseGame` operationId).
 func (c *Client) AnalyseGame(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAnalyseGameRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AnalyseGameHead Analyse an ended game (headers only)
+//
+// The status and header fields GET /v1/games/{id}/analysis answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /v1/games/{id}/analysis (the `AnalyseGameHead` operationId).
+func (c *Client) AnalyseGameHead(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAnalyseGameHeadRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -3901,6 +4514,23 @@ func (c *Client) AuditGame(ctx context.Context, id string, reqEditors ...Request
 	return c.Client.Do(req)
 }
 
+// AuditGameHead Audit a game (headers only)
+//
+// The status and header fields GET /v1/games/{id}/audit answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /v1/games/{id}/audit (the `AuditGameHead` operationId).
+func (c *Client) AuditGameHead(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAuditGameHeadRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListEvents Read a game's events
 //
 // The game's log, oldest first: a page of `limit` events after version `after`.
@@ -3911,6 +4541,23 @@ func (c *Client) AuditGame(ctx context.Context, id string, reqEditors ...Request
 // Corresponds with GET /v1/games/{id}/events (the `ListEvents` operationId).
 func (c *Client) ListEvents(ctx context.Context, id string, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListEventsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListEventsHead Read a game's events (headers only)
+//
+// The status and header fields GET /v1/games/{id}/events answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /v1/games/{id}/events (the `ListEventsHead` operationId).
+func (c *Client) ListEventsHead(ctx context.Context, id string, params *ListEventsHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListEventsHeadRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3970,6 +4617,23 @@ func (c *Client) GetHint(ctx context.Context, id string, body GetHintJSONRequest
 // Corresponds with GET /v1/games/{id}/legal-moves (the `ListLegalMoves` operationId).
 func (c *Client) ListLegalMoves(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListLegalMovesRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListLegalMovesHead List the legal moves (headers only)
+//
+// The status and header fields GET /v1/games/{id}/legal-moves answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /v1/games/{id}/legal-moves (the `ListLegalMovesHead` operationId).
+func (c *Client) ListLegalMovesHead(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListLegalMovesHeadRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -4040,6 +4704,23 @@ func (c *Client) GameProof(ctx context.Context, id string, params *GameProofPara
 	return c.Client.Do(req)
 }
 
+// GameProofHead A game's leaf and inclusion proof (headers only)
+//
+// The status and header fields GET /v1/games/{id}/proof answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /v1/games/{id}/proof (the `GameProofHead` operationId).
+func (c *Client) GameProofHead(ctx context.Context, id string, params *GameProofHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGameProofHeadRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetState Get the game at a version
 //
 // The game as it was right after event `version` (1 is the deal), replayed from the log. Once the game has ended it lists the face-down and stock cards too.
@@ -4047,6 +4728,23 @@ func (c *Client) GameProof(ctx context.Context, id string, params *GameProofPara
 // Corresponds with GET /v1/games/{id}/states/{version} (the `GetState` operationId).
 func (c *Client) GetState(ctx context.Context, id string, version int, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetStateRequest(c.Server, id, version)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetStateHead Get the game at a version (headers only)
+//
+// The status and header fields GET /v1/games/{id}/states/{version} answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /v1/games/{id}/states/{version} (the `GetStateHead` operationId).
+func (c *Client) GetStateHead(ctx context.Context, id string, version int, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetStateHeadRequest(c.Server, id, version)
 	if err != nil {
 		return nil, err
 	}
@@ -4077,6 +4775,23 @@ func (c *Client) StreamGame(ctx context.Context, id string, params *StreamGamePa
 	return c.Client.Do(req)
 }
 
+// StreamGameHead Stream a game's events live (headers only)
+//
+// The status and header fields GET /v1/games/{id}/stream answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /v1/games/{id}/stream (the `StreamGameHead` operationId).
+func (c *Client) StreamGameHead(ctx context.Context, id string, params *StreamGameHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStreamGameHeadRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetLeaderboard Get a leaderboard
 //
 // Each player's best ranked win of the variant and draw count, best first: by score where the variant scores, else by time then moves; equal results share a rank. period=day counts only games won on the current UTC date. Wins on proven winnable deals (RULES R7.2) rank apart from wins on random deals: winnable=true, or false (the default). Needs no auth.
@@ -4085,6 +4800,23 @@ func (c *Client) StreamGame(ctx context.Context, id string, params *StreamGamePa
 // Corresponds with GET /v1/leaderboards/{variant} (the `GetLeaderboard` operationId).
 func (c *Client) GetLeaderboard(ctx context.Context, variant string, params *GetLeaderboardParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetLeaderboardRequest(c.Server, variant, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetLeaderboardHead Get a leaderboard (headers only)
+//
+// The status and header fields GET /v1/leaderboards/{variant} answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /v1/leaderboards/{variant} (the `GetLeaderboardHead` operationId).
+func (c *Client) GetLeaderboardHead(ctx context.Context, variant string, params *GetLeaderboardHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetLeaderboardHeadRequest(c.Server, variant, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4112,6 +4844,23 @@ func (c *Client) LogCheckpoint(ctx context.Context, reqEditors ...RequestEditorF
 	return c.Client.Do(req)
 }
 
+// LogCheckpointHead The log's latest checkpoint (headers only)
+//
+// The status and header fields GET /v1/log/checkpoint answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /v1/log/checkpoint (the `LogCheckpointHead` operationId).
+func (c *Client) LogCheckpointHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogCheckpointHeadRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // LogConsistency Prove an older tree a prefix of a newer one
 //
 // The RFC 6962 §2.1.2 consistency proof that the log's tree of `old` leaves is a prefix of its tree of `new` leaves (1 ≤ old ≤ new ≤ the latest checkpoint's size), with both roots. Check the roots against checkpoints you kept; a server that rewrote or dropped a leaf cannot give a proof that checks. No token needed.
@@ -4119,6 +4868,23 @@ func (c *Client) LogCheckpoint(ctx context.Context, reqEditors ...RequestEditorF
 // Corresponds with GET /v1/log/consistency (the `LogConsistency` operationId).
 func (c *Client) LogConsistency(ctx context.Context, params *LogConsistencyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewLogConsistencyRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogConsistencyHead Prove an older tree a prefix of a newer one (headers only)
+//
+// The status and header fields GET /v1/log/consistency answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /v1/log/consistency (the `LogConsistencyHead` operationId).
+func (c *Client) LogConsistencyHead(ctx context.Context, params *LogConsistencyHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogConsistencyHeadRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4146,6 +4912,23 @@ func (c *Client) LogKey(ctx context.Context, reqEditors ...RequestEditorFn) (*ht
 	return c.Client.Do(req)
 }
 
+// LogKeyHead The log's public key (headers only)
+//
+// The status and header fields GET /v1/log/key answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /v1/log/key (the `LogKeyHead` operationId).
+func (c *Client) LogKeyHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogKeyHeadRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // LogTile A tile of the log
 //
 // A tile of the log's tree in the tlog tile layout (https://research.swtch.com/tlog#serving_tiles, golang.org/x/mod/sumdb/tlog Tile.Path): `8/L/NNN` is hash tile NNN at level L (256 hashes of 32 bytes each, concatenated), `8/data/NNN` the leaf records of leaves 256·NNN.. (each one line of JSON ending in a newline). A partial tile (the tree's right edge) has `.p/W` after its index and W entries; complete tiles never change. Large indices take more segments (x001/234): see the routes with more path parameters. Tiles beyond the latest checkpoint's tree are 404. No token needed.
@@ -4153,6 +4936,23 @@ func (c *Client) LogKey(ctx context.Context, reqEditors ...RequestEditorFn) (*ht
 // Corresponds with GET /v1/log/tile/{height}/{level}/{p1} (the `LogTile` operationId).
 func (c *Client) LogTile(ctx context.Context, height string, level string, p1 string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewLogTileRequest(c.Server, height, level, p1)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogTileHead A tile of the log (headers only)
+//
+// The status and header fields GET /v1/log/tile/{height}/{level}/{p1} answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /v1/log/tile/{height}/{level}/{p1} (the `LogTileHead` operationId).
+func (c *Client) LogTileHead(ctx context.Context, height string, level string, p1 string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogTileHeadRequest(c.Server, height, level, p1)
 	if err != nil {
 		return nil, err
 	}
@@ -4180,6 +4980,23 @@ func (c *Client) LogTile2(ctx context.Context, height string, level string, p1 s
 	return c.Client.Do(req)
 }
 
+// LogTile2Head A tile of the log (two index segments) (headers only)
+//
+// The status and header fields GET /v1/log/tile/{height}/{level}/{p1}/{p2} answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /v1/log/tile/{height}/{level}/{p1}/{p2} (the `LogTile2Head` operationId).
+func (c *Client) LogTile2Head(ctx context.Context, height string, level string, p1 string, p2 string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogTile2HeadRequest(c.Server, height, level, p1, p2)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // LogTile3 A tile of the log (three index segments)
 //
 // As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/x001/234.p/7` or `8/0/x001/x234/567`. No token needed.
@@ -4197,6 +5014,23 @@ func (c *Client) LogTile3(ctx context.Context, height string, level string, p1 s
 	return c.Client.Do(req)
 }
 
+// LogTile3Head A tile of the log (three index segments) (headers only)
+//
+// The status and header fields GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3} answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3} (the `LogTile3Head` operationId).
+func (c *Client) LogTile3Head(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogTile3HeadRequest(c.Server, height, level, p1, p2, p3)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // LogTile4 A tile of the log (four index segments)
 //
 // As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/x001/x234/567.p/9`. No token needed.
@@ -4204,6 +5038,23 @@ func (c *Client) LogTile3(ctx context.Context, height string, level string, p1 s
 // Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3}/{p4} (the `LogTile4` operationId).
 func (c *Client) LogTile4(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, p4 string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewLogTile4Request(c.Server, height, level, p1, p2, p3, p4)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogTile4Head A tile of the log (four index segments) (headers only)
+//
+// The status and header fields GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3}/{p4} answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3}/{p4} (the `LogTile4Head` operationId).
+func (c *Client) LogTile4Head(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, p4 string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogTile4HeadRequest(c.Server, height, level, p1, p2, p3, p4)
 	if err != nil {
 		return nil, err
 	}
@@ -4271,6 +5122,23 @@ func (c *Client) GetMyStats(ctx context.Context, params *GetMyStatsParams, reqEd
 	return c.Client.Do(req)
 }
 
+// GetMyStatsHead Get my statistics (headers only)
+//
+// The status and header fields GET /v1/players/me/stats answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /v1/players/me/stats (the `GetMyStatsHead` operationId).
+func (c *Client) GetMyStatsHead(ctx context.Context, params *GetMyStatsHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetMyStatsHeadRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // SolveLayoutWithBody Solve a layout
 //
 // Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
@@ -4328,6 +5196,23 @@ func (c *Client) ListVariants(ctx context.Context, reqEditors ...RequestEditorFn
 	return c.Client.Do(req)
 }
 
+// ListVariantsHead List the variants (headers only)
+//
+// The status and header fields GET /v1/variants answers, without its body (RFC 9110 §9.3.2).
+//
+// Corresponds with HEAD /v1/variants (the `ListVariantsHead` operationId).
+func (c *Client) ListVariantsHead(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListVariantsHeadRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // NewGetDocsRequest constructs an http.Request for the GetDocs method
 func NewGetDocsRequest(server string) (*http.Request, error) {
 	var err error
@@ -4348,6 +5233,33 @@ func NewGetDocsRequest(server string) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetDocsHeadRequest constructs an http.Request for the GetDocsHead method
+func NewGetDocsHeadRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/docs")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -4389,6 +5301,40 @@ func NewGetDocsFileRequest(server string, file GetDocsFileParamsFile) (*http.Req
 	return req, nil
 }
 
+// NewGetDocsFileHeadRequest constructs an http.Request for the GetDocsFileHead method
+func NewGetDocsFileHeadRequest(server string, file GetDocsFileHeadParamsFile) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "file", file, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/docs/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewHealthzRequest constructs an http.Request for the Healthz method
 func NewHealthzRequest(server string) (*http.Request, error) {
 	var err error
@@ -4409,6 +5355,33 @@ func NewHealthzRequest(server string) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewHealthzHeadRequest constructs an http.Request for the HealthzHead method
+func NewHealthzHeadRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/healthz")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -4443,6 +5416,33 @@ func NewMetricsRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewMetricsHeadRequest constructs an http.Request for the MetricsHead method
+func NewMetricsHeadRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/metrics")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetSpecJSONRequest constructs an http.Request for the GetSpecJSON method
 func NewGetSpecJSONRequest(server string) (*http.Request, error) {
 	var err error
@@ -4463,6 +5463,33 @@ func NewGetSpecJSONRequest(server string) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetSpecJSONHeadRequest constructs an http.Request for the GetSpecJSONHead method
+func NewGetSpecJSONHeadRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi.json")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -4497,6 +5524,33 @@ func NewGetSpecYAMLRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewGetSpecYAMLHeadRequest constructs an http.Request for the GetSpecYAMLHead method
+func NewGetSpecYAMLHeadRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi.yaml")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewReadyzRequest constructs an http.Request for the Readyz method
 func NewReadyzRequest(server string) (*http.Request, error) {
 	var err error
@@ -4517,6 +5571,33 @@ func NewReadyzRequest(server string) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReadyzHeadRequest constructs an http.Request for the ReadyzHead method
+func NewReadyzHeadRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/readyz")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -4578,6 +5659,67 @@ func NewGetDailyRequest(server string, variant string, params *GetDailyParams) (
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetDailyHeadRequest constructs an http.Request for the GetDailyHead method
+func NewGetDailyHeadRequest(server string, variant string, params *GetDailyHeadParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "variant", variant, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/daily/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Date != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "date", *params.Date, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -4729,6 +5871,40 @@ func NewGetDuelRequest(server string, id string) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetDuelHeadRequest constructs an http.Request for the GetDuelHead method
+func NewGetDuelHeadRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/duels/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -4888,6 +6064,96 @@ func NewListGamesRequest(server string, params *ListGamesParams) (*http.Request,
 	return req, nil
 }
 
+// NewListGamesHeadRequest constructs an http.Request for the ListGamesHead method
+func NewListGamesHeadRequest(server string, params *ListGamesHeadParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Variant != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "variant", *params.Variant, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewCreateGameRequest calls the generic CreateGame builder with application/json body
 func NewCreateGameRequest(server string, params *CreateGameParams, body CreateGameJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -4992,6 +6258,55 @@ func NewGetGameRequest(server string, id string, params *GetGameParams) (*http.R
 	return req, nil
 }
 
+// NewGetGameHeadRequest constructs an http.Request for the GetGameHead method
+func NewGetGameHeadRequest(server string, id string, params *GetGameHeadParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewAnalyseGameRequest constructs an http.Request for the AnalyseGame method
 func NewAnalyseGameRequest(server string, id string) (*http.Request, error) {
 	var err error
@@ -5026,6 +6341,40 @@ func NewAnalyseGameRequest(server string, id string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewAnalyseGameHeadRequest constructs an http.Request for the AnalyseGameHead method
+func NewAnalyseGameHeadRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/analysis", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewAuditGameRequest constructs an http.Request for the AuditGame method
 func NewAuditGameRequest(server string, id string) (*http.Request, error) {
 	var err error
@@ -5053,6 +6402,40 @@ func NewAuditGameRequest(server string, id string) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewAuditGameHeadRequest constructs an http.Request for the AuditGameHead method
+func NewAuditGameHeadRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/audit", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -5126,6 +6509,79 @@ func NewListEventsRequest(server string, id string, params *ListEventsParams) (*
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListEventsHeadRequest constructs an http.Request for the ListEventsHead method
+func NewListEventsHeadRequest(server string, id string, params *ListEventsHeadParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/events", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -5207,6 +6663,40 @@ func NewListLegalMovesRequest(server string, id string) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListLegalMovesHeadRequest constructs an http.Request for the ListLegalMovesHead method
+func NewListLegalMovesHeadRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/legal-moves", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -5348,6 +6838,67 @@ func NewGameProofRequest(server string, id string, params *GameProofParams) (*ht
 	return req, nil
 }
 
+// NewGameProofHeadRequest constructs an http.Request for the GameProofHead method
+func NewGameProofHeadRequest(server string, id string, params *GameProofHeadParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/proof", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.TreeSize != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tree_size", *params.TreeSize, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetStateRequest constructs an http.Request for the GetState method
 func NewGetStateRequest(server string, id string, version int) (*http.Request, error) {
 	var err error
@@ -5389,6 +6940,47 @@ func NewGetStateRequest(server string, id string, version int) (*http.Request, e
 	return req, nil
 }
 
+// NewGetStateHeadRequest constructs an http.Request for the GetStateHead method
+func NewGetStateHeadRequest(server string, id string, version int) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "version", version, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/states/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewStreamGameRequest constructs an http.Request for the StreamGame method
 func NewStreamGameRequest(server string, id string, params *StreamGameParams) (*http.Request, error) {
 	var err error
@@ -5416,6 +7008,55 @@ func NewStreamGameRequest(server string, id string, params *StreamGameParams) (*
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.LastEventID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Last-Event-ID", *params.LastEventID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "integer", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Last-Event-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewStreamGameHeadRequest constructs an http.Request for the StreamGameHead method
+func NewStreamGameHeadRequest(server string, id string, params *StreamGameHeadParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/stream", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -5535,6 +7176,103 @@ func NewGetLeaderboardRequest(server string, variant string, params *GetLeaderbo
 	return req, nil
 }
 
+// NewGetLeaderboardHeadRequest constructs an http.Request for the GetLeaderboardHead method
+func NewGetLeaderboardHeadRequest(server string, variant string, params *GetLeaderboardHeadParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "variant", variant, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/leaderboards/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Period != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "period", *params.Period, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Draw != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "draw", *params.Draw, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Winnable != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "winnable", *params.Winnable, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewLogCheckpointRequest constructs an http.Request for the LogCheckpoint method
 func NewLogCheckpointRequest(server string) (*http.Request, error) {
 	var err error
@@ -5555,6 +7293,33 @@ func NewLogCheckpointRequest(server string) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewLogCheckpointHeadRequest constructs an http.Request for the LogCheckpointHead method
+func NewLogCheckpointHeadRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/log/checkpoint")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -5620,6 +7385,64 @@ func NewLogConsistencyRequest(server string, params *LogConsistencyParams) (*htt
 	return req, nil
 }
 
+// NewLogConsistencyHeadRequest constructs an http.Request for the LogConsistencyHead method
+func NewLogConsistencyHeadRequest(server string, params *LogConsistencyHeadParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/log/consistency")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "old", params.Old, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "new", params.New, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewLogKeyRequest constructs an http.Request for the LogKey method
 func NewLogKeyRequest(server string) (*http.Request, error) {
 	var err error
@@ -5640,6 +7463,33 @@ func NewLogKeyRequest(server string) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewLogKeyHeadRequest constructs an http.Request for the LogKeyHead method
+func NewLogKeyHeadRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/log/key")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -5695,6 +7545,54 @@ func NewLogTileRequest(server string, height string, level string, p1 string) (*
 	return req, nil
 }
 
+// NewLogTileHeadRequest constructs an http.Request for the LogTileHead method
+func NewLogTileHeadRequest(server string, height string, level string, p1 string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "height", height, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "level", level, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "p1", p1, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/log/tile/%s/%s/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewLogTile2Request constructs an http.Request for the LogTile2 method
 func NewLogTile2Request(server string, height string, level string, p1 string, p2 string) (*http.Request, error) {
 	var err error
@@ -5743,6 +7641,61 @@ func NewLogTile2Request(server string, height string, level string, p1 string, p
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewLogTile2HeadRequest constructs an http.Request for the LogTile2Head method
+func NewLogTile2HeadRequest(server string, height string, level string, p1 string, p2 string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "height", height, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "level", level, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "p1", p1, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam3 string
+
+	pathParam3, err = runtime.StyleParamWithOptions("simple", false, "p2", p2, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/log/tile/%s/%s/%s/%s", pathParam0, pathParam1, pathParam2, pathParam3)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -5812,6 +7765,68 @@ func NewLogTile3Request(server string, height string, level string, p1 string, p
 	return req, nil
 }
 
+// NewLogTile3HeadRequest constructs an http.Request for the LogTile3Head method
+func NewLogTile3HeadRequest(server string, height string, level string, p1 string, p2 string, p3 string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "height", height, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "level", level, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "p1", p1, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam3 string
+
+	pathParam3, err = runtime.StyleParamWithOptions("simple", false, "p2", p2, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam4 string
+
+	pathParam4, err = runtime.StyleParamWithOptions("simple", false, "p3", p3, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/log/tile/%s/%s/%s/%s/%s", pathParam0, pathParam1, pathParam2, pathParam3, pathParam4)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewLogTile4Request constructs an http.Request for the LogTile4 method
 func NewLogTile4Request(server string, height string, level string, p1 string, p2 string, p3 string, p4 string) (*http.Request, error) {
 	var err error
@@ -5874,6 +7889,75 @@ func NewLogTile4Request(server string, height string, level string, p1 string, p
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewLogTile4HeadRequest constructs an http.Request for the LogTile4Head method
+func NewLogTile4HeadRequest(server string, height string, level string, p1 string, p2 string, p3 string, p4 string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "height", height, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "level", level, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "p1", p1, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam3 string
+
+	pathParam3, err = runtime.StyleParamWithOptions("simple", false, "p2", p2, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam4 string
+
+	pathParam4, err = runtime.StyleParamWithOptions("simple", false, "p3", p3, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam5 string
+
+	pathParam5, err = runtime.StyleParamWithOptions("simple", false, "p4", p4, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/log/tile/%s/%s/%s/%s/%s/%s", pathParam0, pathParam1, pathParam2, pathParam3, pathParam4, pathParam5)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -5999,6 +8083,84 @@ func NewGetMyStatsRequest(server string, params *GetMyStatsParams) (*http.Reques
 	return req, nil
 }
 
+// NewGetMyStatsHeadRequest constructs an http.Request for the GetMyStatsHead method
+func NewGetMyStatsHeadRequest(server string, params *GetMyStatsHeadParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/players/me/stats")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Variant != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "variant", *params.Variant, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Draw != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "draw", *params.Draw, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Winnable != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "winnable", *params.Winnable, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewSolveLayoutRequest calls the generic SolveLayout builder with application/json body
 func NewSolveLayoutRequest(server string, body SolveLayoutJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -6066,6 +8228,33 @@ func NewListVariantsRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewListVariantsHeadRequest constructs an http.Request for the ListVariantsHead method
+func NewListVariantsHeadRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/variants")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -6119,6 +8308,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /docs (the `GetDocs` operationId).
 	GetDocsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetDocsResponse, error)
 
+	// GetDocsHeadWithResponse Interactive API documentation (headers only)
+	//
+	// The status and header fields GET /docs answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /docs (the `GetDocsHead` operationId).
+	GetDocsHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetDocsHeadResponse, error)
+
 	// GetDocsFileWithResponse A file of the documentation page
 	//
 	// index.html is Swagger UI rendering /openapi.json; the others are its scripts, styles and icons (swaggo/files, embedded in the server). Rate limited like the API.
@@ -6127,6 +8325,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /docs/{file} (the `GetDocsFile` operationId).
 	GetDocsFileWithResponse(ctx context.Context, file GetDocsFileParamsFile, reqEditors ...RequestEditorFn) (*GetDocsFileResponse, error)
+
+	// GetDocsFileHeadWithResponse A file of the documentation page (headers only)
+	//
+	// The status and header fields GET /docs/{file} answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /docs/{file} (the `GetDocsFileHead` operationId).
+	GetDocsFileHeadWithResponse(ctx context.Context, file GetDocsFileHeadParamsFile, reqEditors ...RequestEditorFn) (*GetDocsFileHeadResponse, error)
 
 	// HealthzWithResponse Liveness
 	//
@@ -6137,6 +8344,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	HealthzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HealthzResponse, error)
 
+	// HealthzHeadWithResponse Liveness (headers only)
+	//
+	// The status and header fields GET /healthz answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /healthz (the `HealthzHead` operationId).
+	HealthzHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HealthzHeadResponse, error)
+
 	// MetricsWithResponse Prometheus metrics
 	//
 	// The HTTP metrics (requests by method, route and status; latencies) and the process and Go runtime metrics, in the Prometheus text format. Never rate limited.
@@ -6145,6 +8361,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /metrics (the `Metrics` operationId).
 	MetricsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*MetricsResponse, error)
+
+	// MetricsHeadWithResponse Prometheus metrics (headers only)
+	//
+	// The status and header fields GET /metrics answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /metrics (the `MetricsHead` operationId).
+	MetricsHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*MetricsHeadResponse, error)
 
 	// GetSpecJSONWithResponse The OpenAPI 3 description (JSON)
 	//
@@ -6155,6 +8380,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /openapi.json (the `GetSpecJSON` operationId).
 	GetSpecJSONWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetSpecJSONResponse, error)
 
+	// GetSpecJSONHeadWithResponse The OpenAPI 3 description (JSON) (headers only)
+	//
+	// The status and header fields GET /openapi.json answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /openapi.json (the `GetSpecJSONHead` operationId).
+	GetSpecJSONHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetSpecJSONHeadResponse, error)
+
 	// GetSpecYAMLWithResponse The OpenAPI 3 description (YAML)
 	//
 	// openapi.yaml byte for byte: the contract of this API, generated from the handlers (go generate ./docs). Never rate limited.
@@ -6163,6 +8397,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /openapi.yaml (the `GetSpecYAML` operationId).
 	GetSpecYAMLWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetSpecYAMLResponse, error)
+
+	// GetSpecYAMLHeadWithResponse The OpenAPI 3 description (YAML) (headers only)
+	//
+	// The status and header fields GET /openapi.yaml answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /openapi.yaml (the `GetSpecYAMLHead` operationId).
+	GetSpecYAMLHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetSpecYAMLHeadResponse, error)
 
 	// ReadyzWithResponse Readiness
 	//
@@ -6173,6 +8416,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	ReadyzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReadyzResponse, error)
 
+	// ReadyzHeadWithResponse Readiness (headers only)
+	//
+	// The status and header fields GET /readyz answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /readyz (the `ReadyzHead` operationId).
+	ReadyzHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReadyzHeadResponse, error)
+
 	// GetDailyWithResponse Get a daily deal's standings
 	//
 	// The variant's daily deal of a UTC date (default today) and its standings, best first (won first, then higher score, then shorter time, then fewer moves). Needs no auth.
@@ -6182,6 +8434,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/daily/{variant} (the `GetDaily` operationId).
 	GetDailyWithResponse(ctx context.Context, variant string, params *GetDailyParams, reqEditors ...RequestEditorFn) (*GetDailyResponse, error)
+
+	// GetDailyHeadWithResponse Get a daily deal's standings (headers only)
+	//
+	// The status and header fields GET /v1/daily/{variant} answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /v1/daily/{variant} (the `GetDailyHead` operationId).
+	GetDailyHeadWithResponse(ctx context.Context, variant string, params *GetDailyHeadParams, reqEditors ...RequestEditorFn) (*GetDailyHeadResponse, error)
 
 	// PlayDailyWithBodyWithResponse Play today's daily deal
 	//
@@ -6233,6 +8494,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/duels/{id} (the `GetDuel` operationId).
 	GetDuelWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetDuelResponse, error)
 
+	// GetDuelHeadWithResponse Get a duel (headers only)
+	//
+	// The status and header fields GET /v1/duels/{id} answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /v1/duels/{id} (the `GetDuelHead` operationId).
+	GetDuelHeadWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetDuelHeadResponse, error)
+
 	// JoinDuelWithBodyWithResponse Join a duel
 	//
 	// Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
@@ -6261,6 +8531,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/games (the `ListGames` operationId).
 	ListGamesWithResponse(ctx context.Context, params *ListGamesParams, reqEditors ...RequestEditorFn) (*ListGamesResponse, error)
+
+	// ListGamesHeadWithResponse List my games (headers only)
+	//
+	// The status and header fields GET /v1/games answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /v1/games (the `ListGamesHead` operationId).
+	ListGamesHeadWithResponse(ctx context.Context, params *ListGamesHeadParams, reqEditors ...RequestEditorFn) (*ListGamesHeadResponse, error)
 
 	// CreateGameWithBodyWithResponse Create a game
 	//
@@ -6294,6 +8573,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
 	GetGameWithResponse(ctx context.Context, id string, params *GetGameParams, reqEditors ...RequestEditorFn) (*GetGameResponse, error)
 
+	// GetGameHeadWithResponse Get a game (headers only)
+	//
+	// The status and header fields GET /v1/games/{id} answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /v1/games/{id} (the `GetGameHead` operationId).
+	GetGameHeadWithResponse(ctx context.Context, id string, params *GetGameHeadParams, reqEditors ...RequestEditorFn) (*GetGameHeadResponse, error)
+
 	// AnalyseGameWithResponse Analyse an ended game
 	//
 	// For a game that has ended, whoever may read it gets whether its deal was winnable with every card known (RULES R7.4, R7.1), the first version after which its position was no longer winnable (the losing move), and a winning line from the deal.
@@ -6303,6 +8591,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/games/{id}/analysis (the `AnalyseGame` operationId).
 	AnalyseGameWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*AnalyseGameResponse, error)
+
+	// AnalyseGameHeadWithResponse Analyse an ended game (headers only)
+	//
+	// The status and header fields GET /v1/games/{id}/analysis answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /v1/games/{id}/analysis (the `AnalyseGameHead` operationId).
+	AnalyseGameHeadWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*AnalyseGameHeadResponse, error)
 
 	// AuditGameWithResponse Audit a game
 	//
@@ -6317,6 +8614,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/games/{id}/audit (the `AuditGame` operationId).
 	AuditGameWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*AuditGameResponse, error)
 
+	// AuditGameHeadWithResponse Audit a game (headers only)
+	//
+	// The status and header fields GET /v1/games/{id}/audit answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /v1/games/{id}/audit (the `AuditGameHead` operationId).
+	AuditGameHeadWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*AuditGameHeadResponse, error)
+
 	// ListEventsWithResponse Read a game's events
 	//
 	// The game's log, oldest first: a page of `limit` events after version `after`.
@@ -6328,6 +8634,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/games/{id}/events (the `ListEvents` operationId).
 	ListEventsWithResponse(ctx context.Context, id string, params *ListEventsParams, reqEditors ...RequestEditorFn) (*ListEventsResponse, error)
+
+	// ListEventsHeadWithResponse Read a game's events (headers only)
+	//
+	// The status and header fields GET /v1/games/{id}/events answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /v1/games/{id}/events (the `ListEventsHead` operationId).
+	ListEventsHeadWithResponse(ctx context.Context, id string, params *ListEventsHeadParams, reqEditors ...RequestEditorFn) (*ListEventsHeadResponse, error)
 
 	// GetHintWithBodyWithResponse Get a hint
 	//
@@ -6359,6 +8674,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/games/{id}/legal-moves (the `ListLegalMoves` operationId).
 	ListLegalMovesWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*ListLegalMovesResponse, error)
+
+	// ListLegalMovesHeadWithResponse List the legal moves (headers only)
+	//
+	// The status and header fields GET /v1/games/{id}/legal-moves answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /v1/games/{id}/legal-moves (the `ListLegalMovesHead` operationId).
+	ListLegalMovesHeadWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*ListLegalMovesHeadResponse, error)
 
 	// PlayMoveWithBodyWithResponse Play a move
 	//
@@ -6392,6 +8716,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/games/{id}/proof (the `GameProof` operationId).
 	GameProofWithResponse(ctx context.Context, id string, params *GameProofParams, reqEditors ...RequestEditorFn) (*GameProofResponse, error)
 
+	// GameProofHeadWithResponse A game's leaf and inclusion proof (headers only)
+	//
+	// The status and header fields GET /v1/games/{id}/proof answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /v1/games/{id}/proof (the `GameProofHead` operationId).
+	GameProofHeadWithResponse(ctx context.Context, id string, params *GameProofHeadParams, reqEditors ...RequestEditorFn) (*GameProofHeadResponse, error)
+
 	// GetStateWithResponse Get the game at a version
 	//
 	// The game as it was right after event `version` (1 is the deal), replayed from the log. Once the game has ended it lists the face-down and stock cards too.
@@ -6400,6 +8733,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/games/{id}/states/{version} (the `GetState` operationId).
 	GetStateWithResponse(ctx context.Context, id string, version int, reqEditors ...RequestEditorFn) (*GetStateResponse, error)
+
+	// GetStateHeadWithResponse Get the game at a version (headers only)
+	//
+	// The status and header fields GET /v1/games/{id}/states/{version} answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /v1/games/{id}/states/{version} (the `GetStateHead` operationId).
+	GetStateHeadWithResponse(ctx context.Context, id string, version int, reqEditors ...RequestEditorFn) (*GetStateHeadResponse, error)
 
 	// StreamGameWithResponse Stream a game's events live
 	//
@@ -6413,6 +8755,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/games/{id}/stream (the `StreamGame` operationId).
 	StreamGameWithResponse(ctx context.Context, id string, params *StreamGameParams, reqEditors ...RequestEditorFn) (*StreamGameResponse, error)
 
+	// StreamGameHeadWithResponse Stream a game's events live (headers only)
+	//
+	// The status and header fields GET /v1/games/{id}/stream answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /v1/games/{id}/stream (the `StreamGameHead` operationId).
+	StreamGameHeadWithResponse(ctx context.Context, id string, params *StreamGameHeadParams, reqEditors ...RequestEditorFn) (*StreamGameHeadResponse, error)
+
 	// GetLeaderboardWithResponse Get a leaderboard
 	//
 	// Each player's best ranked win of the variant and draw count, best first: by score where the variant scores, else by time then moves; equal results share a rank. period=day counts only games won on the current UTC date. Wins on proven winnable deals (RULES R7.2) rank apart from wins on random deals: winnable=true, or false (the default). Needs no auth.
@@ -6423,6 +8774,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/leaderboards/{variant} (the `GetLeaderboard` operationId).
 	GetLeaderboardWithResponse(ctx context.Context, variant string, params *GetLeaderboardParams, reqEditors ...RequestEditorFn) (*GetLeaderboardResponse, error)
 
+	// GetLeaderboardHeadWithResponse Get a leaderboard (headers only)
+	//
+	// The status and header fields GET /v1/leaderboards/{variant} answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /v1/leaderboards/{variant} (the `GetLeaderboardHead` operationId).
+	GetLeaderboardHeadWithResponse(ctx context.Context, variant string, params *GetLeaderboardHeadParams, reqEditors ...RequestEditorFn) (*GetLeaderboardHeadResponse, error)
+
 	// LogCheckpointWithResponse The log's latest checkpoint
 	//
 	// The latest signed checkpoint of the transparency log of finished games: a C2SP tlog-checkpoint (origin line, tree size, base64 RFC 6962 root hash) in a C2SP signed note, signed with Ed25519 by the key of GET /v1/log/key. A new one is signed at most once a second while games wait for their leaves. Keep the ones you see: `solitaire verify-log OLD NEW` proves a later one extends an earlier one. No token needed.
@@ -6431,6 +8791,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/log/checkpoint (the `LogCheckpoint` operationId).
 	LogCheckpointWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogCheckpointResponse, error)
+
+	// LogCheckpointHeadWithResponse The log's latest checkpoint (headers only)
+	//
+	// The status and header fields GET /v1/log/checkpoint answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /v1/log/checkpoint (the `LogCheckpointHead` operationId).
+	LogCheckpointHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogCheckpointHeadResponse, error)
 
 	// LogConsistencyWithResponse Prove an older tree a prefix of a newer one
 	//
@@ -6441,6 +8810,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/log/consistency (the `LogConsistency` operationId).
 	LogConsistencyWithResponse(ctx context.Context, params *LogConsistencyParams, reqEditors ...RequestEditorFn) (*LogConsistencyResponse, error)
 
+	// LogConsistencyHeadWithResponse Prove an older tree a prefix of a newer one (headers only)
+	//
+	// The status and header fields GET /v1/log/consistency answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /v1/log/consistency (the `LogConsistencyHead` operationId).
+	LogConsistencyHeadWithResponse(ctx context.Context, params *LogConsistencyHeadParams, reqEditors ...RequestEditorFn) (*LogConsistencyHeadResponse, error)
+
 	// LogKeyWithResponse The log's public key
 	//
 	// The note verifier key of the checkpoints' signer ("name+hash+key", golang.org/x/mod/sumdb/note; Ed25519), followed by a newline. Its name is the log's origin. Get it once, from a source you trust, and keep it. No token needed.
@@ -6449,6 +8827,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/log/key (the `LogKey` operationId).
 	LogKeyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogKeyResponse, error)
+
+	// LogKeyHeadWithResponse The log's public key (headers only)
+	//
+	// The status and header fields GET /v1/log/key answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /v1/log/key (the `LogKeyHead` operationId).
+	LogKeyHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogKeyHeadResponse, error)
 
 	// LogTileWithResponse A tile of the log
 	//
@@ -6459,6 +8846,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/log/tile/{height}/{level}/{p1} (the `LogTile` operationId).
 	LogTileWithResponse(ctx context.Context, height string, level string, p1 string, reqEditors ...RequestEditorFn) (*LogTileResponse, error)
 
+	// LogTileHeadWithResponse A tile of the log (headers only)
+	//
+	// The status and header fields GET /v1/log/tile/{height}/{level}/{p1} answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /v1/log/tile/{height}/{level}/{p1} (the `LogTileHead` operationId).
+	LogTileHeadWithResponse(ctx context.Context, height string, level string, p1 string, reqEditors ...RequestEditorFn) (*LogTileHeadResponse, error)
+
 	// LogTile2WithResponse A tile of the log (two index segments)
 	//
 	// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/000.p/5` (a partial tile of 5 hashes) or `8/0/x001/234` (a complete tile of index 1234). No token needed.
@@ -6467,6 +8863,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2} (the `LogTile2` operationId).
 	LogTile2WithResponse(ctx context.Context, height string, level string, p1 string, p2 string, reqEditors ...RequestEditorFn) (*LogTile2Response, error)
+
+	// LogTile2HeadWithResponse A tile of the log (two index segments) (headers only)
+	//
+	// The status and header fields GET /v1/log/tile/{height}/{level}/{p1}/{p2} answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /v1/log/tile/{height}/{level}/{p1}/{p2} (the `LogTile2Head` operationId).
+	LogTile2HeadWithResponse(ctx context.Context, height string, level string, p1 string, p2 string, reqEditors ...RequestEditorFn) (*LogTile2HeadResponse, error)
 
 	// LogTile3WithResponse A tile of the log (three index segments)
 	//
@@ -6477,6 +8882,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3} (the `LogTile3` operationId).
 	LogTile3WithResponse(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, reqEditors ...RequestEditorFn) (*LogTile3Response, error)
 
+	// LogTile3HeadWithResponse A tile of the log (three index segments) (headers only)
+	//
+	// The status and header fields GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3} answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3} (the `LogTile3Head` operationId).
+	LogTile3HeadWithResponse(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, reqEditors ...RequestEditorFn) (*LogTile3HeadResponse, error)
+
 	// LogTile4WithResponse A tile of the log (four index segments)
 	//
 	// As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/x001/x234/567.p/9`. No token needed.
@@ -6485,6 +8899,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3}/{p4} (the `LogTile4` operationId).
 	LogTile4WithResponse(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, p4 string, reqEditors ...RequestEditorFn) (*LogTile4Response, error)
+
+	// LogTile4HeadWithResponse A tile of the log (four index segments) (headers only)
+	//
+	// The status and header fields GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3}/{p4} answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3}/{p4} (the `LogTile4Head` operationId).
+	LogTile4HeadWithResponse(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, p4 string, reqEditors ...RequestEditorFn) (*LogTile4HeadResponse, error)
 
 	// CreatePlayerWithBodyWithResponse Create a player
 	//
@@ -6515,6 +8938,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/players/me/stats (the `GetMyStats` operationId).
 	GetMyStatsWithResponse(ctx context.Context, params *GetMyStatsParams, reqEditors ...RequestEditorFn) (*GetMyStatsResponse, error)
 
+	// GetMyStatsHeadWithResponse Get my statistics (headers only)
+	//
+	// The status and header fields GET /v1/players/me/stats answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /v1/players/me/stats (the `GetMyStatsHead` operationId).
+	GetMyStatsHeadWithResponse(ctx context.Context, params *GetMyStatsHeadParams, reqEditors ...RequestEditorFn) (*GetMyStatsHeadResponse, error)
+
 	// SolveLayoutWithBodyWithResponse Solve a layout
 	//
 	// Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
@@ -6543,6 +8975,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/variants (the `ListVariants` operationId).
 	ListVariantsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListVariantsResponse, error)
+
+	// ListVariantsHeadWithResponse List the variants (headers only)
+	//
+	// The status and header fields GET /v1/variants answers, without its body (RFC 9110 §9.3.2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /v1/variants (the `ListVariantsHead` operationId).
+	ListVariantsHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListVariantsHeadResponse, error)
 }
 
 // GetDocsResponse200Headers the declared response headers of an HTTP 200 response for GetDocs
@@ -6580,6 +9021,47 @@ func (r GetDocsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetDocsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetDocsHeadResponse200Headers the declared response headers of an HTTP 200 response for GetDocsHead
+type GetDocsHeadResponse200Headers struct {
+	XRequestId string
+}
+
+type GetDocsHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetDocsHeadResponse200Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r GetDocsHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetDocsHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetDocsHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetDocsHeadResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6663,6 +9145,69 @@ func (r GetDocsFileResponse) ContentType() string {
 	return ""
 }
 
+// GetDocsFileHeadResponse200Headers the declared response headers of an HTTP 200 response for GetDocsFileHead
+type GetDocsFileHeadResponse200Headers struct {
+	ETag            *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetDocsFileHeadResponse404Headers the declared response headers of an HTTP 404 response for GetDocsFileHead
+type GetDocsFileHeadResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetDocsFileHeadResponse429Headers the declared response headers of an HTTP 429 response for GetDocsFileHead
+type GetDocsFileHeadResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+type GetDocsFileHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetDocsFileHeadResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetDocsFileHeadResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetDocsFileHeadResponse429Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r GetDocsFileHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetDocsFileHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetDocsFileHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetDocsFileHeadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // HealthzResponse200Headers the declared response headers of an HTTP 200 response for Healthz
 type HealthzResponse200Headers struct {
 	RateLimit       *string
@@ -6730,6 +9275,59 @@ func (r HealthzResponse) ContentType() string {
 	return ""
 }
 
+// HealthzHeadResponse200Headers the declared response headers of an HTTP 200 response for HealthzHead
+type HealthzHeadResponse200Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// HealthzHeadResponse429Headers the declared response headers of an HTTP 429 response for HealthzHead
+type HealthzHeadResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+type HealthzHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *HealthzHeadResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *HealthzHeadResponse429Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r HealthzHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r HealthzHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r HealthzHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r HealthzHeadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // MetricsResponse200Headers the declared response headers of an HTTP 200 response for Metrics
 type MetricsResponse200Headers struct {
 	XRequestId string
@@ -6765,6 +9363,47 @@ func (r MetricsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r MetricsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// MetricsHeadResponse200Headers the declared response headers of an HTTP 200 response for MetricsHead
+type MetricsHeadResponse200Headers struct {
+	XRequestId string
+}
+
+type MetricsHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *MetricsHeadResponse200Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r MetricsHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r MetricsHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r MetricsHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r MetricsHeadResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6819,6 +9458,47 @@ func (r GetSpecJSONResponse) ContentType() string {
 	return ""
 }
 
+// GetSpecJSONHeadResponse200Headers the declared response headers of an HTTP 200 response for GetSpecJSONHead
+type GetSpecJSONHeadResponse200Headers struct {
+	XRequestId string
+}
+
+type GetSpecJSONHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetSpecJSONHeadResponse200Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r GetSpecJSONHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetSpecJSONHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetSpecJSONHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetSpecJSONHeadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetSpecYAMLResponse200Headers the declared response headers of an HTTP 200 response for GetSpecYAML
 type GetSpecYAMLResponse200Headers struct {
 	XRequestId string
@@ -6861,6 +9541,47 @@ func (r GetSpecYAMLResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetSpecYAMLResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetSpecYAMLHeadResponse200Headers the declared response headers of an HTTP 200 response for GetSpecYAMLHead
+type GetSpecYAMLHeadResponse200Headers struct {
+	XRequestId string
+}
+
+type GetSpecYAMLHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetSpecYAMLHeadResponse200Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r GetSpecYAMLHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetSpecYAMLHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetSpecYAMLHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetSpecYAMLHeadResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6944,6 +9665,68 @@ func (r ReadyzResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ReadyzResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ReadyzHeadResponse200Headers the declared response headers of an HTTP 200 response for ReadyzHead
+type ReadyzHeadResponse200Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ReadyzHeadResponse429Headers the declared response headers of an HTTP 429 response for ReadyzHead
+type ReadyzHeadResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+// ReadyzHeadResponse503Headers the declared response headers of an HTTP 503 response for ReadyzHead
+type ReadyzHeadResponse503Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+type ReadyzHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ReadyzHeadResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ReadyzHeadResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReadyzHeadResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r ReadyzHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReadyzHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReadyzHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReadyzHeadResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -7092,6 +9875,105 @@ func (r GetDailyResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetDailyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetDailyHeadResponse200Headers the declared response headers of an HTTP 200 response for GetDailyHead
+type GetDailyHeadResponse200Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetDailyHeadResponse400Headers the declared response headers of an HTTP 400 response for GetDailyHead
+type GetDailyHeadResponse400Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetDailyHeadResponse404Headers the declared response headers of an HTTP 404 response for GetDailyHead
+type GetDailyHeadResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetDailyHeadResponse422Headers the declared response headers of an HTTP 422 response for GetDailyHead
+type GetDailyHeadResponse422Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetDailyHeadResponse429Headers the declared response headers of an HTTP 429 response for GetDailyHead
+type GetDailyHeadResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+// GetDailyHeadResponse500Headers the declared response headers of an HTTP 500 response for GetDailyHead
+type GetDailyHeadResponse500Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetDailyHeadResponse503Headers the declared response headers of an HTTP 503 response for GetDailyHead
+type GetDailyHeadResponse503Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+type GetDailyHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetDailyHeadResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetDailyHeadResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetDailyHeadResponse404Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetDailyHeadResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetDailyHeadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetDailyHeadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDailyHeadResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r GetDailyHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetDailyHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetDailyHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetDailyHeadResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -7619,6 +10501,87 @@ func (r GetDuelResponse) ContentType() string {
 	return ""
 }
 
+// GetDuelHeadResponse200Headers the declared response headers of an HTTP 200 response for GetDuelHead
+type GetDuelHeadResponse200Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetDuelHeadResponse404Headers the declared response headers of an HTTP 404 response for GetDuelHead
+type GetDuelHeadResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetDuelHeadResponse429Headers the declared response headers of an HTTP 429 response for GetDuelHead
+type GetDuelHeadResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+// GetDuelHeadResponse500Headers the declared response headers of an HTTP 500 response for GetDuelHead
+type GetDuelHeadResponse500Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetDuelHeadResponse503Headers the declared response headers of an HTTP 503 response for GetDuelHead
+type GetDuelHeadResponse503Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+type GetDuelHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetDuelHeadResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetDuelHeadResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetDuelHeadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetDuelHeadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDuelHeadResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r GetDuelHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetDuelHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetDuelHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetDuelHeadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // JoinDuelResponse201Headers the declared response headers of an HTTP 201 response for JoinDuel
 type JoinDuelResponse201Headers struct {
 	ETag               *string
@@ -7988,6 +10951,106 @@ func (r ListGamesResponse) ContentType() string {
 	return ""
 }
 
+// ListGamesHeadResponse200Headers the declared response headers of an HTTP 200 response for ListGamesHead
+type ListGamesHeadResponse200Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ListGamesHeadResponse400Headers the declared response headers of an HTTP 400 response for ListGamesHead
+type ListGamesHeadResponse400Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ListGamesHeadResponse401Headers the declared response headers of an HTTP 401 response for ListGamesHead
+type ListGamesHeadResponse401Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	WWWAuthenticate string
+	XRequestId      string
+}
+
+// ListGamesHeadResponse422Headers the declared response headers of an HTTP 422 response for ListGamesHead
+type ListGamesHeadResponse422Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ListGamesHeadResponse429Headers the declared response headers of an HTTP 429 response for ListGamesHead
+type ListGamesHeadResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+// ListGamesHeadResponse500Headers the declared response headers of an HTTP 500 response for ListGamesHead
+type ListGamesHeadResponse500Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ListGamesHeadResponse503Headers the declared response headers of an HTTP 503 response for ListGamesHead
+type ListGamesHeadResponse503Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+type ListGamesHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListGamesHeadResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListGamesHeadResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListGamesHeadResponse401Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListGamesHeadResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListGamesHeadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListGamesHeadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListGamesHeadResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r ListGamesHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListGamesHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListGamesHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListGamesHeadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // CreateGameResponse201Headers the declared response headers of an HTTP 201 response for CreateGame
 type CreateGameResponse201Headers struct {
 	ETag               *string
@@ -8336,6 +11399,108 @@ func (r GetGameResponse) ContentType() string {
 	return ""
 }
 
+// GetGameHeadResponse200Headers the declared response headers of an HTTP 200 response for GetGameHead
+type GetGameHeadResponse200Headers struct {
+	ETag            *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetGameHeadResponse304Headers the declared response headers of an HTTP 304 response for GetGameHead
+type GetGameHeadResponse304Headers struct {
+	ETag            *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetGameHeadResponse401Headers the declared response headers of an HTTP 401 response for GetGameHead
+type GetGameHeadResponse401Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	WWWAuthenticate string
+	XRequestId      string
+}
+
+// GetGameHeadResponse404Headers the declared response headers of an HTTP 404 response for GetGameHead
+type GetGameHeadResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetGameHeadResponse429Headers the declared response headers of an HTTP 429 response for GetGameHead
+type GetGameHeadResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+// GetGameHeadResponse500Headers the declared response headers of an HTTP 500 response for GetGameHead
+type GetGameHeadResponse500Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetGameHeadResponse503Headers the declared response headers of an HTTP 503 response for GetGameHead
+type GetGameHeadResponse503Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+type GetGameHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetGameHeadResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetGameHeadResponse304Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetGameHeadResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetGameHeadResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetGameHeadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetGameHeadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetGameHeadResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r GetGameHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetGameHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetGameHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetGameHeadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // AnalyseGameResponse200Headers the declared response headers of an HTTP 200 response for AnalyseGame
 type AnalyseGameResponse200Headers struct {
 	RateLimit       *string
@@ -8501,6 +11666,115 @@ func (r AnalyseGameResponse) ContentType() string {
 	return ""
 }
 
+// AnalyseGameHeadResponse200Headers the declared response headers of an HTTP 200 response for AnalyseGameHead
+type AnalyseGameHeadResponse200Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// AnalyseGameHeadResponse401Headers the declared response headers of an HTTP 401 response for AnalyseGameHead
+type AnalyseGameHeadResponse401Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	WWWAuthenticate string
+	XRequestId      string
+}
+
+// AnalyseGameHeadResponse403Headers the declared response headers of an HTTP 403 response for AnalyseGameHead
+type AnalyseGameHeadResponse403Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// AnalyseGameHeadResponse404Headers the declared response headers of an HTTP 404 response for AnalyseGameHead
+type AnalyseGameHeadResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// AnalyseGameHeadResponse409Headers the declared response headers of an HTTP 409 response for AnalyseGameHead
+type AnalyseGameHeadResponse409Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// AnalyseGameHeadResponse429Headers the declared response headers of an HTTP 429 response for AnalyseGameHead
+type AnalyseGameHeadResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+// AnalyseGameHeadResponse500Headers the declared response headers of an HTTP 500 response for AnalyseGameHead
+type AnalyseGameHeadResponse500Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// AnalyseGameHeadResponse503Headers the declared response headers of an HTTP 503 response for AnalyseGameHead
+type AnalyseGameHeadResponse503Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+type AnalyseGameHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *AnalyseGameHeadResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *AnalyseGameHeadResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *AnalyseGameHeadResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *AnalyseGameHeadResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *AnalyseGameHeadResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *AnalyseGameHeadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *AnalyseGameHeadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AnalyseGameHeadResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r AnalyseGameHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AnalyseGameHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AnalyseGameHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AnalyseGameHeadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // AuditGameResponse200Headers the declared response headers of an HTTP 200 response for AuditGame
 type AuditGameResponse200Headers struct {
 	ETag            *string
@@ -8629,6 +11903,98 @@ func (r AuditGameResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r AuditGameResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// AuditGameHeadResponse200Headers the declared response headers of an HTTP 200 response for AuditGameHead
+type AuditGameHeadResponse200Headers struct {
+	ETag            *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// AuditGameHeadResponse401Headers the declared response headers of an HTTP 401 response for AuditGameHead
+type AuditGameHeadResponse401Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	WWWAuthenticate string
+	XRequestId      string
+}
+
+// AuditGameHeadResponse404Headers the declared response headers of an HTTP 404 response for AuditGameHead
+type AuditGameHeadResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// AuditGameHeadResponse429Headers the declared response headers of an HTTP 429 response for AuditGameHead
+type AuditGameHeadResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+// AuditGameHeadResponse500Headers the declared response headers of an HTTP 500 response for AuditGameHead
+type AuditGameHeadResponse500Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// AuditGameHeadResponse503Headers the declared response headers of an HTTP 503 response for AuditGameHead
+type AuditGameHeadResponse503Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+type AuditGameHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *AuditGameHeadResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *AuditGameHeadResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *AuditGameHeadResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *AuditGameHeadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *AuditGameHeadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AuditGameHeadResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r AuditGameHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AuditGameHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AuditGameHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AuditGameHeadResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -8778,6 +12144,106 @@ func (r ListEventsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListEventsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListEventsHeadResponse200Headers the declared response headers of an HTTP 200 response for ListEventsHead
+type ListEventsHeadResponse200Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ListEventsHeadResponse400Headers the declared response headers of an HTTP 400 response for ListEventsHead
+type ListEventsHeadResponse400Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ListEventsHeadResponse401Headers the declared response headers of an HTTP 401 response for ListEventsHead
+type ListEventsHeadResponse401Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	WWWAuthenticate string
+	XRequestId      string
+}
+
+// ListEventsHeadResponse404Headers the declared response headers of an HTTP 404 response for ListEventsHead
+type ListEventsHeadResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ListEventsHeadResponse429Headers the declared response headers of an HTTP 429 response for ListEventsHead
+type ListEventsHeadResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+// ListEventsHeadResponse500Headers the declared response headers of an HTTP 500 response for ListEventsHead
+type ListEventsHeadResponse500Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ListEventsHeadResponse503Headers the declared response headers of an HTTP 503 response for ListEventsHead
+type ListEventsHeadResponse503Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+type ListEventsHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListEventsHeadResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListEventsHeadResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListEventsHeadResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListEventsHeadResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListEventsHeadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListEventsHeadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListEventsHeadResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r ListEventsHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListEventsHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListEventsHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListEventsHeadResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9126,6 +12592,98 @@ func (r ListLegalMovesResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListLegalMovesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListLegalMovesHeadResponse200Headers the declared response headers of an HTTP 200 response for ListLegalMovesHead
+type ListLegalMovesHeadResponse200Headers struct {
+	ETag            *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ListLegalMovesHeadResponse401Headers the declared response headers of an HTTP 401 response for ListLegalMovesHead
+type ListLegalMovesHeadResponse401Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	WWWAuthenticate string
+	XRequestId      string
+}
+
+// ListLegalMovesHeadResponse404Headers the declared response headers of an HTTP 404 response for ListLegalMovesHead
+type ListLegalMovesHeadResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ListLegalMovesHeadResponse429Headers the declared response headers of an HTTP 429 response for ListLegalMovesHead
+type ListLegalMovesHeadResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+// ListLegalMovesHeadResponse500Headers the declared response headers of an HTTP 500 response for ListLegalMovesHead
+type ListLegalMovesHeadResponse500Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ListLegalMovesHeadResponse503Headers the declared response headers of an HTTP 503 response for ListLegalMovesHead
+type ListLegalMovesHeadResponse503Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+type ListLegalMovesHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListLegalMovesHeadResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListLegalMovesHeadResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListLegalMovesHeadResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListLegalMovesHeadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListLegalMovesHeadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListLegalMovesHeadResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r ListLegalMovesHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListLegalMovesHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListLegalMovesHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListLegalMovesHeadResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9517,6 +13075,107 @@ func (r GameProofResponse) ContentType() string {
 	return ""
 }
 
+// GameProofHeadResponse200Headers the declared response headers of an HTTP 200 response for GameProofHead
+type GameProofHeadResponse200Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GameProofHeadResponse400Headers the declared response headers of an HTTP 400 response for GameProofHead
+type GameProofHeadResponse400Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GameProofHeadResponse401Headers the declared response headers of an HTTP 401 response for GameProofHead
+type GameProofHeadResponse401Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	WWWAuthenticate string
+	XRequestId      string
+}
+
+// GameProofHeadResponse404Headers the declared response headers of an HTTP 404 response for GameProofHead
+type GameProofHeadResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+// GameProofHeadResponse429Headers the declared response headers of an HTTP 429 response for GameProofHead
+type GameProofHeadResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+// GameProofHeadResponse500Headers the declared response headers of an HTTP 500 response for GameProofHead
+type GameProofHeadResponse500Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GameProofHeadResponse503Headers the declared response headers of an HTTP 503 response for GameProofHead
+type GameProofHeadResponse503Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+type GameProofHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GameProofHeadResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GameProofHeadResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GameProofHeadResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GameProofHeadResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GameProofHeadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GameProofHeadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GameProofHeadResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r GameProofHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GameProofHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GameProofHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GameProofHeadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetStateResponse200Headers the declared response headers of an HTTP 200 response for GetState
 type GetStateResponse200Headers struct {
 	ETag            *string
@@ -9661,6 +13320,107 @@ func (r GetStateResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetStateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetStateHeadResponse200Headers the declared response headers of an HTTP 200 response for GetStateHead
+type GetStateHeadResponse200Headers struct {
+	ETag            *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetStateHeadResponse400Headers the declared response headers of an HTTP 400 response for GetStateHead
+type GetStateHeadResponse400Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetStateHeadResponse401Headers the declared response headers of an HTTP 401 response for GetStateHead
+type GetStateHeadResponse401Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	WWWAuthenticate string
+	XRequestId      string
+}
+
+// GetStateHeadResponse404Headers the declared response headers of an HTTP 404 response for GetStateHead
+type GetStateHeadResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetStateHeadResponse429Headers the declared response headers of an HTTP 429 response for GetStateHead
+type GetStateHeadResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+// GetStateHeadResponse500Headers the declared response headers of an HTTP 500 response for GetStateHead
+type GetStateHeadResponse500Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetStateHeadResponse503Headers the declared response headers of an HTTP 503 response for GetStateHead
+type GetStateHeadResponse503Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+type GetStateHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetStateHeadResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetStateHeadResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetStateHeadResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetStateHeadResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetStateHeadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetStateHeadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetStateHeadResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r GetStateHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetStateHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetStateHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetStateHeadResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9819,6 +13579,116 @@ func (r StreamGameResponse) ContentType() string {
 	return ""
 }
 
+// StreamGameHeadResponse200Headers the declared response headers of an HTTP 200 response for StreamGameHead
+type StreamGameHeadResponse200Headers struct {
+	CacheControl    *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// StreamGameHeadResponse204Headers the declared response headers of an HTTP 204 response for StreamGameHead
+type StreamGameHeadResponse204Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// StreamGameHeadResponse400Headers the declared response headers of an HTTP 400 response for StreamGameHead
+type StreamGameHeadResponse400Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// StreamGameHeadResponse401Headers the declared response headers of an HTTP 401 response for StreamGameHead
+type StreamGameHeadResponse401Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	WWWAuthenticate string
+	XRequestId      string
+}
+
+// StreamGameHeadResponse404Headers the declared response headers of an HTTP 404 response for StreamGameHead
+type StreamGameHeadResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// StreamGameHeadResponse429Headers the declared response headers of an HTTP 429 response for StreamGameHead
+type StreamGameHeadResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *string
+	XRequestId      string
+}
+
+// StreamGameHeadResponse500Headers the declared response headers of an HTTP 500 response for StreamGameHead
+type StreamGameHeadResponse500Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// StreamGameHeadResponse503Headers the declared response headers of an HTTP 503 response for StreamGameHead
+type StreamGameHeadResponse503Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+type StreamGameHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *StreamGameHeadResponse200Headers
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *StreamGameHeadResponse204Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *StreamGameHeadResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *StreamGameHeadResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *StreamGameHeadResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *StreamGameHeadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *StreamGameHeadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *StreamGameHeadResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r StreamGameHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StreamGameHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StreamGameHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StreamGameHeadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetLeaderboardResponse200Headers the declared response headers of an HTTP 200 response for GetLeaderboard
 type GetLeaderboardResponse200Headers struct {
 	RateLimit       *string
@@ -9967,6 +13837,105 @@ func (r GetLeaderboardResponse) ContentType() string {
 	return ""
 }
 
+// GetLeaderboardHeadResponse200Headers the declared response headers of an HTTP 200 response for GetLeaderboardHead
+type GetLeaderboardHeadResponse200Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetLeaderboardHeadResponse400Headers the declared response headers of an HTTP 400 response for GetLeaderboardHead
+type GetLeaderboardHeadResponse400Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetLeaderboardHeadResponse404Headers the declared response headers of an HTTP 404 response for GetLeaderboardHead
+type GetLeaderboardHeadResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetLeaderboardHeadResponse422Headers the declared response headers of an HTTP 422 response for GetLeaderboardHead
+type GetLeaderboardHeadResponse422Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetLeaderboardHeadResponse429Headers the declared response headers of an HTTP 429 response for GetLeaderboardHead
+type GetLeaderboardHeadResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+// GetLeaderboardHeadResponse500Headers the declared response headers of an HTTP 500 response for GetLeaderboardHead
+type GetLeaderboardHeadResponse500Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetLeaderboardHeadResponse503Headers the declared response headers of an HTTP 503 response for GetLeaderboardHead
+type GetLeaderboardHeadResponse503Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+type GetLeaderboardHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetLeaderboardHeadResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetLeaderboardHeadResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetLeaderboardHeadResponse404Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetLeaderboardHeadResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetLeaderboardHeadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetLeaderboardHeadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetLeaderboardHeadResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r GetLeaderboardHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetLeaderboardHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetLeaderboardHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetLeaderboardHeadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // LogCheckpointResponse200Headers the declared response headers of an HTTP 200 response for LogCheckpoint
 type LogCheckpointResponse200Headers struct {
 	RateLimit       *string
@@ -10054,6 +14023,78 @@ func (r LogCheckpointResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r LogCheckpointResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// LogCheckpointHeadResponse200Headers the declared response headers of an HTTP 200 response for LogCheckpointHead
+type LogCheckpointHeadResponse200Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// LogCheckpointHeadResponse429Headers the declared response headers of an HTTP 429 response for LogCheckpointHead
+type LogCheckpointHeadResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+// LogCheckpointHeadResponse500Headers the declared response headers of an HTTP 500 response for LogCheckpointHead
+type LogCheckpointHeadResponse500Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// LogCheckpointHeadResponse503Headers the declared response headers of an HTTP 503 response for LogCheckpointHead
+type LogCheckpointHeadResponse503Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+type LogCheckpointHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *LogCheckpointHeadResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *LogCheckpointHeadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *LogCheckpointHeadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LogCheckpointHeadResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r LogCheckpointHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogCheckpointHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogCheckpointHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogCheckpointHeadResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -10192,6 +14233,96 @@ func (r LogConsistencyResponse) ContentType() string {
 	return ""
 }
 
+// LogConsistencyHeadResponse200Headers the declared response headers of an HTTP 200 response for LogConsistencyHead
+type LogConsistencyHeadResponse200Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// LogConsistencyHeadResponse400Headers the declared response headers of an HTTP 400 response for LogConsistencyHead
+type LogConsistencyHeadResponse400Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// LogConsistencyHeadResponse404Headers the declared response headers of an HTTP 404 response for LogConsistencyHead
+type LogConsistencyHeadResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// LogConsistencyHeadResponse429Headers the declared response headers of an HTTP 429 response for LogConsistencyHead
+type LogConsistencyHeadResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+// LogConsistencyHeadResponse500Headers the declared response headers of an HTTP 500 response for LogConsistencyHead
+type LogConsistencyHeadResponse500Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// LogConsistencyHeadResponse503Headers the declared response headers of an HTTP 503 response for LogConsistencyHead
+type LogConsistencyHeadResponse503Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+type LogConsistencyHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *LogConsistencyHeadResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *LogConsistencyHeadResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *LogConsistencyHeadResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *LogConsistencyHeadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *LogConsistencyHeadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LogConsistencyHeadResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r LogConsistencyHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogConsistencyHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogConsistencyHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogConsistencyHeadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // LogKeyResponse200Headers the declared response headers of an HTTP 200 response for LogKey
 type LogKeyResponse200Headers struct {
 	RateLimit       *string
@@ -10246,6 +14377,59 @@ func (r LogKeyResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r LogKeyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// LogKeyHeadResponse200Headers the declared response headers of an HTTP 200 response for LogKeyHead
+type LogKeyHeadResponse200Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// LogKeyHeadResponse429Headers the declared response headers of an HTTP 429 response for LogKeyHead
+type LogKeyHeadResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+type LogKeyHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *LogKeyHeadResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *LogKeyHeadResponse429Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r LogKeyHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogKeyHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogKeyHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogKeyHeadResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -10361,6 +14545,87 @@ func (r LogTileResponse) ContentType() string {
 	return ""
 }
 
+// LogTileHeadResponse200Headers the declared response headers of an HTTP 200 response for LogTileHead
+type LogTileHeadResponse200Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// LogTileHeadResponse404Headers the declared response headers of an HTTP 404 response for LogTileHead
+type LogTileHeadResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// LogTileHeadResponse429Headers the declared response headers of an HTTP 429 response for LogTileHead
+type LogTileHeadResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+// LogTileHeadResponse500Headers the declared response headers of an HTTP 500 response for LogTileHead
+type LogTileHeadResponse500Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// LogTileHeadResponse503Headers the declared response headers of an HTTP 503 response for LogTileHead
+type LogTileHeadResponse503Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+type LogTileHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *LogTileHeadResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *LogTileHeadResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *LogTileHeadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *LogTileHeadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LogTileHeadResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r LogTileHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogTileHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogTileHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogTileHeadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // LogTile2Response200Headers the declared response headers of an HTTP 200 response for LogTile2
 type LogTile2Response200Headers struct {
 	RateLimit       *string
@@ -10464,6 +14729,87 @@ func (r LogTile2Response) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r LogTile2Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// LogTile2HeadResponse200Headers the declared response headers of an HTTP 200 response for LogTile2Head
+type LogTile2HeadResponse200Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// LogTile2HeadResponse404Headers the declared response headers of an HTTP 404 response for LogTile2Head
+type LogTile2HeadResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// LogTile2HeadResponse429Headers the declared response headers of an HTTP 429 response for LogTile2Head
+type LogTile2HeadResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+// LogTile2HeadResponse500Headers the declared response headers of an HTTP 500 response for LogTile2Head
+type LogTile2HeadResponse500Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// LogTile2HeadResponse503Headers the declared response headers of an HTTP 503 response for LogTile2Head
+type LogTile2HeadResponse503Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+type LogTile2HeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *LogTile2HeadResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *LogTile2HeadResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *LogTile2HeadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *LogTile2HeadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LogTile2HeadResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r LogTile2HeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogTile2HeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogTile2HeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogTile2HeadResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -10579,6 +14925,87 @@ func (r LogTile3Response) ContentType() string {
 	return ""
 }
 
+// LogTile3HeadResponse200Headers the declared response headers of an HTTP 200 response for LogTile3Head
+type LogTile3HeadResponse200Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// LogTile3HeadResponse404Headers the declared response headers of an HTTP 404 response for LogTile3Head
+type LogTile3HeadResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// LogTile3HeadResponse429Headers the declared response headers of an HTTP 429 response for LogTile3Head
+type LogTile3HeadResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+// LogTile3HeadResponse500Headers the declared response headers of an HTTP 500 response for LogTile3Head
+type LogTile3HeadResponse500Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// LogTile3HeadResponse503Headers the declared response headers of an HTTP 503 response for LogTile3Head
+type LogTile3HeadResponse503Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+type LogTile3HeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *LogTile3HeadResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *LogTile3HeadResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *LogTile3HeadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *LogTile3HeadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LogTile3HeadResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r LogTile3HeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogTile3HeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogTile3HeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogTile3HeadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // LogTile4Response200Headers the declared response headers of an HTTP 200 response for LogTile4
 type LogTile4Response200Headers struct {
 	RateLimit       *string
@@ -10682,6 +15109,87 @@ func (r LogTile4Response) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r LogTile4Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// LogTile4HeadResponse200Headers the declared response headers of an HTTP 200 response for LogTile4Head
+type LogTile4HeadResponse200Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// LogTile4HeadResponse404Headers the declared response headers of an HTTP 404 response for LogTile4Head
+type LogTile4HeadResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// LogTile4HeadResponse429Headers the declared response headers of an HTTP 429 response for LogTile4Head
+type LogTile4HeadResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+// LogTile4HeadResponse500Headers the declared response headers of an HTTP 500 response for LogTile4Head
+type LogTile4HeadResponse500Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// LogTile4HeadResponse503Headers the declared response headers of an HTTP 503 response for LogTile4Head
+type LogTile4HeadResponse503Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+type LogTile4HeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *LogTile4HeadResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *LogTile4HeadResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *LogTile4HeadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *LogTile4HeadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LogTile4HeadResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r LogTile4HeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogTile4HeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogTile4HeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogTile4HeadResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -11001,6 +15509,106 @@ func (r GetMyStatsResponse) ContentType() string {
 	return ""
 }
 
+// GetMyStatsHeadResponse200Headers the declared response headers of an HTTP 200 response for GetMyStatsHead
+type GetMyStatsHeadResponse200Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetMyStatsHeadResponse400Headers the declared response headers of an HTTP 400 response for GetMyStatsHead
+type GetMyStatsHeadResponse400Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetMyStatsHeadResponse401Headers the declared response headers of an HTTP 401 response for GetMyStatsHead
+type GetMyStatsHeadResponse401Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	WWWAuthenticate string
+	XRequestId      string
+}
+
+// GetMyStatsHeadResponse422Headers the declared response headers of an HTTP 422 response for GetMyStatsHead
+type GetMyStatsHeadResponse422Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetMyStatsHeadResponse429Headers the declared response headers of an HTTP 429 response for GetMyStatsHead
+type GetMyStatsHeadResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+// GetMyStatsHeadResponse500Headers the declared response headers of an HTTP 500 response for GetMyStatsHead
+type GetMyStatsHeadResponse500Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetMyStatsHeadResponse503Headers the declared response headers of an HTTP 503 response for GetMyStatsHead
+type GetMyStatsHeadResponse503Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+type GetMyStatsHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetMyStatsHeadResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetMyStatsHeadResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetMyStatsHeadResponse401Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetMyStatsHeadResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetMyStatsHeadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetMyStatsHeadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMyStatsHeadResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r GetMyStatsHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetMyStatsHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetMyStatsHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetMyStatsHeadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // SolveLayoutResponse200Headers the declared response headers of an HTTP 200 response for SolveLayout
 type SolveLayoutResponse200Headers struct {
 	RateLimit       *string
@@ -11282,6 +15890,78 @@ func (r ListVariantsResponse) ContentType() string {
 	return ""
 }
 
+// ListVariantsHeadResponse200Headers the declared response headers of an HTTP 200 response for ListVariantsHead
+type ListVariantsHeadResponse200Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ListVariantsHeadResponse429Headers the declared response headers of an HTTP 429 response for ListVariantsHead
+type ListVariantsHeadResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+// ListVariantsHeadResponse500Headers the declared response headers of an HTTP 500 response for ListVariantsHead
+type ListVariantsHeadResponse500Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ListVariantsHeadResponse503Headers the declared response headers of an HTTP 503 response for ListVariantsHead
+type ListVariantsHeadResponse503Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      string
+}
+
+type ListVariantsHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListVariantsHeadResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListVariantsHeadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListVariantsHeadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListVariantsHeadResponse503Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r ListVariantsHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListVariantsHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListVariantsHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListVariantsHeadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetDocsWithResponse Interactive API documentation
 //
 // Swagger UI, served with its assets from this server (/docs/{file}; no other host is asked for anything), rendering /openapi.json; "Try it out" sends requests to this server. Never rate limited.
@@ -11295,6 +15975,21 @@ func (c *ClientWithResponses) GetDocsWithResponse(ctx context.Context, reqEditor
 		return nil, err
 	}
 	return ParseGetDocsResponse(rsp)
+}
+
+// GetDocsHeadWithResponse Interactive API documentation (headers only)
+//
+// The status and header fields GET /docs answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /docs (the `GetDocsHead` operationId).
+func (c *ClientWithResponses) GetDocsHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetDocsHeadResponse, error) {
+	rsp, err := c.GetDocsHead(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetDocsHeadResponse(rsp)
 }
 
 // GetDocsFileWithResponse A file of the documentation page
@@ -11312,6 +16007,21 @@ func (c *ClientWithResponses) GetDocsFileWithResponse(ctx context.Context, file 
 	return ParseGetDocsFileResponse(rsp)
 }
 
+// GetDocsFileHeadWithResponse A file of the documentation page (headers only)
+//
+// The status and header fields GET /docs/{file} answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /docs/{file} (the `GetDocsFileHead` operationId).
+func (c *ClientWithResponses) GetDocsFileHeadWithResponse(ctx context.Context, file GetDocsFileHeadParamsFile, reqEditors ...RequestEditorFn) (*GetDocsFileHeadResponse, error) {
+	rsp, err := c.GetDocsFileHead(ctx, file, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetDocsFileHeadResponse(rsp)
+}
+
 // HealthzWithResponse Liveness
 //
 // 200 while the process serves requests; it does not ask the database (that is /readyz). Limited per client address by a bucket of the probes' own (10 a second, bursts of 20, by default), apart from the API's rate limit.
@@ -11325,6 +16035,21 @@ func (c *ClientWithResponses) HealthzWithResponse(ctx context.Context, reqEditor
 		return nil, err
 	}
 	return ParseHealthzResponse(rsp)
+}
+
+// HealthzHeadWithResponse Liveness (headers only)
+//
+// The status and header fields GET /healthz answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /healthz (the `HealthzHead` operationId).
+func (c *ClientWithResponses) HealthzHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HealthzHeadResponse, error) {
+	rsp, err := c.HealthzHead(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseHealthzHeadResponse(rsp)
 }
 
 // MetricsWithResponse Prometheus metrics
@@ -11342,6 +16067,21 @@ func (c *ClientWithResponses) MetricsWithResponse(ctx context.Context, reqEditor
 	return ParseMetricsResponse(rsp)
 }
 
+// MetricsHeadWithResponse Prometheus metrics (headers only)
+//
+// The status and header fields GET /metrics answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /metrics (the `MetricsHead` operationId).
+func (c *ClientWithResponses) MetricsHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*MetricsHeadResponse, error) {
+	rsp, err := c.MetricsHead(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMetricsHeadResponse(rsp)
+}
+
 // GetSpecJSONWithResponse The OpenAPI 3 description (JSON)
 //
 // The same description as /openapi.yaml, as JSON; the documentation page (/docs) renders it. Never rate limited.
@@ -11355,6 +16095,21 @@ func (c *ClientWithResponses) GetSpecJSONWithResponse(ctx context.Context, reqEd
 		return nil, err
 	}
 	return ParseGetSpecJSONResponse(rsp)
+}
+
+// GetSpecJSONHeadWithResponse The OpenAPI 3 description (JSON) (headers only)
+//
+// The status and header fields GET /openapi.json answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /openapi.json (the `GetSpecJSONHead` operationId).
+func (c *ClientWithResponses) GetSpecJSONHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetSpecJSONHeadResponse, error) {
+	rsp, err := c.GetSpecJSONHead(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetSpecJSONHeadResponse(rsp)
 }
 
 // GetSpecYAMLWithResponse The OpenAPI 3 description (YAML)
@@ -11372,6 +16127,21 @@ func (c *ClientWithResponses) GetSpecYAMLWithResponse(ctx context.Context, reqEd
 	return ParseGetSpecYAMLResponse(rsp)
 }
 
+// GetSpecYAMLHeadWithResponse The OpenAPI 3 description (YAML) (headers only)
+//
+// The status and header fields GET /openapi.yaml answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /openapi.yaml (the `GetSpecYAMLHead` operationId).
+func (c *ClientWithResponses) GetSpecYAMLHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetSpecYAMLHeadResponse, error) {
+	rsp, err := c.GetSpecYAMLHead(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetSpecYAMLHeadResponse(rsp)
+}
+
 // ReadyzWithResponse Readiness
 //
 // 200 when the database answers, 503 not_ready when it does not (a load balancer stops sending traffic). Limited per client address by the probes' own bucket, shared with /healthz (10 a second, bursts of 20, by default).
@@ -11385,6 +16155,21 @@ func (c *ClientWithResponses) ReadyzWithResponse(ctx context.Context, reqEditors
 		return nil, err
 	}
 	return ParseReadyzResponse(rsp)
+}
+
+// ReadyzHeadWithResponse Readiness (headers only)
+//
+// The status and header fields GET /readyz answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /readyz (the `ReadyzHead` operationId).
+func (c *ClientWithResponses) ReadyzHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReadyzHeadResponse, error) {
+	rsp, err := c.ReadyzHead(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReadyzHeadResponse(rsp)
 }
 
 // GetDailyWithResponse Get a daily deal's standings
@@ -11401,6 +16186,21 @@ func (c *ClientWithResponses) GetDailyWithResponse(ctx context.Context, variant 
 		return nil, err
 	}
 	return ParseGetDailyResponse(rsp)
+}
+
+// GetDailyHeadWithResponse Get a daily deal's standings (headers only)
+//
+// The status and header fields GET /v1/daily/{variant} answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /v1/daily/{variant} (the `GetDailyHead` operationId).
+func (c *ClientWithResponses) GetDailyHeadWithResponse(ctx context.Context, variant string, params *GetDailyHeadParams, reqEditors ...RequestEditorFn) (*GetDailyHeadResponse, error) {
+	rsp, err := c.GetDailyHead(ctx, variant, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetDailyHeadResponse(rsp)
 }
 
 // PlayDailyWithBodyWithResponse Play today's daily deal
@@ -11483,6 +16283,21 @@ func (c *ClientWithResponses) GetDuelWithResponse(ctx context.Context, id string
 	return ParseGetDuelResponse(rsp)
 }
 
+// GetDuelHeadWithResponse Get a duel (headers only)
+//
+// The status and header fields GET /v1/duels/{id} answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /v1/duels/{id} (the `GetDuelHead` operationId).
+func (c *ClientWithResponses) GetDuelHeadWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetDuelHeadResponse, error) {
+	rsp, err := c.GetDuelHead(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetDuelHeadResponse(rsp)
+}
+
 // JoinDuelWithBodyWithResponse Join a duel
 //
 // Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
@@ -11528,6 +16343,21 @@ func (c *ClientWithResponses) ListGamesWithResponse(ctx context.Context, params 
 		return nil, err
 	}
 	return ParseListGamesResponse(rsp)
+}
+
+// ListGamesHeadWithResponse List my games (headers only)
+//
+// The status and header fields GET /v1/games answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /v1/games (the `ListGamesHead` operationId).
+func (c *ClientWithResponses) ListGamesHeadWithResponse(ctx context.Context, params *ListGamesHeadParams, reqEditors ...RequestEditorFn) (*ListGamesHeadResponse, error) {
+	rsp, err := c.ListGamesHead(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListGamesHeadResponse(rsp)
 }
 
 // CreateGameWithBodyWithResponse Create a game
@@ -11580,6 +16410,21 @@ func (c *ClientWithResponses) GetGameWithResponse(ctx context.Context, id string
 	return ParseGetGameResponse(rsp)
 }
 
+// GetGameHeadWithResponse Get a game (headers only)
+//
+// The status and header fields GET /v1/games/{id} answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /v1/games/{id} (the `GetGameHead` operationId).
+func (c *ClientWithResponses) GetGameHeadWithResponse(ctx context.Context, id string, params *GetGameHeadParams, reqEditors ...RequestEditorFn) (*GetGameHeadResponse, error) {
+	rsp, err := c.GetGameHead(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetGameHeadResponse(rsp)
+}
+
 // AnalyseGameWithResponse Analyse an ended game
 //
 // For a game that has ended, whoever may read it gets whether its deal was winnable with every card known (RULES R7.4, R7.1), the first version after which its position was no longer winnable (the losing move), and a winning line from the deal.
@@ -11594,6 +16439,21 @@ func (c *ClientWithResponses) AnalyseGameWithResponse(ctx context.Context, id st
 		return nil, err
 	}
 	return ParseAnalyseGameResponse(rsp)
+}
+
+// AnalyseGameHeadWithResponse Analyse an ended game (headers only)
+//
+// The status and header fields GET /v1/games/{id}/analysis answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /v1/games/{id}/analysis (the `AnalyseGameHead` operationId).
+func (c *ClientWithResponses) AnalyseGameHeadWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*AnalyseGameHeadResponse, error) {
+	rsp, err := c.AnalyseGameHead(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAnalyseGameHeadResponse(rsp)
 }
 
 // AuditGameWithResponse Audit a game
@@ -11615,6 +16475,21 @@ func (c *ClientWithResponses) AuditGameWithResponse(ctx context.Context, id stri
 	return ParseAuditGameResponse(rsp)
 }
 
+// AuditGameHeadWithResponse Audit a game (headers only)
+//
+// The status and header fields GET /v1/games/{id}/audit answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /v1/games/{id}/audit (the `AuditGameHead` operationId).
+func (c *ClientWithResponses) AuditGameHeadWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*AuditGameHeadResponse, error) {
+	rsp, err := c.AuditGameHead(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAuditGameHeadResponse(rsp)
+}
+
 // ListEventsWithResponse Read a game's events
 //
 // The game's log, oldest first: a page of `limit` events after version `after`.
@@ -11631,6 +16506,21 @@ func (c *ClientWithResponses) ListEventsWithResponse(ctx context.Context, id str
 		return nil, err
 	}
 	return ParseListEventsResponse(rsp)
+}
+
+// ListEventsHeadWithResponse Read a game's events (headers only)
+//
+// The status and header fields GET /v1/games/{id}/events answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /v1/games/{id}/events (the `ListEventsHead` operationId).
+func (c *ClientWithResponses) ListEventsHeadWithResponse(ctx context.Context, id string, params *ListEventsHeadParams, reqEditors ...RequestEditorFn) (*ListEventsHeadResponse, error) {
+	rsp, err := c.ListEventsHead(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListEventsHeadResponse(rsp)
 }
 
 // GetHintWithBodyWithResponse Get a hint
@@ -11680,6 +16570,21 @@ func (c *ClientWithResponses) ListLegalMovesWithResponse(ctx context.Context, id
 		return nil, err
 	}
 	return ParseListLegalMovesResponse(rsp)
+}
+
+// ListLegalMovesHeadWithResponse List the legal moves (headers only)
+//
+// The status and header fields GET /v1/games/{id}/legal-moves answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /v1/games/{id}/legal-moves (the `ListLegalMovesHead` operationId).
+func (c *ClientWithResponses) ListLegalMovesHeadWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*ListLegalMovesHeadResponse, error) {
+	rsp, err := c.ListLegalMovesHead(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListLegalMovesHeadResponse(rsp)
 }
 
 // PlayMoveWithBodyWithResponse Play a move
@@ -11732,6 +16637,21 @@ func (c *ClientWithResponses) GameProofWithResponse(ctx context.Context, id stri
 	return ParseGameProofResponse(rsp)
 }
 
+// GameProofHeadWithResponse A game's leaf and inclusion proof (headers only)
+//
+// The status and header fields GET /v1/games/{id}/proof answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /v1/games/{id}/proof (the `GameProofHead` operationId).
+func (c *ClientWithResponses) GameProofHeadWithResponse(ctx context.Context, id string, params *GameProofHeadParams, reqEditors ...RequestEditorFn) (*GameProofHeadResponse, error) {
+	rsp, err := c.GameProofHead(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGameProofHeadResponse(rsp)
+}
+
 // GetStateWithResponse Get the game at a version
 //
 // The game as it was right after event `version` (1 is the deal), replayed from the log. Once the game has ended it lists the face-down and stock cards too.
@@ -11745,6 +16665,21 @@ func (c *ClientWithResponses) GetStateWithResponse(ctx context.Context, id strin
 		return nil, err
 	}
 	return ParseGetStateResponse(rsp)
+}
+
+// GetStateHeadWithResponse Get the game at a version (headers only)
+//
+// The status and header fields GET /v1/games/{id}/states/{version} answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /v1/games/{id}/states/{version} (the `GetStateHead` operationId).
+func (c *ClientWithResponses) GetStateHeadWithResponse(ctx context.Context, id string, version int, reqEditors ...RequestEditorFn) (*GetStateHeadResponse, error) {
+	rsp, err := c.GetStateHead(ctx, id, version, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetStateHeadResponse(rsp)
 }
 
 // StreamGameWithResponse Stream a game's events live
@@ -11765,6 +16700,21 @@ func (c *ClientWithResponses) StreamGameWithResponse(ctx context.Context, id str
 	return ParseStreamGameResponse(rsp)
 }
 
+// StreamGameHeadWithResponse Stream a game's events live (headers only)
+//
+// The status and header fields GET /v1/games/{id}/stream answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /v1/games/{id}/stream (the `StreamGameHead` operationId).
+func (c *ClientWithResponses) StreamGameHeadWithResponse(ctx context.Context, id string, params *StreamGameHeadParams, reqEditors ...RequestEditorFn) (*StreamGameHeadResponse, error) {
+	rsp, err := c.StreamGameHead(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStreamGameHeadResponse(rsp)
+}
+
 // GetLeaderboardWithResponse Get a leaderboard
 //
 // Each player's best ranked win of the variant and draw count, best first: by score where the variant scores, else by time then moves; equal results share a rank. period=day counts only games won on the current UTC date. Wins on proven winnable deals (RULES R7.2) rank apart from wins on random deals: winnable=true, or false (the default). Needs no auth.
@@ -11779,6 +16729,21 @@ func (c *ClientWithResponses) GetLeaderboardWithResponse(ctx context.Context, va
 		return nil, err
 	}
 	return ParseGetLeaderboardResponse(rsp)
+}
+
+// GetLeaderboardHeadWithResponse Get a leaderboard (headers only)
+//
+// The status and header fields GET /v1/leaderboards/{variant} answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /v1/leaderboards/{variant} (the `GetLeaderboardHead` operationId).
+func (c *ClientWithResponses) GetLeaderboardHeadWithResponse(ctx context.Context, variant string, params *GetLeaderboardHeadParams, reqEditors ...RequestEditorFn) (*GetLeaderboardHeadResponse, error) {
+	rsp, err := c.GetLeaderboardHead(ctx, variant, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetLeaderboardHeadResponse(rsp)
 }
 
 // LogCheckpointWithResponse The log's latest checkpoint
@@ -11796,6 +16761,21 @@ func (c *ClientWithResponses) LogCheckpointWithResponse(ctx context.Context, req
 	return ParseLogCheckpointResponse(rsp)
 }
 
+// LogCheckpointHeadWithResponse The log's latest checkpoint (headers only)
+//
+// The status and header fields GET /v1/log/checkpoint answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /v1/log/checkpoint (the `LogCheckpointHead` operationId).
+func (c *ClientWithResponses) LogCheckpointHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogCheckpointHeadResponse, error) {
+	rsp, err := c.LogCheckpointHead(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogCheckpointHeadResponse(rsp)
+}
+
 // LogConsistencyWithResponse Prove an older tree a prefix of a newer one
 //
 // The RFC 6962 §2.1.2 consistency proof that the log's tree of `old` leaves is a prefix of its tree of `new` leaves (1 ≤ old ≤ new ≤ the latest checkpoint's size), with both roots. Check the roots against checkpoints you kept; a server that rewrote or dropped a leaf cannot give a proof that checks. No token needed.
@@ -11809,6 +16789,21 @@ func (c *ClientWithResponses) LogConsistencyWithResponse(ctx context.Context, pa
 		return nil, err
 	}
 	return ParseLogConsistencyResponse(rsp)
+}
+
+// LogConsistencyHeadWithResponse Prove an older tree a prefix of a newer one (headers only)
+//
+// The status and header fields GET /v1/log/consistency answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /v1/log/consistency (the `LogConsistencyHead` operationId).
+func (c *ClientWithResponses) LogConsistencyHeadWithResponse(ctx context.Context, params *LogConsistencyHeadParams, reqEditors ...RequestEditorFn) (*LogConsistencyHeadResponse, error) {
+	rsp, err := c.LogConsistencyHead(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogConsistencyHeadResponse(rsp)
 }
 
 // LogKeyWithResponse The log's public key
@@ -11826,6 +16821,21 @@ func (c *ClientWithResponses) LogKeyWithResponse(ctx context.Context, reqEditors
 	return ParseLogKeyResponse(rsp)
 }
 
+// LogKeyHeadWithResponse The log's public key (headers only)
+//
+// The status and header fields GET /v1/log/key answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /v1/log/key (the `LogKeyHead` operationId).
+func (c *ClientWithResponses) LogKeyHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogKeyHeadResponse, error) {
+	rsp, err := c.LogKeyHead(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogKeyHeadResponse(rsp)
+}
+
 // LogTileWithResponse A tile of the log
 //
 // A tile of the log's tree in the tlog tile layout (https://research.swtch.com/tlog#serving_tiles, golang.org/x/mod/sumdb/tlog Tile.Path): `8/L/NNN` is hash tile NNN at level L (256 hashes of 32 bytes each, concatenated), `8/data/NNN` the leaf records of leaves 256·NNN.. (each one line of JSON ending in a newline). A partial tile (the tree's right edge) has `.p/W` after its index and W entries; complete tiles never change. Large indices take more segments (x001/234): see the routes with more path parameters. Tiles beyond the latest checkpoint's tree are 404. No token needed.
@@ -11839,6 +16849,21 @@ func (c *ClientWithResponses) LogTileWithResponse(ctx context.Context, height st
 		return nil, err
 	}
 	return ParseLogTileResponse(rsp)
+}
+
+// LogTileHeadWithResponse A tile of the log (headers only)
+//
+// The status and header fields GET /v1/log/tile/{height}/{level}/{p1} answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /v1/log/tile/{height}/{level}/{p1} (the `LogTileHead` operationId).
+func (c *ClientWithResponses) LogTileHeadWithResponse(ctx context.Context, height string, level string, p1 string, reqEditors ...RequestEditorFn) (*LogTileHeadResponse, error) {
+	rsp, err := c.LogTileHead(ctx, height, level, p1, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogTileHeadResponse(rsp)
 }
 
 // LogTile2WithResponse A tile of the log (two index segments)
@@ -11856,6 +16881,21 @@ func (c *ClientWithResponses) LogTile2WithResponse(ctx context.Context, height s
 	return ParseLogTile2Response(rsp)
 }
 
+// LogTile2HeadWithResponse A tile of the log (two index segments) (headers only)
+//
+// The status and header fields GET /v1/log/tile/{height}/{level}/{p1}/{p2} answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /v1/log/tile/{height}/{level}/{p1}/{p2} (the `LogTile2Head` operationId).
+func (c *ClientWithResponses) LogTile2HeadWithResponse(ctx context.Context, height string, level string, p1 string, p2 string, reqEditors ...RequestEditorFn) (*LogTile2HeadResponse, error) {
+	rsp, err := c.LogTile2Head(ctx, height, level, p1, p2, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogTile2HeadResponse(rsp)
+}
+
 // LogTile3WithResponse A tile of the log (three index segments)
 //
 // As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/x001/234.p/7` or `8/0/x001/x234/567`. No token needed.
@@ -11871,6 +16911,21 @@ func (c *ClientWithResponses) LogTile3WithResponse(ctx context.Context, height s
 	return ParseLogTile3Response(rsp)
 }
 
+// LogTile3HeadWithResponse A tile of the log (three index segments) (headers only)
+//
+// The status and header fields GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3} answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3} (the `LogTile3Head` operationId).
+func (c *ClientWithResponses) LogTile3HeadWithResponse(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, reqEditors ...RequestEditorFn) (*LogTile3HeadResponse, error) {
+	rsp, err := c.LogTile3Head(ctx, height, level, p1, p2, p3, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogTile3HeadResponse(rsp)
+}
+
 // LogTile4WithResponse A tile of the log (four index segments)
 //
 // As GET /v1/log/tile/{height}/{level}/{p1}, for paths like `8/0/x001/x234/567.p/9`. No token needed.
@@ -11884,6 +16939,21 @@ func (c *ClientWithResponses) LogTile4WithResponse(ctx context.Context, height s
 		return nil, err
 	}
 	return ParseLogTile4Response(rsp)
+}
+
+// LogTile4HeadWithResponse A tile of the log (four index segments) (headers only)
+//
+// The status and header fields GET /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3}/{p4} answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /v1/log/tile/{height}/{level}/{p1}/{p2}/{p3}/{p4} (the `LogTile4Head` operationId).
+func (c *ClientWithResponses) LogTile4HeadWithResponse(ctx context.Context, height string, level string, p1 string, p2 string, p3 string, p4 string, reqEditors ...RequestEditorFn) (*LogTile4HeadResponse, error) {
+	rsp, err := c.LogTile4Head(ctx, height, level, p1, p2, p3, p4, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogTile4HeadResponse(rsp)
 }
 
 // CreatePlayerWithBodyWithResponse Create a player
@@ -11933,6 +17003,21 @@ func (c *ClientWithResponses) GetMyStatsWithResponse(ctx context.Context, params
 	return ParseGetMyStatsResponse(rsp)
 }
 
+// GetMyStatsHeadWithResponse Get my statistics (headers only)
+//
+// The status and header fields GET /v1/players/me/stats answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /v1/players/me/stats (the `GetMyStatsHead` operationId).
+func (c *ClientWithResponses) GetMyStatsHeadWithResponse(ctx context.Context, params *GetMyStatsHeadParams, reqEditors ...RequestEditorFn) (*GetMyStatsHeadResponse, error) {
+	rsp, err := c.GetMyStatsHead(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetMyStatsHeadResponse(rsp)
+}
+
 // SolveLayoutWithBodyWithResponse Solve a layout
 //
 // Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
@@ -11980,6 +17065,21 @@ func (c *ClientWithResponses) ListVariantsWithResponse(ctx context.Context, reqE
 	return ParseListVariantsResponse(rsp)
 }
 
+// ListVariantsHeadWithResponse List the variants (headers only)
+//
+// The status and header fields GET /v1/variants answers, without its body (RFC 9110 §9.3.2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /v1/variants (the `ListVariantsHead` operationId).
+func (c *ClientWithResponses) ListVariantsHeadWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListVariantsHeadResponse, error) {
+	rsp, err := c.ListVariantsHead(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListVariantsHeadResponse(rsp)
+}
+
 // ParseGetDocsResponse parses an HTTP response from a GetDocsWithResponse call
 func ParseGetDocsResponse(rsp *http.Response) (*GetDocsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -11996,6 +17096,35 @@ func ParseGetDocsResponse(rsp *http.Response) (*GetDocsResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetDocsResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetDocsHeadResponse parses an HTTP response from a GetDocsHeadWithResponse call
+func ParseGetDocsHeadResponse(rsp *http.Response) (*GetDocsHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetDocsHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetDocsHeadResponse200Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -12131,6 +17260,111 @@ func ParseGetDocsFileResponse(rsp *http.Response) (*GetDocsFileResponse, error) 
 	return response, nil
 }
 
+// ParseGetDocsFileHeadResponse parses an HTTP response from a GetDocsFileHeadWithResponse call
+func ParseGetDocsFileHeadResponse(rsp *http.Response) (*GetDocsFileHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetDocsFileHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetDocsFileHeadResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetDocsFileHeadResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetDocsFileHeadResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseHealthzResponse parses an HTTP response from a HealthzWithResponse call
 func ParseHealthzResponse(rsp *http.Response) (*HealthzResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -12222,6 +17456,80 @@ func ParseHealthzResponse(rsp *http.Response) (*HealthzResponse, error) {
 	return response, nil
 }
 
+// ParseHealthzHeadResponse parses an HTTP response from a HealthzHeadWithResponse call
+func ParseHealthzHeadResponse(rsp *http.Response) (*HealthzHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &HealthzHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers HealthzHeadResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers HealthzHeadResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseMetricsResponse parses an HTTP response from a MetricsWithResponse call
 func ParseMetricsResponse(rsp *http.Response) (*MetricsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -12238,6 +17546,35 @@ func ParseMetricsResponse(rsp *http.Response) (*MetricsResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers MetricsResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseMetricsHeadResponse parses an HTTP response from a MetricsHeadWithResponse call
+func ParseMetricsHeadResponse(rsp *http.Response) (*MetricsHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &MetricsHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers MetricsHeadResponse200Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -12290,6 +17627,35 @@ func ParseGetSpecJSONResponse(rsp *http.Response) (*GetSpecJSONResponse, error) 
 	return response, nil
 }
 
+// ParseGetSpecJSONHeadResponse parses an HTTP response from a GetSpecJSONHeadWithResponse call
+func ParseGetSpecJSONHeadResponse(rsp *http.Response) (*GetSpecJSONHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetSpecJSONHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetSpecJSONHeadResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetSpecYAMLResponse parses an HTTP response from a GetSpecYAMLWithResponse call
 func ParseGetSpecYAMLResponse(rsp *http.Response) (*GetSpecYAMLResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -12316,6 +17682,35 @@ func ParseGetSpecYAMLResponse(rsp *http.Response) (*GetSpecYAMLResponse, error) 
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetSpecYAMLResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetSpecYAMLHeadResponse parses an HTTP response from a GetSpecYAMLHeadWithResponse call
+func ParseGetSpecYAMLHeadResponse(rsp *http.Response) (*GetSpecYAMLHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetSpecYAMLHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetSpecYAMLHeadResponse200Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -12424,6 +17819,104 @@ func ParseReadyzResponse(rsp *http.Response) (*ReadyzResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ReadyzResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseReadyzHeadResponse parses an HTTP response from a ReadyzHeadWithResponse call
+func ParseReadyzHeadResponse(rsp *http.Response) (*ReadyzHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReadyzHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ReadyzHeadResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ReadyzHeadResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ReadyzHeadResponse503Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -12670,6 +18163,207 @@ func ParseGetDailyResponse(rsp *http.Response) (*GetDailyResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetDailyResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetDailyHeadResponse parses an HTTP response from a GetDailyHeadWithResponse call
+func ParseGetDailyHeadResponse(rsp *http.Response) (*GetDailyHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetDailyHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetDailyHeadResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetDailyHeadResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetDailyHeadResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetDailyHeadResponse422Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetDailyHeadResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetDailyHeadResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDailyHeadResponse503Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -13678,6 +19372,159 @@ func ParseGetDuelResponse(rsp *http.Response) (*GetDuelResponse, error) {
 	return response, nil
 }
 
+// ParseGetDuelHeadResponse parses an HTTP response from a GetDuelHeadWithResponse call
+func ParseGetDuelHeadResponse(rsp *http.Response) (*GetDuelHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetDuelHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetDuelHeadResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetDuelHeadResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetDuelHeadResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetDuelHeadResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDuelHeadResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseJoinDuelResponse parses an HTTP response from a JoinDuelWithResponse call
 func ParseJoinDuelResponse(rsp *http.Response) (*JoinDuelResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -14337,6 +20184,214 @@ func ParseListGamesResponse(rsp *http.Response) (*ListGamesResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListGamesResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListGamesHeadResponse parses an HTTP response from a ListGamesHeadWithResponse call
+func ParseListGamesHeadResponse(rsp *http.Response) (*ListGamesHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListGamesHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListGamesHeadResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListGamesHeadResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListGamesHeadResponse401Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListGamesHeadResponse422Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListGamesHeadResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListGamesHeadResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListGamesHeadResponse503Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15043,6 +21098,228 @@ func ParseGetGameResponse(rsp *http.Response) (*GetGameResponse, error) {
 	return response, nil
 }
 
+// ParseGetGameHeadResponse parses an HTTP response from a GetGameHeadWithResponse call
+func ParseGetGameHeadResponse(rsp *http.Response) (*GetGameHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetGameHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetGameHeadResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetGameHeadResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetGameHeadResponse401Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetGameHeadResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetGameHeadResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetGameHeadResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetGameHeadResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseAnalyseGameResponse parses an HTTP response from a AnalyseGameWithResponse call
 func ParseAnalyseGameResponse(rsp *http.Response) (*AnalyseGameResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -15334,6 +21611,238 @@ func ParseAnalyseGameResponse(rsp *http.Response) (*AnalyseGameResponse, error) 
 	return response, nil
 }
 
+// ParseAnalyseGameHeadResponse parses an HTTP response from a AnalyseGameHeadWithResponse call
+func ParseAnalyseGameHeadResponse(rsp *http.Response) (*AnalyseGameHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AnalyseGameHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers AnalyseGameHeadResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers AnalyseGameHeadResponse401Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers AnalyseGameHeadResponse403Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers AnalyseGameHeadResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers AnalyseGameHeadResponse409Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers AnalyseGameHeadResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers AnalyseGameHeadResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers AnalyseGameHeadResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseAuditGameResponse parses an HTTP response from a AuditGameWithResponse call
 func ParseAuditGameResponse(rsp *http.Response) (*AuditGameResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -15536,6 +22045,197 @@ func ParseAuditGameResponse(rsp *http.Response) (*AuditGameResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers AuditGameResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseAuditGameHeadResponse parses an HTTP response from a AuditGameHeadWithResponse call
+func ParseAuditGameHeadResponse(rsp *http.Response) (*AuditGameHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AuditGameHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers AuditGameHeadResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers AuditGameHeadResponse401Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers AuditGameHeadResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers AuditGameHeadResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers AuditGameHeadResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers AuditGameHeadResponse503Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15799,6 +22499,214 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListEventsResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListEventsHeadResponse parses an HTTP response from a ListEventsHeadWithResponse call
+func ParseListEventsHeadResponse(rsp *http.Response) (*ListEventsHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListEventsHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListEventsHeadResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListEventsHeadResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListEventsHeadResponse401Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListEventsHeadResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListEventsHeadResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListEventsHeadResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListEventsHeadResponse503Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16426,6 +23334,197 @@ func ParseListLegalMovesResponse(rsp *http.Response) (*ListLegalMovesResponse, e
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListLegalMovesResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListLegalMovesHeadResponse parses an HTTP response from a ListLegalMovesHeadWithResponse call
+func ParseListLegalMovesHeadResponse(rsp *http.Response) (*ListLegalMovesHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListLegalMovesHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListLegalMovesHeadResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListLegalMovesHeadResponse401Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListLegalMovesHeadResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListLegalMovesHeadResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListLegalMovesHeadResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListLegalMovesHeadResponse503Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17184,6 +24283,221 @@ func ParseGameProofResponse(rsp *http.Response) (*GameProofResponse, error) {
 	return response, nil
 }
 
+// ParseGameProofHeadResponse parses an HTTP response from a GameProofHeadWithResponse call
+func ParseGameProofHeadResponse(rsp *http.Response) (*GameProofHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GameProofHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GameProofHeadResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GameProofHeadResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GameProofHeadResponse401Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers GameProofHeadResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GameProofHeadResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GameProofHeadResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GameProofHeadResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetStateResponse parses an HTTP response from a GetStateWithResponse call
 func ParseGetStateResponse(rsp *http.Response) (*GetStateResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -17417,6 +24731,221 @@ func ParseGetStateResponse(rsp *http.Response) (*GetStateResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetStateResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetStateHeadResponse parses an HTTP response from a GetStateHeadWithResponse call
+func ParseGetStateHeadResponse(rsp *http.Response) (*GetStateHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetStateHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetStateHeadResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetStateHeadResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetStateHeadResponse401Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetStateHeadResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetStateHeadResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetStateHeadResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetStateHeadResponse503Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17738,6 +25267,245 @@ func ParseStreamGameResponse(rsp *http.Response) (*StreamGameResponse, error) {
 	return response, nil
 }
 
+// ParseStreamGameHeadResponse parses an HTTP response from a StreamGameHeadWithResponse call
+func ParseStreamGameHeadResponse(rsp *http.Response) (*StreamGameHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StreamGameHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers StreamGameHeadResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 204:
+		var headers StreamGameHeadResponse204Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 400:
+		var headers StreamGameHeadResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers StreamGameHeadResponse401Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers StreamGameHeadResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers StreamGameHeadResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers StreamGameHeadResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers StreamGameHeadResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetLeaderboardResponse parses an HTTP response from a GetLeaderboardWithResponse call
 func ParseGetLeaderboardResponse(rsp *http.Response) (*GetLeaderboardResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -17991,6 +25759,207 @@ func ParseGetLeaderboardResponse(rsp *http.Response) (*GetLeaderboardResponse, e
 	return response, nil
 }
 
+// ParseGetLeaderboardHeadResponse parses an HTTP response from a GetLeaderboardHeadWithResponse call
+func ParseGetLeaderboardHeadResponse(rsp *http.Response) (*GetLeaderboardHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetLeaderboardHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetLeaderboardHeadResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetLeaderboardHeadResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetLeaderboardHeadResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetLeaderboardHeadResponse422Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetLeaderboardHeadResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetLeaderboardHeadResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetLeaderboardHeadResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseLogCheckpointResponse parses an HTTP response from a LogCheckpointWithResponse call
 func ParseLogCheckpointResponse(rsp *http.Response) (*LogCheckpointResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -18110,6 +26079,135 @@ func ParseLogCheckpointResponse(rsp *http.Response) (*LogCheckpointResponse, err
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers LogCheckpointResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseLogCheckpointHeadResponse parses an HTTP response from a LogCheckpointHeadWithResponse call
+func ParseLogCheckpointHeadResponse(rsp *http.Response) (*LogCheckpointHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogCheckpointHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers LogCheckpointHeadResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers LogCheckpointHeadResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers LogCheckpointHeadResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers LogCheckpointHeadResponse503Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18366,6 +26464,183 @@ func ParseLogConsistencyResponse(rsp *http.Response) (*LogConsistencyResponse, e
 	return response, nil
 }
 
+// ParseLogConsistencyHeadResponse parses an HTTP response from a LogConsistencyHeadWithResponse call
+func ParseLogConsistencyHeadResponse(rsp *http.Response) (*LogConsistencyHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogConsistencyHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers LogConsistencyHeadResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers LogConsistencyHeadResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers LogConsistencyHeadResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers LogConsistencyHeadResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers LogConsistencyHeadResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers LogConsistencyHeadResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseLogKeyResponse parses an HTTP response from a LogKeyWithResponse call
 func ParseLogKeyResponse(rsp *http.Response) (*LogKeyResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -18416,6 +26691,80 @@ func ParseLogKeyResponse(rsp *http.Response) (*LogKeyResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 429:
 		var headers LogKeyResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseLogKeyHeadResponse parses an HTTP response from a LogKeyHeadWithResponse call
+func ParseLogKeyHeadResponse(rsp *http.Response) (*LogKeyHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogKeyHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers LogKeyHeadResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers LogKeyHeadResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18634,6 +26983,159 @@ func ParseLogTileResponse(rsp *http.Response) (*LogTileResponse, error) {
 	return response, nil
 }
 
+// ParseLogTileHeadResponse parses an HTTP response from a LogTileHeadWithResponse call
+func ParseLogTileHeadResponse(rsp *http.Response) (*LogTileHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogTileHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers LogTileHeadResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers LogTileHeadResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers LogTileHeadResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers LogTileHeadResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers LogTileHeadResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseLogTile2Response parses an HTTP response from a LogTile2WithResponse call
 func ParseLogTile2Response(rsp *http.Response) (*LogTile2Response, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -18784,6 +27286,159 @@ func ParseLogTile2Response(rsp *http.Response) (*LogTile2Response, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers LogTile2Response503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseLogTile2HeadResponse parses an HTTP response from a LogTile2HeadWithResponse call
+func ParseLogTile2HeadResponse(rsp *http.Response) (*LogTile2HeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogTile2HeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers LogTile2HeadResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers LogTile2HeadResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers LogTile2HeadResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers LogTile2HeadResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers LogTile2HeadResponse503Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19002,6 +27657,159 @@ func ParseLogTile3Response(rsp *http.Response) (*LogTile3Response, error) {
 	return response, nil
 }
 
+// ParseLogTile3HeadResponse parses an HTTP response from a LogTile3HeadWithResponse call
+func ParseLogTile3HeadResponse(rsp *http.Response) (*LogTile3HeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogTile3HeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers LogTile3HeadResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers LogTile3HeadResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers LogTile3HeadResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers LogTile3HeadResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers LogTile3HeadResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseLogTile4Response parses an HTTP response from a LogTile4WithResponse call
 func ParseLogTile4Response(rsp *http.Response) (*LogTile4Response, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -19152,6 +27960,159 @@ func ParseLogTile4Response(rsp *http.Response) (*LogTile4Response, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers LogTile4Response503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseLogTile4HeadResponse parses an HTTP response from a LogTile4HeadWithResponse call
+func ParseLogTile4HeadResponse(rsp *http.Response) (*LogTile4HeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogTile4HeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers LogTile4HeadResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers LogTile4HeadResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers LogTile4HeadResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers LogTile4HeadResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers LogTile4HeadResponse503Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19730,6 +28691,214 @@ func ParseGetMyStatsResponse(rsp *http.Response) (*GetMyStatsResponse, error) {
 	return response, nil
 }
 
+// ParseGetMyStatsHeadResponse parses an HTTP response from a GetMyStatsHeadWithResponse call
+func ParseGetMyStatsHeadResponse(rsp *http.Response) (*GetMyStatsHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetMyStatsHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetMyStatsHeadResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetMyStatsHeadResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetMyStatsHeadResponse401Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetMyStatsHeadResponse422Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetMyStatsHeadResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetMyStatsHeadResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetMyStatsHeadResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseSolveLayoutResponse parses an HTTP response from a SolveLayoutWithResponse call
 func ParseSolveLayoutResponse(rsp *http.Response) (*SolveLayoutResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -20178,6 +29347,135 @@ func ParseListVariantsResponse(rsp *http.Response) (*ListVariantsResponse, error
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListVariantsResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListVariantsHeadResponse parses an HTTP response from a ListVariantsHeadWithResponse call
+func ParseListVariantsHeadResponse(rsp *http.Response) (*ListVariantsHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListVariantsHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListVariantsHeadResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListVariantsHeadResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListVariantsHeadResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListVariantsHeadResponse503Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

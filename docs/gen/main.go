@@ -32,6 +32,8 @@
 //  9. The response fields of middleware (headers.go), declared once as
 //     components.headers: X-Request-Id on every response, RateLimit and
 //     RateLimit-Policy on every response of an operation that lists a 429.
+//  10. A HEAD operation beside every GET (head.go): the GET's status codes
+//     and header fields, no bodies.
 //
 // The result is validated and written as YAML with sorted keys (the top
 // level in the usual order), so the same input always gives the same
@@ -124,6 +126,9 @@ func Convert(swagger []byte) ([]byte, error) {
 	publicSecurity(doc)
 	nullableEnums(doc)
 	if err := responseHeaders(doc); err != nil {
+		return nil, err
+	}
+	if err := headOperations(doc); err != nil {
 		return nil, err
 	}
 	if err := doc.Validate(context.Background()); err != nil {
