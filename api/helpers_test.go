@@ -525,6 +525,34 @@ func (e *env) do(q req) resp {
 	return resp{status: res.StatusCode, header: res.Header, body: b}
 }
 
+// newRequest is a request of the tests: body, if not nil, as JSON; token,
+// unless "" or "-", as a bearer token; then the fields of header, where ""
+// removes one.
+func newRequest(ctx context.Context, method, url string, body []byte, token string, header map[string]string) (*http.Request, error) {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	hr, err := http.NewRequestWithContext(ctx, method, url, r)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		hr.Header.Set("Content-Type", "application/json")
+	}
+	if token != "-" && token != "" {
+		hr.Header.Set("Authorization", "Bearer "+token)
+	}
+	for k, v := range header {
+		if v == "" {
+			hr.Header.Del(k)
+			continue
+		}
+		hr.Header.Set(k, v)
+	}
+	return hr, nil
+}
+
 // must does q and fails the test unless the status is want.
 func (e *env) must(want int, q req) resp {
 	e.t.Helper()

@@ -772,15 +772,9 @@ func dealNotReady(r resp) bool {
 // a problem document in every error's body, and checks what a HEAD answer
 // can show: the status and headers of one.
 func (f *specFuzzer) head(c rawReq) (resp, error) {
-	hr, err := http.NewRequest("HEAD", f.e.srv.URL+c.path, nil)
+	hr, err := newRequest(context.Background(), "HEAD", f.e.srv.URL+c.path, nil, c.token, c.header)
 	if err != nil {
 		return resp{}, err
-	}
-	if c.token != "-" && c.token != "" {
-		hr.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	for k, v := range c.header {
-		hr.Header.Set(k, v)
 	}
 	res, err := http.DefaultClient.Do(hr)
 	if err != nil {
