@@ -36,14 +36,15 @@ type Daily struct {
 //	@Description	Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable on one-deck variants (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
 //	@Description	A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 //	@Tags			daily
+//	@Accept			json
 //	@Produce		json
 //	@Security		BearerAuth
-//	@Param			variant			path		string	true	"variant id (GET /v1/variants)"
-//	@Param			Idempotency-Key	header		string	false	"retry key, up to 255 characters"	maxlength(255)
+//	@Param			variant			path		string			true	"variant id (GET /v1/variants)"
+//	@Param			Idempotency-Key	header		string			false	"retry key, up to 255 characters"	maxlength(255)
+//	@Param			play			body		EmptyRequest	false	"{}, or no body"
 //	@Success		201				{object}	Game
 //	@Header			201				{string}	ETag				"the game's version in quotes"
 //	@Header			201				{string}	Location			"the game's URL"
-//	@Header			201				{string}	Idempotent-Replayed	"true when this is a replay of an earlier response"
 //	@Failure		400				{object}	Problem				"a body other than {}"
 //	@Failure		401				{object}	Problem				"no or unknown token"
 //	@Failure		404				{object}	Problem				"a path that is not valid text"
@@ -53,6 +54,8 @@ type Daily struct {
 //	@Failure		415				{object}	Problem				"body not JSON"
 //	@Failure		422				{object}	Problem				"unknown variant, reused idempotency key"
 //	@Failure		500				{object}	Problem
+//	@Failure		503				{object}	Problem				"deal_not_ready: no proven winnable deal (RULES R7.2) was ready within the supply's short wait; nothing was written, and a retry after Retry-After seconds finds one. Also database_unavailable: the database is unavailable; a change answered so was made whole or not at all"
+//	@Header			503				{integer}	Retry-After			"whole seconds to wait before trying again (RFC 9110 §10.2.3)"
 //	@ID		playDaily
 //	@Router			/v1/daily/{variant}/games [post]
 func (s *server) playDaily(c *gin.Context, body []byte) reply {

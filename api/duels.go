@@ -89,6 +89,11 @@ func (s *server) competitionRoutes(v1 *gin.RouterGroup) {
 	}
 }
 
+// EmptyRequest is the body of a POST that takes no fields (joining a
+// duel, playing the daily deal): an object without fields, {}, or no body
+// at all (decodeEmpty).
+type EmptyRequest struct{} // @name EmptyRequest
+
 // decodeEmpty accepts the body of a POST that takes no fields: empty, or
 // a JSON object without fields ({}). Anything else is a 400 problem.
 func decodeEmpty(body []byte) error {
@@ -112,13 +117,14 @@ func decodeEmpty(body []byte) error {
 //	@Param			duel			body		CreateDuelRequest	true	"the duel; {} for a klassik duel of 24 hours"
 //	@Success		201				{object}	Duel
 //	@Header			201				{string}	Location				"the duel's URL"
-//	@Header			201				{string}	Idempotent-Replayed		"true when this is a replay of an earlier response"
 //	@Failure		400				{object}	Problem					"malformed body"
 //	@Failure		401				{object}	Problem					"no or unknown token"
 //	@Failure		413				{object}	Problem					"body too large"
 //	@Failure		415				{object}	Problem					"body not JSON"
 //	@Failure		422				{object}	Problem					"unknown variant, invalid option, duration_s or deadline out of range, winnable true on a multi-deck variant, reused idempotency key"
 //	@Failure		500				{object}	Problem
+//	@Failure		503				{object}	Problem					"deal_not_ready: no proven winnable deal (RULES R7.2) was ready within the supply's short wait; nothing was written, and a retry after Retry-After seconds finds one. Also database_unavailable: the database is unavailable; a change answered so was made whole or not at all"
+//	@Header			503				{integer}	Retry-After				"whole seconds to wait before trying again (RFC 9110 §10.2.3)"
 //	@ID		createDuel
 //	@Router			/v1/duels [post]
 func (s *server) createDuel(c *gin.Context, body []byte) reply {
@@ -220,14 +226,15 @@ func newDuel(d *domain.Duel, res domain.Results) Duel {
 //	@Description	Deals the caller's game on the duel's secret deal: the same cards in the same order as every other participant's (RULES R6.3), with the duel's commitment. One game per player and duel.
 //	@Description	Until the duel closes its games (even ended ones) are readable only by their owners, and show them only the cards they saw face up, no seed or salt (RULES R6.6); once it has closed, everything, to anyone. A full duel (status full) answers 409 duel_full; an ended one, or one past its deadline, 409 duel_ended. The body is empty or {}.
 //	@Tags			duels
+//	@Accept			json
 //	@Produce		json
 //	@Security		BearerAuth
-//	@Param			id				path		string	true	"duel id"
-//	@Param			Idempotency-Key	header		string	false	"retry key, up to 255 characters"	maxlength(255)
+//	@Param			id				path		string			true	"duel id"
+//	@Param			Idempotency-Key	header		string			false	"retry key, up to 255 characters"	maxlength(255)
+//	@Param			join			body		EmptyRequest	false	"{}, or no body"
 //	@Success		201				{object}	Game
 //	@Header			201				{string}	ETag				"the game's version in quotes"
 //	@Header			201				{string}	Location			"the game's URL"
-//	@Header			201				{string}	Idempotent-Replayed	"true when this is a replay of an earlier response"
 //	@Failure		400				{object}	Problem				"a body other than {}"
 //	@Failure		401				{object}	Problem				"no or unknown token"
 //	@Failure		404				{object}	Problem				"no such duel"

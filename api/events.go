@@ -17,7 +17,7 @@ const ndjsonBatch = 500
 //
 //	@Summary		Read a game's events
 //	@Description	The game's log, oldest first: a page of `limit` events after version `after`.
-//	@Description	With `Accept: application/x-ndjson` the whole log after `after` is streamed instead, one Event per line (the schema of that media type is one line).
+//	@Description	With `Accept: application/x-ndjson` the whole log after `after` is streamed instead, one Event per line (that media type is text; its x-itemSchema is the schema of one line).
 //	@Description	Each event carries its hash chain links; in the NDJSON form data is the stored payload byte for byte (the JSON page may compact it), so the NDJSON export of a game that has ended is exactly what the offline tool verifies (`solitaire audit FILE`).
 //	@Description	While the game is in progress its game_dealt event is redacted (RULES R6.4), so the chain verifies only once the game has ended. A game on a shared deal (a duel or a daily deal) stays redacted after it ends, until its competition closes (R6.6).
 //	@Tags			games

@@ -47,14 +47,16 @@ func gameID(c *gin.Context) (string, error) {
 //	@Success		201				{object}	Game
 //	@Header			201				{string}	ETag					"the game's version in quotes"
 //	@Header			201				{string}	Location				"the game's URL"
-//	@Header			201				{string}	Idempotent-Replayed		"true when this is a replay of an earlier response"
 //	@Failure		400				{object}	Problem					"malformed body"
 //	@Failure		401				{object}	Problem					"no or unknown token"
 //	@Failure		413				{object}	Problem					"body too large"
 //	@Failure		415				{object}	Problem					"body not JSON"
-//	@Failure		409				{object}	Problem					"too_many_games (the player's bound of games in progress), or with duel_id: duel_already_joined (Location names your game) duel_full or duel_ended"
+//	@Failure		409				{object}	Problem					"too_many_games (the player's bound of games in progress), or with duel_id: duel_already_joined (Location names your game), duel_full or duel_ended"
+//	@Header			409				{string}	Location				"duel_already_joined: your game in this duel"
 //	@Failure		422				{object}	Problem					"unknown variant, invalid option, layout or deal, winnable on a multi-deck variant or with seed, layout or deal, reused idempotency key"
 //	@Failure		500				{object}	Problem
+//	@Failure		503				{object}	Problem					"deal_not_ready: no proven winnable deal (RULES R7.2) was ready within the supply's short wait; nothing was written, and a retry after Retry-After seconds finds one. Also database_unavailable: the database is unavailable; a change answered so was made whole or not at all"
+//	@Header			503				{integer}	Retry-After				"whole seconds to wait before trying again (RFC 9110 §10.2.3)"
 //	@ID		createGame
 //	@Router			/v1/games [post]
 func (s *server) createGame(c *gin.Context, body []byte) reply {
@@ -198,6 +200,7 @@ func intQuery(c *gin.Context, name string, def, lo, hi int) (int, error) {
 //	@Success		200				{object}	Game
 //	@Header			200				{string}	ETag	"the game's version in quotes"
 //	@Success		304				"not modified"
+//	@Header			304				{string}	ETag	"the game's version in quotes"
 //	@Failure		401				{object}	Problem	"no or unknown token"
 //	@Failure		404				{object}	Problem	"no such game, or not yours"
 //	@Failure		500				{object}	Problem
@@ -341,12 +344,12 @@ func ifMatch(c *gin.Context) (int, error) {
 //	@Param			move			body		MoveRequest	true	"the move"
 //	@Success		200				{object}	MoveResult
 //	@Header			200				{string}	ETag				"the game's new version in quotes"
-//	@Header			200				{string}	Idempotent-Replayed	"true when this is a replay of an earlier response"
 //	@Failure		400				{object}	Problem				"malformed body or header"
 //	@Failure		401				{object}	Problem				"no or unknown token"
 //	@Failure		404				{object}	Problem				"no such game, or not yours"
 //	@Failure		409				{object}	Problem				"the game has ended, or a concurrent write won"
 //	@Failure		412				{object}	Problem				"If-Match is stale"
+//	@Header			412				{string}	ETag				"the game's current version in quotes"
 //	@Failure		413				{object}	Problem				"body too large"
 //	@Failure		415				{object}	Problem				"body not JSON"
 //	@Failure		422				{object}	Problem				"illegal move, or reused idempotency key"

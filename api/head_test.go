@@ -22,7 +22,9 @@ var volatileHeaders = []string{"Date", "X-Request-Id", "Ratelimit"}
 // TestHeadOnEveryGetRoute (RFC 9110 §9.3.2): every GET operation of
 // openapi.yaml answers HEAD with the status and headers of the GET (the
 // same Content-Length and ETag) and no body, on a game, a duel, a variant,
-// a file of the page, and on a game that is not there.
+// a file of the page, and on a game that is not there; and openapi.yaml
+// describes that HEAD beside each GET, with the GET's status codes and
+// header fields and no bodies.
 func TestHeadOnEveryGetRoute(t *testing.T) {
 	forEachStore(t, func(t *testing.T, e *env) {
 		game := e.createGame(api.CreateGameRequest{Variant: "klondike"})
@@ -41,6 +43,7 @@ func TestHeadOnEveryGetRoute(t *testing.T) {
 			if op == nil {
 				continue
 			}
+			checkHeadOperation(t, path, op, doc.Paths.Value(path).Head)
 			concrete := path
 			for _, p := range op.Parameters {
 				if p.Value == nil || p.Value.In != "path" {
@@ -75,6 +78,38 @@ func TestHeadOnEveryGetRoute(t *testing.T) {
 		compareHead(t, e, "/v1/players")       // 405: POST only
 		compareHead(t, e, "/v1/no-such-route") // 404
 	})
+}
+
+// checkHeadOperation fails t unless head describes HEAD beside the GET
+// operation get of path: the same parameters, status codes and header
+// fields, no bodies.
+func checkHeadOperation(t *testing.T, path string, get, head *openapi3.Operation) {
+	t.Helper()
+	if head == nil {
+		t.Errorf("openapi.yaml: GET %s has no HEAD beside it", path)
+		return
+	}
+	if len(head.Parameters) != len(get.Parameters) || head.OperationID == get.OperationID {
+		t.Errorf("HEAD %s: %d parameters (GET: %d), operationId %s", path, len(head.Parameters), len(get.Parameters), head.OperationID)
+	}
+	for status, r := range get.Responses.Map() {
+		h := head.Responses.Value(status)
+		if h == nil || h.Value == nil {
+			t.Errorf("HEAD %s: no %s", path, status)
+			continue
+		}
+		if len(h.Value.Content) != 0 {
+			t.Errorf("HEAD %s: %s has a body", path, status)
+		}
+		for name := range r.Value.Headers {
+			if h.Value.Headers[name] == nil {
+				t.Errorf("HEAD %s: %s lacks %s", path, status, name)
+			}
+		}
+	}
+	if head.Responses.Len() != get.Responses.Len() {
+		t.Errorf("HEAD %s: %d responses, GET %d", path, head.Responses.Len(), get.Responses.Len())
+	}
 }
 
 // compareHead sends GET and HEAD for path (with the env's token) and fails

@@ -36,8 +36,9 @@ import (
 
 func TestMain(m *testing.M) {
 	gin.SetMode(gin.ReleaseMode)
-	for _, mt := range []string{"text/html", "text/css", "application/javascript", "image/png"} {
-		openapi3filter.RegisterBodyDecoder(mt, openapi3filter.PlainBodyDecoder) // /docs and its files
+	// /docs and its files; /openapi.yaml, YAML text.
+	for _, mt := range []string{"text/html", "text/css", "application/javascript", "image/png", "application/yaml"} {
+		openapi3filter.RegisterBodyDecoder(mt, openapi3filter.PlainBodyDecoder)
 	}
 	os.Exit(m.Run())
 }
@@ -159,7 +160,13 @@ func (v *validating) RoundTrip(req *http.Request) (*http.Response, error) {
 	if resp.StatusCode >= 500 && resp.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("%s: server error: %s", where, body)
 	}
-	if resp.StatusCode >= 400 {
+	switch {
+	case resp.StatusCode >= 400 && req.Method == http.MethodHead:
+		// The problem's fields without its body.
+		if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
+			t.Errorf("%s: Content-Type %q, want application/problem+json", where, ct)
+		}
+	case resp.StatusCode >= 400:
 		checkProblem(t, where, resp, body)
 	}
 	if routeErr != nil {
@@ -169,6 +176,15 @@ func (v *validating) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if req.Method == http.MethodHead {
+		// kin-openapi validates no HEAD answer; shown as a GET's, it checks
+		// the status and header fields against the HEAD operation's
+		// responses, which have no content.
+		asGet := *in
+		asGet.Request = req.Clone(req.Context())
+		asGet.Request.Method = http.MethodGet
+		in = &asGet
+	}
 	out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: resp.StatusCode,
 		Header: resp.Header, Body: io.NopCloser(bytes.NewReader(body)),
 		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true,
@@ -176,10 +192,41 @@ func (v *validating) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err := openapi3filter.ValidateResponse(req.Context(), out); err != nil {
 		t.Errorf("%s: response breaks openapi.yaml: %v\n%s", where, err, truncate(body))
 	}
+	checkDeclaredHeaders(t, where, route, resp.StatusCode, resp.Header)
 	if mt == "application/x-ndjson" {
 		validateNDJSON(t, where, route, resp.StatusCode, body)
 	}
 	return resp, nil
+}
+
+// exposedHeaders are the response fields the API exposes to browser
+// frontends (api's corsExposeHeaders): openapi.yaml declares each on every
+// response that carries it.
+var exposedHeaders = []string{"ETag", "Location", "Retry-After", api.RequestIDHeader, "Idempotent-Replayed",
+	"WWW-Authenticate", "Allow", api.RateLimitPolicyHeader, api.RateLimitHeader}
+
+// checkDeclaredHeaders fails t for each field of exposedHeaders in header
+// that the route's response for status does not declare.
+func checkDeclaredHeaders(t testing.TB, where string, route *routers.Route, status int, header http.Header) {
+	ref := route.Operation.Responses.Status(status)
+	if ref == nil {
+		ref = route.Operation.Responses.Default()
+	}
+	if ref == nil || ref.Value == nil {
+		return // an undeclared status, which response validation reports
+	}
+	for _, h := range exposedHeaders {
+		if header.Get(h) == "" {
+			continue
+		}
+		declared := false
+		for name := range ref.Value.Headers {
+			declared = declared || strings.EqualFold(name, h)
+		}
+		if !declared {
+			t.Errorf("%s: %s sent but not declared in openapi.yaml", where, h)
+		}
+	}
 }
 
 // expand fills a path template with its parameters.
@@ -190,15 +237,19 @@ func expand(tmpl string, params map[string]string) string {
 	return tmpl
 }
 
-// validateNDJSON checks each line of a stream against the schema of the
-// route's application/x-ndjson response.
+// validateNDJSON checks each line of a stream against the item schema of
+// the route's application/x-ndjson response (ndjsonItem).
 func validateNDJSON(t testing.TB, where string, route *routers.Route, status int, body []byte) {
 	r := route.Operation.Responses.Status(status)
 	if r == nil || r.Value.Content["application/x-ndjson"] == nil {
 		t.Errorf("%s: no application/x-ndjson response in openapi.yaml", where)
 		return
 	}
-	schema := r.Value.Content["application/x-ndjson"].Schema.Value
+	schema, err := ndjsonItem(route.Spec, r.Value.Content["application/x-ndjson"])
+	if err != nil {
+		t.Errorf("%s: %v", where, err)
+		return
+	}
 	for i, line := range bytes.Split(bytes.TrimSuffix(body, []byte("\n")), []byte("\n")) {
 		if len(line) == 0 {
 			continue
@@ -212,6 +263,19 @@ func validateNDJSON(t testing.TB, where string, route *routers.Route, status int
 			t.Errorf("%s: line %d breaks openapi.yaml: %v", where, i+1, err)
 		}
 	}
+}
+
+// ndjsonItem is the schema of one line of an application/x-ndjson media
+// type: the component its x-itemSchema refers to (the body itself is a
+// string, text of many lines).
+func ndjsonItem(doc *openapi3.T, mt *openapi3.MediaType) (*openapi3.Schema, error) {
+	ext, _ := mt.Extensions["x-itemSchema"].(map[string]any)
+	ref, _ := ext["$ref"].(string)
+	name, ok := strings.CutPrefix(ref, "#/components/schemas/")
+	if c := doc.Components.Schemas[name]; ok && c != nil && c.Value != nil {
+		return c.Value, nil
+	}
+	return nil, fmt.Errorf("openapi.yaml: the application/x-ndjson item schema %q is not a component", ref)
 }
 
 // checkProblem checks an error response is a problem document (RFC 9457)
@@ -459,6 +523,34 @@ func (e *env) do(q req) resp {
 		e.t.Fatal(err)
 	}
 	return resp{status: res.StatusCode, header: res.Header, body: b}
+}
+
+// newRequest is a request of the tests: body, if not nil, as JSON; token,
+// unless "" or "-", as a bearer token; then the fields of header, where ""
+// removes one.
+func newRequest(ctx context.Context, method, url string, body []byte, token string, header map[string]string) (*http.Request, error) {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	hr, err := http.NewRequestWithContext(ctx, method, url, r)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		hr.Header.Set("Content-Type", "application/json")
+	}
+	if token != "-" && token != "" {
+		hr.Header.Set("Authorization", "Bearer "+token)
+	}
+	for k, v := range header {
+		if v == "" {
+			hr.Header.Del(k)
+			continue
+		}
+		hr.Header.Set(k, v)
+	}
+	return hr, nil
 }
 
 // must does q and fails the test unless the status is want.

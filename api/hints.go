@@ -50,7 +50,8 @@ type HintResult struct {
 //	@Failure		429		{object}	Problem	"rate_limited, or too_many_searches: the caller already has its share of the solver pool (one search running and one waiting by default)"
 //	@Header			429		{integer}	Retry-After	"seconds after which to try again"
 //	@Failure		500		{object}	Problem
-//	@Failure		503		{object}	Problem	"solver_busy: every solver worker is busy and the queue is full; retry after Retry-After seconds"
+//	@Failure		503		{object}	Problem	"solver_busy: every solver worker is busy and the queue is full, or the search was given up; retry after Retry-After seconds. Also database_unavailable: the database is unavailable (nothing was written)"
+//	@Header			503		{integer}	Retry-After	"whole seconds to wait before trying again (RFC 9110 §10.2.3)"
 //	@ID		getHint
 //	@Router			/v1/games/{id}/hints [post]
 func (s *server) postHint(c *gin.Context) reply {

@@ -405,6 +405,7 @@ func (s *server) logTileAt(c *gin.Context, prefix string) reply {
 //	@Failure		400			{object}	Problem	"tree_size not a whole number ≥ 1"
 //	@Failure		401			{object}	Problem	"a token was sent and is not valid"
 //	@Failure		404			{object}	Problem	"no such game, not readable by the caller, no leaf yet (not_logged), or no tree of tree_size leaves holding it"
+//	@Header			404			{integer}	Retry-After	"not_logged of a game that ended moments ago: its leaf is appended within about a second"
 //	@Failure		500			{object}	Problem
 //	@ID				gameProof
 //	@Router			/v1/games/{id}/proof [get]

@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -124,26 +123,9 @@ func (e *env) sendRaw(q rawReq) (resp, error) {
 	if q.invalid {
 		ctx = specInvalid(ctx)
 	}
-	var body io.Reader
-	if q.body != nil {
-		body = bytes.NewReader(q.body)
-	}
-	hr, err := http.NewRequestWithContext(ctx, q.method, e.srv.URL+q.path, body)
+	hr, err := newRequest(ctx, q.method, e.srv.URL+q.path, q.body, q.token, q.header)
 	if err != nil {
 		return resp{}, err
-	}
-	if q.body != nil {
-		hr.Header.Set("Content-Type", "application/json")
-	}
-	if q.token != "-" && q.token != "" {
-		hr.Header.Set("Authorization", "Bearer "+q.token)
-	}
-	for k, v := range q.header {
-		if v == "" {
-			hr.Header.Del(k)
-			continue
-		}
-		hr.Header.Set(k, v)
 	}
 	res, err := e.client.Do(hr)
 	if err != nil {

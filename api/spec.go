@@ -32,7 +32,7 @@ func specToJSON(spec []byte) ([]byte, error) {
 //	@Description	openapi.yaml byte for byte: the contract of this API, generated from the handlers (go generate ./docs). Never rate limited.
 //	@Tags		operations
 //	@Produce	application/yaml
-//	@Success	200	{object}	object	"openapi.yaml"
+//	@Success	200	{string}	string	"openapi.yaml, as YAML text"
 //	@ID		getSpecYAML
 //	@Router		/openapi.yaml [get]
 func (s *server) specYAML(*gin.Context) reply {
@@ -110,6 +110,7 @@ func newDocsUI() (gin.HandlerFunc, []byte, error) {
 //	@Produce		text/html,text/css,application/javascript,image/png
 //	@Param			file	path		string	true	"a file of the page"	Enums(index.html, index.css, swagger-initializer.js, swagger-ui.css, swagger-ui-bundle.js, swagger-ui-standalone-preset.js, favicon-32x32.png, favicon-16x16.png)
 //	@Success		200		{string}	string	"the file (text/html, text/css, application/javascript or image/png)"
+//	@Header			200		{string}	ETag	"the file's entity tag, on the files of Swagger UI that have one"
 //	@Failure		404		{object}	Problem	"not a file of the page"
 //	@ID				getDocsFile
 //	@Router			/docs/{file} [get]

@@ -89,6 +89,8 @@ func TestEveryStringField(t *testing.T) {
 		"createDuel":   {"variant": "klondike", "winnable": false},
 		"playMove":     {"type": "draw"},
 		"getHint":      {},
+		"joinDuel":     {},
+		"playDaily":    {},
 		"solveLayout": {"variant": "relaxed", "budget_ms": 100,
 			"layout": map[string]any{"tableau": []any{map[string]any{"face_down": []string{"AS"}, "face_up": []string{"KD"}}},
 				"stock": []string{"2C"}}},
@@ -185,7 +187,7 @@ func TestEveryStringField(t *testing.T) {
 					if op.RequestBody != nil {
 						var leaves [][]string
 						stringLeaves(op.RequestBody.Value.Content.Get("application/json").Schema.Value, nil, &leaves)
-						if len(leaves) == 0 && op.OperationID != "getHint" { // its body is the empty object
+						if len(leaves) == 0 && len(base) != 0 { // an empty object has no string field
 							t.Errorf("%s: no string field found in the body's schema", op.OperationID)
 						}
 						for _, leaf := range leaves {

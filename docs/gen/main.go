@@ -12,9 +12,11 @@
 //  2. A response whose schema is Problem is served as
 //     application/problem+json (RFC 9457) only, and no other response lists
 //     that media type (Swagger 2.0 has one produces list per operation).
-//  3. An application/x-ndjson response carries one item per line: its
-//     schema becomes the item schema of the page's one array property. A
-//     text/event-stream response is a string.
+//  3. An application/x-ndjson response is text, one item per line: its
+//     schema becomes a string, and the media type's x-itemSchema (after
+//     OpenAPI 3.2's itemSchema) refers to the schema of one line, the
+//     items of the page's one array property. A text/event-stream
+//     response is a string.
 //  4. The responses of middleware, declared once as components and
 //     referenced by each operation they apply to (common.go): 429
 //     RateLimited on every operation not tagged operations, 503
@@ -25,7 +27,14 @@
 //     (security.go).
 //  7. Event is a oneOf of one schema per event type with a discriminator
 //     on type, built from the table api.EventTypes (events.go).
-//  8. A nullable property that only references a schema gets the type
+//  8. A nullable schema with an enum lists null among its values
+//     (nullable.go): OpenAPI 3.0 allows null there only if enum does.
+//  9. The response fields of middleware (headers.go), declared once as
+//     components.headers: X-Request-Id on every response, RateLimit and
+//     RateLimit-Policy on every response of an operation that lists a 429.
+//  10. A HEAD operation beside every GET (head.go): the GET's status codes
+//     and header fields, no bodies.
+//  11. A nullable property that only references a schema gets the type
 //     object beside nullable (nullable.go).
 //
 // The result is validated and written as YAML with sorted keys (the top
@@ -55,6 +64,10 @@ const (
 	mimeProblem = "application/problem+json"
 	mimeNDJSON  = "application/x-ndjson"
 	mimeSSE     = "text/event-stream"
+
+	// itemSchemaExt, on an application/x-ndjson media type, refers to the
+	// schema of one line (fix 3): OpenAPI 3.2's itemSchema, which 3.0 lacks.
+	itemSchemaExt = "x-itemSchema"
 )
 
 func main() {
@@ -113,6 +126,13 @@ func Convert(swagger []byte) ([]byte, error) {
 	commonResponses(doc)
 	seeds(doc)
 	publicSecurity(doc)
+	nullableEnums(doc)
+	if err := responseHeaders(doc); err != nil {
+		return nil, err
+	}
+	if err := headOperations(doc); err != nil {
+		return nil, err
+	}
 	nullableRefs(doc)
 	if err := doc.Validate(context.Background()); err != nil {
 		return nil, fmt.Errorf("the converted spec is invalid: %w", err)
@@ -222,6 +242,15 @@ func ndjson(doc *openapi3.T, r *openapi3.Response) error {
 	if items == nil {
 		return fmt.Errorf("%s response: %s has no array", mimeNDJSON, name)
 	}
-	r.Content[mimeNDJSON] = openapi3.NewMediaType().WithSchemaRef(items)
+	item, ok := strings.CutPrefix(items.Ref, schemaPrefix)
+	if !ok {
+		return fmt.Errorf("%s response: the items of %s are not a component", mimeNDJSON, name)
+	}
+	s := openapi3.NewStringSchema()
+	s.Description = fmt.Sprintf("newline-delimited JSON (NDJSON): each line that is not empty is one %s as JSON, "+
+		"ending in a line feed (%s refers to its schema); an empty line carries nothing", item, itemSchemaExt)
+	lines := openapi3.NewMediaType().WithSchema(s)
+	lines.Extensions = map[string]any{itemSchemaExt: map[string]any{"$ref": items.Ref}}
+	r.Content[mimeNDJSON] = lines
 	return nil
 }

@@ -1,7 +1,7 @@
 // Package npmtest lets Go tests run the project's npm tools (the OpenAPI
-// linter in docs/lint, the TypeScript client in clients/ts): each lives in
-// a directory with a package.json and a package-lock.json that pins every
-// package, installed with `npm ci`.
+// linter in docs/lint, the validating proxy in docs/prism, the TypeScript
+// client in clients/ts): each lives in a directory with a package.json and
+// a package-lock.json that pins every package, installed with `npm ci`.
 package npmtest
 
 import (

@@ -104,9 +104,9 @@ async function main(): Promise<void> {
     throw new Error(`read: ${read.response.status}`);
   }
   const log = await api.GET("/v1/games/{id}/events", { headers, params: { path: { id }, query: { limit: 1 } } });
-  // The route also streams NDJSON (one Event per line); asked for JSON, it
-  // answers a page, which the type tells apart by its events.
-  const first = log.data !== undefined && "events" in log.data ? log.data.events[0] : undefined;
+  // The route also streams NDJSON (text, one Event per line); asked for
+  // JSON, it answers a page, which the type tells apart from that text.
+  const first = typeof log.data === "object" ? log.data.events[0] : undefined;
   if (first === undefined || first.type !== "game_dealt") {
     throw new Error("the log does not start with the deal");
   }
