@@ -40,12 +40,13 @@ type Daily struct {
 //	@Produce		json
 //	@Security		BearerAuth
 //	@Param			variant			path		string			true	"variant id (GET /v1/variants)"
+//	@Param			include			query		string			false	"legal_moves: add the moves the new game accepts (game.legal_moves)"	Enums(legal_moves)
 //	@Param			Idempotency-Key	header		string			false	"retry key, up to 255 characters"	maxlength(255)
 //	@Param			play			body		EmptyRequest	false	"{}, or no body"
 //	@Success		201				{object}	Game
 //	@Header			201				{string}	ETag				"the game's version in quotes"
 //	@Header			201				{string}	Location			"the game's URL"
-//	@Failure		400				{object}	Problem				"a body other than {}"
+//	@Failure		400				{object}	Problem				"a body other than {}, or include other than legal_moves"
 //	@Failure		401				{object}	Problem				"no or unknown token"
 //	@Failure		404				{object}	Problem				"a path that is not valid text"
 //	@Failure		409				{object}	Problem				"daily_already_played: Location names today's game"
@@ -62,11 +63,14 @@ func (s *server) playDaily(c *gin.Context, body []byte) reply {
 	if err := decodeEmpty(body); err != nil {
 		return s.fail(c, err)
 	}
+	if _, err := includeLegal(c); err != nil {
+		return s.fail(c, err)
+	}
 	g, st, err := s.cfg.Competitions.PlayDaily(c.Request.Context(), *playerOf(c), c.Param("variant"))
 	if err != nil {
 		return s.fail(c, err)
 	}
-	return s.newGameReply(g, st)
+	return s.createReply(c, g, st)
 }
 
 // getDaily shows a daily deal and its standings.

@@ -230,12 +230,13 @@ func newDuel(d *domain.Duel, res domain.Results) Duel {
 //	@Produce		json
 //	@Security		BearerAuth
 //	@Param			id				path		string			true	"duel id"
+//	@Param			include			query		string			false	"legal_moves: add the moves the new game accepts (game.legal_moves)"	Enums(legal_moves)
 //	@Param			Idempotency-Key	header		string			false	"retry key, up to 255 characters"	maxlength(255)
 //	@Param			join			body		EmptyRequest	false	"{}, or no body"
 //	@Success		201				{object}	Game
 //	@Header			201				{string}	ETag				"the game's version in quotes"
 //	@Header			201				{string}	Location			"the game's URL"
-//	@Failure		400				{object}	Problem				"a body other than {}"
+//	@Failure		400				{object}	Problem				"a body other than {}, or include other than legal_moves"
 //	@Failure		401				{object}	Problem				"no or unknown token"
 //	@Failure		404				{object}	Problem				"no such duel"
 //	@Failure		409				{object}	Problem				"duel_already_joined (Location names your game), or duel_full (every seat taken), or duel_ended (ended, or past its deadline)"
@@ -250,18 +251,14 @@ func (s *server) joinDuel(c *gin.Context, body []byte) reply {
 	if err := decodeEmpty(body); err != nil {
 		return s.fail(c, err)
 	}
+	if _, err := includeLegal(c); err != nil {
+		return s.fail(c, err)
+	}
 	g, st, err := s.cfg.Competitions.JoinDuel(c.Request.Context(), *playerOf(c), duelIDParam(c))
 	if err != nil {
 		return s.fail(c, err)
 	}
-	return s.newGameReply(g, st)
-}
-
-// newGameReply is the 201 of a game just dealt.
-func (s *server) newGameReply(g *domain.Game, st *domain.State) reply {
-	return s.jsonReply(http.StatusCreated, newGame(g, st, st.LastAt, false)).
-		with("ETag", etag(st.Version)).
-		with("Location", "/v1/games/"+g.ID)
+	return s.createReply(c, g, st)
 }
 
 // joinFromCreate is POST /v1/games with duel_id: the same as
@@ -294,5 +291,5 @@ func (s *server) joinFromCreate(c *gin.Context, req CreateGameRequest) reply {
 	if err != nil {
 		return s.fail(c, err)
 	}
-	return s.newGameReply(g, st)
+	return s.createReply(c, g, st)
 }

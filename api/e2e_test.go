@@ -2,11 +2,13 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"reflect"
 	"strconv"
 	"testing"
 
+	"github.com/openpatience/solitaire/api"
 	"github.com/openpatience/solitaire/api/client"
 	"github.com/openpatience/solitaire/domain"
 )
@@ -53,9 +55,20 @@ func lines() []line {
 }
 
 // clientMove renders a domain move in the client's request type.
-func clientMove(m domain.Move) client.MoveRequest {
-	r := fromDomain(m)
-	return client.MoveRequest{Type: client.MoveRequestType(r.Type), From: r.From, To: r.To, Pile: r.Pile, Count: r.Count}
+func clientMove(m domain.Move) client.MoveRequest { return clientReq(fromDomain(m)) }
+
+// clientReq renders a move request in the client's request type, a oneOf
+// on type (one schema per command): through its JSON, which is the same.
+func clientReq(r api.MoveRequest) client.MoveRequest {
+	b, err := json.Marshal(r)
+	if err != nil {
+		panic(err)
+	}
+	var out client.MoveRequest
+	if err := out.UnmarshalJSON(b); err != nil {
+		panic(err)
+	}
+	return out
 }
 
 // playLine plays l with the generated client against the server at base,
@@ -164,7 +177,7 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("list: %v", err)
 		}
 		// The client sees problems as problems.
-		bad, err := c.PlayMoveWithResponse(ctx, "nope", nil, client.MoveRequest{Type: client.Draw})
+		bad, err := c.PlayMoveWithResponse(ctx, "nope", nil, clientReq(draw()))
 		if err != nil || bad.ApplicationproblemJSON404 == nil || bad.ApplicationproblemJSON404.Code != "not_found" {
 			t.Errorf("move in no game: %v %s", err, bad.Body)
 		}

@@ -42,6 +42,7 @@ func gameID(c *gin.Context) (string, error) {
 //	@Accept			json
 //	@Produce		json
 //	@Security		BearerAuth
+//	@Param			include			query		string				false	"legal_moves: add the moves the new game accepts (game.legal_moves)"	Enums(legal_moves)
 //	@Param			Idempotency-Key	header		string				false	"retry key, up to 255 characters"	maxlength(255)
 //	@Param			game			body		CreateGameRequest	true	"the game to create"
 //	@Success		201				{object}	Game
@@ -62,6 +63,9 @@ func gameID(c *gin.Context) (string, error) {
 func (s *server) createGame(c *gin.Context, body []byte) reply {
 	var req CreateGameRequest
 	if err := decodeStrict(body, &req); err != nil {
+		return s.fail(c, err)
+	}
+	if _, err := includeLegal(c); err != nil {
 		return s.fail(c, err)
 	}
 	if req.Variant == "" {
@@ -111,7 +115,7 @@ func (s *server) createGame(c *gin.Context, body []byte) reply {
 	if err != nil {
 		return s.fail(c, err)
 	}
-	return s.createReply(g, st)
+	return s.createReply(c, g, st)
 }
 
 // listGames lists the caller's games.
@@ -201,6 +205,7 @@ func intQuery(c *gin.Context, name string, def, lo, hi int) (int, error) {
 //	@Header			200				{string}	ETag	"the game's version in quotes"
 //	@Success		304				"not modified"
 //	@Header			304				{string}	ETag	"the game's version in quotes"
+//	@Failure		400				{object}	Problem	"include other than legal_moves"
 //	@Failure		401				{object}	Problem	"no or unknown token"
 //	@Failure		404				{object}	Problem	"no such game, or not yours"
 //	@Failure		500				{object}	Problem
@@ -416,10 +421,16 @@ func (s *server) moveReply(c *gin.Context, g *domain.Game, st *domain.State, rec
 	return s.jsonReply(http.StatusOK, out).with("ETag", etag(st.Version))
 }
 
-// createReply is the answer to the creation of game g, in state st after
-// its deal: the same bytes whether rendered at once or again from the log.
-func (s *server) createReply(g *domain.Game, st *domain.State) reply {
-	return s.jsonReply(http.StatusCreated, newGame(g, st, st.LastAt, false)).
+// createReply is the 201 of game g just dealt (a new game, a duel's, a
+// daily deal's), in state st after its deal: the same bytes whether
+// rendered at once or again from the log, with the legal moves when the
+// request asks (include=legal_moves, checked before the game was dealt).
+func (s *server) createReply(c *gin.Context, g *domain.Game, st *domain.State) reply {
+	out := newGame(g, st, st.LastAt, false)
+	if legal, _ := includeLegal(c); legal {
+		out.LegalMoves = legalOf(st)
+	}
+	return s.jsonReply(http.StatusCreated, out).
 		with("ETag", etag(st.Version)).
 		with("Location", "/v1/games/"+g.ID)
 }

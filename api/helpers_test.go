@@ -134,9 +134,13 @@ func (v *validating) RoundTrip(req *http.Request) (*http.Response, error) {
 		in = &openapi3filter.RequestValidationInput{Request: vr, PathParams: params, Route: route,
 			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
 				IncludeResponseStatus: true, MultiError: true}}
-		err := openapi3filter.ValidateRequest(req.Context(), in)
-		if err != nil && req.Context().Value(keySpecInvalid) == nil {
-			t.Errorf("%s %s: request breaks openapi.yaml: %v", req.Method, req.URL.Path, err)
+		// A request that breaks the spec on purpose is not validated at
+		// all: its result would not be reported, and a body nested
+		// thousands deep takes kin-openapi minutes against a oneOf.
+		if req.Context().Value(keySpecInvalid) == nil {
+			if err := openapi3filter.ValidateRequest(req.Context(), in); err != nil {
+				t.Errorf("%s %s: request breaks openapi.yaml: %v", req.Method, req.URL.Path, err)
+			}
 		}
 	}
 	resp, err := v.base.RoundTrip(req)

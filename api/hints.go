@@ -24,6 +24,7 @@ type HintRequest struct{} // @name HintRequest
 type HintResult struct {
 	Verdict string       `json:"verdict" enums:"winnable,unwinnable,unknown"` // R7.1
 	Move    *MoveRequest `json:"move,omitempty"`                              // only when winnable: a move that keeps the position winnable
+	Version int          `json:"version" minimum:"2"`                         // the game's version after the hint_given event (its ETag, for the next If-Match)
 } // @name HintResult
 
 // postHint gives a hint.
@@ -73,7 +74,7 @@ func (s *server) postHint(c *gin.Context) reply {
 	if err != nil {
 		return s.fail(c, givenUp(c, err))
 	}
-	out := HintResult{Verdict: h.Verdict}
+	out := HintResult{Verdict: h.Verdict, Version: st.Version}
 	if h.Move != nil {
 		m := newMoveRequest(*h.Move)
 		out.Move = &m

@@ -276,7 +276,7 @@ func (s *server) replayFromLog(c *gin.Context, rec *IdempotencyRecord) reply {
 		return s.fail(c, err)
 	}
 	if rec.FirstVersion == 1 {
-		return s.createReply(g, st)
+		return s.createReply(c, g, st)
 	}
 	n := rec.LastVersion - rec.FirstVersion + 1
 	recs, err := s.cfg.Games.Store.Events(ctx, rec.GameID, rec.FirstVersion-1, n)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/openpatience/solitaire/api"
 	"github.com/openpatience/solitaire/api/client"
 	"github.com/openpatience/solitaire/domain/domaintest"
 )
@@ -47,12 +48,12 @@ func solverRequests(t *testing.T, g client.Game, tok string) []client.MoveReques
 	s := func(v string) *string { return &v }
 	switch {
 	case tok == "NEW":
-		return []client.MoveRequest{{Type: client.Draw}}
+		return []client.MoveRequest{clientReq(draw())}
 	case strings.HasPrefix(tok, "DR"):
 		n, _ := strconv.Atoi(tok[2:])
 		out := make([]client.MoveRequest, n)
 		for i := range out {
-			out[i] = client.MoveRequest{Type: client.Draw}
+			out[i] = clientReq(draw())
 		}
 		return out
 	case tok[0] == 'F':
@@ -60,7 +61,7 @@ func solverRequests(t *testing.T, g client.Game, tok string) []client.MoveReques
 			return nil
 		}
 		i, _ := strconv.Atoi(tok[1:])
-		return []client.MoveRequest{{Type: client.Flip, Pile: s("tableau/" + strconv.Itoa(i-1))}}
+		return []client.MoveRequest{clientReq(flip("tableau/" + strconv.Itoa(i-1)))}
 	}
 	count := 1
 	body := tok
@@ -84,11 +85,11 @@ func solverRequests(t *testing.T, g client.Game, tok string) []client.MoveReques
 		return "foundation" // the ace starts whichever foundation takes it
 	}
 	from, to := pile(body[0]), pile(body[1])
-	typ := client.Move
+	typ := "move"
 	if strings.HasPrefix(from, "foundation") {
-		typ = client.TakeBack
+		typ = "take-back"
 	}
-	return []client.MoveRequest{{Type: typ, From: s(from), To: s(to), Count: &count}}
+	return []client.MoveRequest{clientReq(api.MoveRequest{Type: typ, From: s(from), To: s(to), Count: &count})}
 }
 
 // playSolvedOverHTTP creates the line's deal as a layout game and plays the

@@ -28,6 +28,20 @@ func stringLeaves(s *openapi3.Schema, path []string, out *[][]string) {
 	for _, sub := range s.AllOf {
 		stringLeaves(sub.Value, path, out)
 	}
+	if len(s.OneOf) > 0 { // each alternative's fields, each path once
+		var all [][]string
+		for _, sub := range s.OneOf {
+			stringLeaves(sub.Value, path, &all)
+		}
+		seen := map[string]bool{}
+		for _, l := range all {
+			if k := strings.Join(l, "."); !seen[k] {
+				seen[k] = true
+				*out = append(*out, l)
+			}
+		}
+		return
+	}
 	switch {
 	case s.Type.Is("string"):
 		*out = append(*out, path)

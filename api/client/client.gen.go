@@ -42,6 +42,21 @@ func (e AnalysisWinnable) Valid() bool {
 	}
 }
 
+// Defines values for AutocompleteRequestType.
+const (
+	Autocomplete AutocompleteRequestType = "autocomplete"
+)
+
+// Valid indicates whether the value is a known member of the AutocompleteRequestType enum.
+func (e AutocompleteRequestType) Valid() bool {
+	switch e {
+	case Autocomplete:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CardSuit.
 const (
 	Clubs    CardSuit = "clubs"
@@ -234,6 +249,21 @@ func (e DailyStatus) Valid() bool {
 	}
 }
 
+// Defines values for DrawRequestType.
+const (
+	Draw DrawRequestType = "draw"
+)
+
+// Valid indicates whether the value is a known member of the DrawRequestType enum.
+func (e DrawRequestType) Valid() bool {
+	switch e {
+	case Draw:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DuelDifficulty.
 const (
 	DuelDifficultyEasy   DuelDifficulty = "easy"
@@ -291,6 +321,21 @@ func (e EventChangeTurn) Valid() bool {
 	case Down:
 		return true
 	case Up:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FlipRequestType.
+const (
+	Flip FlipRequestType = "flip"
+)
+
+// Valid indicates whether the value is a known member of the FlipRequestType enum.
+func (e FlipRequestType) Valid() bool {
+	switch e {
+	case Flip:
 		return true
 	default:
 		return false
@@ -666,6 +711,21 @@ func (e LeaderboardPeriod) Valid() bool {
 	}
 }
 
+// Defines values for MoveCardsRequestType.
+const (
+	Move MoveCardsRequestType = "move"
+)
+
+// Valid indicates whether the value is a known member of the MoveCardsRequestType enum.
+func (e MoveCardsRequestType) Valid() bool {
+	switch e {
+	case Move:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MoveRedoneEventType.
 const (
 	MoveRedone MoveRedoneEventType = "move_redone"
@@ -681,42 +741,6 @@ func (e MoveRedoneEventType) Valid() bool {
 	}
 }
 
-// Defines values for MoveRequestType.
-const (
-	Autocomplete MoveRequestType = "autocomplete"
-	Draw         MoveRequestType = "draw"
-	Flip         MoveRequestType = "flip"
-	Move         MoveRequestType = "move"
-	Redo         MoveRequestType = "redo"
-	Resign       MoveRequestType = "resign"
-	TakeBack     MoveRequestType = "take-back"
-	Undo         MoveRequestType = "undo"
-)
-
-// Valid indicates whether the value is a known member of the MoveRequestType enum.
-func (e MoveRequestType) Valid() bool {
-	switch e {
-	case Autocomplete:
-		return true
-	case Draw:
-		return true
-	case Flip:
-		return true
-	case Move:
-		return true
-	case Redo:
-		return true
-	case Resign:
-		return true
-	case TakeBack:
-		return true
-	case Undo:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for MoveUndoneEventType.
 const (
 	MoveUndone MoveUndoneEventType = "move_undone"
@@ -726,6 +750,36 @@ const (
 func (e MoveUndoneEventType) Valid() bool {
 	switch e {
 	case MoveUndone:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RedoRequestType.
+const (
+	Redo RedoRequestType = "redo"
+)
+
+// Valid indicates whether the value is a known member of the RedoRequestType enum.
+func (e RedoRequestType) Valid() bool {
+	switch e {
+	case Redo:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ResignRequestType.
+const (
+	Resign ResignRequestType = "resign"
+)
+
+// Valid indicates whether the value is a known member of the ResignRequestType enum.
+func (e ResignRequestType) Valid() bool {
+	switch e {
+	case Resign:
 		return true
 	default:
 		return false
@@ -801,6 +855,36 @@ const (
 func (e StockRecycledEventType) Valid() bool {
 	switch e {
 	case StockRecycled:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TakeBackRequestType.
+const (
+	TakeBack TakeBackRequestType = "take-back"
+)
+
+// Valid indicates whether the value is a known member of the TakeBackRequestType enum.
+func (e TakeBackRequestType) Valid() bool {
+	switch e {
+	case TakeBack:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UndoRequestType.
+const (
+	Undo UndoRequestType = "undo"
+)
+
+// Valid indicates whether the value is a known member of the UndoRequestType enum.
+func (e UndoRequestType) Valid() bool {
+	switch e {
+	case Undo:
 		return true
 	default:
 		return false
@@ -912,6 +996,36 @@ func (e GetDocsFileHeadParamsFile) Valid() bool {
 	}
 }
 
+// Defines values for PlayDailyParamsInclude.
+const (
+	PlayDailyParamsIncludeLegalMoves PlayDailyParamsInclude = "legal_moves"
+)
+
+// Valid indicates whether the value is a known member of the PlayDailyParamsInclude enum.
+func (e PlayDailyParamsInclude) Valid() bool {
+	switch e {
+	case PlayDailyParamsIncludeLegalMoves:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JoinDuelParamsInclude.
+const (
+	JoinDuelParamsIncludeLegalMoves JoinDuelParamsInclude = "legal_moves"
+)
+
+// Valid indicates whether the value is a known member of the JoinDuelParamsInclude enum.
+func (e JoinDuelParamsInclude) Valid() bool {
+	switch e {
+	case JoinDuelParamsIncludeLegalMoves:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListGamesParamsStatus.
 const (
 	ListGamesParamsStatusExpired    ListGamesParamsStatus = "expired"
@@ -954,6 +1068,21 @@ func (e ListGamesHeadParamsStatus) Valid() bool {
 	case ListGamesHeadParamsStatusLost:
 		return true
 	case ListGamesHeadParamsStatusWon:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateGameParamsInclude.
+const (
+	CreateGameParamsIncludeLegalMoves CreateGameParamsInclude = "legal_moves"
+)
+
+// Valid indicates whether the value is a known member of the CreateGameParamsInclude enum.
+func (e CreateGameParamsInclude) Valid() bool {
+	switch e {
+	case CreateGameParamsIncludeLegalMoves:
 		return true
 	default:
 		return false
@@ -1195,6 +1324,15 @@ type Audit struct {
 	// Winnable dealt from a proven winnable deal (R7.2)
 	Winnable bool `json:"winnable"`
 }
+
+// AutocompleteRequest The command autocomplete (RULES R2).
+type AutocompleteRequest struct {
+	// Type the command (R2)
+	Type AutocompleteRequestType `json:"type"`
+}
+
+// AutocompleteRequestType the command (R2)
+type AutocompleteRequestType string
 
 // Card defines model for Card.
 type Card struct {
@@ -1485,6 +1623,15 @@ type Deal struct {
 	Waste       *[]string    `json:"waste,omitempty"`
 }
 
+// DrawRequest The command draw (RULES R2).
+type DrawRequest struct {
+	// Type the command (R2)
+	Type DrawRequestType `json:"type"`
+}
+
+// DrawRequestType the command (R2)
+type DrawRequestType string
+
 // Duel defines model for Duel.
 type Duel struct {
 	// Commitment every game of the duel shows this commitment (R6.4)
@@ -1620,6 +1767,20 @@ type EventRules struct {
 	Undo         bool   `json:"undo"`
 	Variant      string `json:"variant"`
 }
+
+// FlipRequest The command flip (RULES R2).
+type FlipRequest struct {
+	// Pile flip: the tableau pile whose top card to turn up
+	//
+	// Example: tableau/2
+	Pile string `json:"pile"`
+
+	// Type the command (R2)
+	Type FlipRequestType `json:"type"`
+}
+
+// FlipRequestType the command (R2)
+type FlipRequestType string
 
 // Game defines model for Game.
 type Game struct {
@@ -2017,7 +2178,7 @@ type HintGivenData struct {
 	// Auto done by the server (auto flip, autocomplete, win)
 	Auto *bool `json:"auto,omitempty"`
 
-	// Hint the move answered; only when winnable
+	// Hint One command (RULES R2): type says which, and each type takes only its own fields.
 	Hint *MoveRequest `json:"hint,omitempty"`
 
 	// Move number of the command that caused it; 0 for the deal
@@ -2064,11 +2225,14 @@ type HintRequest = map[string]interface{}
 
 // HintResult defines model for HintResult.
 type HintResult struct {
-	// Move only when winnable: a move that keeps the position winnable
+	// Move One command (RULES R2): type says which, and each type takes only its own fields.
 	Move *MoveRequest `json:"move,omitempty"`
 
 	// Verdict R7.1
 	Verdict HintResultVerdict `json:"verdict"`
+
+	// Version the game's version after the hint_given event (its ETag, for the next If-Match)
+	Version int `json:"version"`
 }
 
 // HintResultVerdict R7.1
@@ -2205,6 +2369,28 @@ type LogProof struct {
 	TreeSize int `json:"tree_size"`
 }
 
+// MoveCardsRequest The command move (RULES R2).
+type MoveCardsRequest struct {
+	// Count move: cards to move as a run (R1.6); default 1
+	Count *int `json:"count,omitempty"`
+
+	// From move, take-back: the source pile
+	//
+	// Example: tableau/3
+	From string `json:"from"`
+
+	// To move, take-back: the destination; "foundation" for whichever takes the card
+	//
+	// Example: foundation
+	To string `json:"to"`
+
+	// Type the command (R2)
+	Type MoveCardsRequestType `json:"type"`
+}
+
+// MoveCardsRequestType the command (R2)
+type MoveCardsRequestType string
+
 // MoveRedoneData defines model for MoveRedoneData.
 type MoveRedoneData struct {
 	// Auto done by the server (auto flip, autocomplete, win)
@@ -2249,32 +2435,10 @@ type MoveRedoneEvent struct {
 // MoveRedoneEventType the event type, which says what data holds
 type MoveRedoneEventType string
 
-// MoveRequest defines model for MoveRequest.
+// MoveRequest One command (RULES R2): type says which, and each type takes only its own fields.
 type MoveRequest struct {
-	// Count move: cards to move as a run (R1.6); default 1
-	Count *int `json:"count,omitempty"`
-
-	// From move, take-back: the source pile
-	//
-	// Example: tableau/3
-	From *string `json:"from,omitempty"`
-
-	// Pile flip: the tableau pile whose top card to turn up
-	//
-	// Example: tableau/2
-	Pile *string `json:"pile,omitempty"`
-
-	// To move, take-back: the destination; "foundation" for whichever takes the card
-	//
-	// Example: foundation
-	To *string `json:"to,omitempty"`
-
-	// Type the command (R2)
-	Type MoveRequestType `json:"type"`
+	union json.RawMessage
 }
-
-// MoveRequestType the command (R2)
-type MoveRequestType string
 
 // MoveResult defines model for MoveResult.
 type MoveResult struct {
@@ -2412,6 +2576,24 @@ type Problem struct {
 	// Example: tag:openpatience.github.io,2026:problem/illegal_move
 	Type string `json:"type"`
 }
+
+// RedoRequest The command redo (RULES R2).
+type RedoRequest struct {
+	// Type the command (R2)
+	Type RedoRequestType `json:"type"`
+}
+
+// RedoRequestType the command (R2)
+type RedoRequestType string
+
+// ResignRequest The command resign (RULES R2).
+type ResignRequest struct {
+	// Type the command (R2)
+	Type ResignRequestType `json:"type"`
+}
+
+// ResignRequestType the command (R2)
+type ResignRequestType string
 
 // Seed a deal seed (R6.1), 0 to 2^64-1, as a decimal string: what every response sends, and what a request may send for any seed
 //
@@ -2596,11 +2778,42 @@ type TableauPile struct {
 	FaceDownCards *[]Card `json:"face_down_cards,omitempty"`
 }
 
+// TakeBackRequest The command take-back (RULES R2).
+type TakeBackRequest struct {
+	// Count move: cards to move as a run (R1.6); default 1
+	Count *int `json:"count,omitempty"`
+
+	// From move, take-back: the source pile
+	//
+	// Example: tableau/3
+	From string `json:"from"`
+
+	// To move, take-back: the destination; "foundation" for whichever takes the card
+	//
+	// Example: foundation
+	To string `json:"to"`
+
+	// Type the command (R2)
+	Type TakeBackRequestType `json:"type"`
+}
+
+// TakeBackRequestType the command (R2)
+type TakeBackRequestType string
+
 // TimeRange defines model for TimeRange.
 type TimeRange struct {
 	Max int `json:"max"`
 	Min int `json:"min"`
 }
+
+// UndoRequest The command undo (RULES R2).
+type UndoRequest struct {
+	// Type the command (R2)
+	Type UndoRequestType `json:"type"`
+}
+
+// UndoRequestType the command (R2)
+type UndoRequestType string
 
 // Variant defines model for Variant.
 type Variant struct {
@@ -2704,9 +2917,15 @@ type GetDailyHeadParams struct {
 
 // PlayDailyParams defines parameters for PlayDaily.
 type PlayDailyParams struct {
+	// Include legal_moves: add the moves the new game accepts (game.legal_moves)
+	Include *PlayDailyParamsInclude `form:"include,omitempty" json:"include,omitempty"`
+
 	// IdempotencyKey retry key, up to 255 characters
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
+
+// PlayDailyParamsInclude defines parameters for PlayDaily.
+type PlayDailyParamsInclude string
 
 // CreateDuelParams defines parameters for CreateDuel.
 type CreateDuelParams struct {
@@ -2716,9 +2935,15 @@ type CreateDuelParams struct {
 
 // JoinDuelParams defines parameters for JoinDuel.
 type JoinDuelParams struct {
+	// Include legal_moves: add the moves the new game accepts (game.legal_moves)
+	Include *JoinDuelParamsInclude `form:"include,omitempty" json:"include,omitempty"`
+
 	// IdempotencyKey retry key, up to 255 characters
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
+
+// JoinDuelParamsInclude defines parameters for JoinDuel.
+type JoinDuelParamsInclude string
 
 // ListGamesParams defines parameters for ListGames.
 type ListGamesParams struct {
@@ -2758,9 +2983,15 @@ type ListGamesHeadParamsStatus string
 
 // CreateGameParams defines parameters for CreateGame.
 type CreateGameParams struct {
+	// Include legal_moves: add the moves the new game accepts (game.legal_moves)
+	Include *CreateGameParamsInclude `form:"include,omitempty" json:"include,omitempty"`
+
 	// IdempotencyKey retry key, up to 255 characters
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
+
+// CreateGameParamsInclude defines parameters for CreateGame.
+type CreateGameParamsInclude string
 
 // GetGameParams defines parameters for GetGame.
 type GetGameParams struct {
@@ -3440,6 +3671,323 @@ func (t Event) MarshalJSON() ([]byte, error) {
 }
 
 func (t *Event) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsDrawRequest returns the union data inside the MoveRequest as a DrawRequest
+func (t MoveRequest) AsDrawRequest() (DrawRequest, error) {
+	var body DrawRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDrawRequest overwrites any union data inside the MoveRequest as the provided DrawRequest
+func (t *MoveRequest) FromDrawRequest(v DrawRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"draw"}`))
+	t.union = b
+	return err
+}
+
+// MergeDrawRequest performs a merge with any union data inside the MoveRequest, using the provided DrawRequest
+func (t *MoveRequest) MergeDrawRequest(v DrawRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"draw"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsMoveCardsRequest returns the union data inside the MoveRequest as a MoveCardsRequest
+func (t MoveRequest) AsMoveCardsRequest() (MoveCardsRequest, error) {
+	var body MoveCardsRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMoveCardsRequest overwrites any union data inside the MoveRequest as the provided MoveCardsRequest
+func (t *MoveRequest) FromMoveCardsRequest(v MoveCardsRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"move"}`))
+	t.union = b
+	return err
+}
+
+// MergeMoveCardsRequest performs a merge with any union data inside the MoveRequest, using the provided MoveCardsRequest
+func (t *MoveRequest) MergeMoveCardsRequest(v MoveCardsRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"move"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTakeBackRequest returns the union data inside the MoveRequest as a TakeBackRequest
+func (t MoveRequest) AsTakeBackRequest() (TakeBackRequest, error) {
+	var body TakeBackRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTakeBackRequest overwrites any union data inside the MoveRequest as the provided TakeBackRequest
+func (t *MoveRequest) FromTakeBackRequest(v TakeBackRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"take-back"}`))
+	t.union = b
+	return err
+}
+
+// MergeTakeBackRequest performs a merge with any union data inside the MoveRequest, using the provided TakeBackRequest
+func (t *MoveRequest) MergeTakeBackRequest(v TakeBackRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"take-back"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsFlipRequest returns the union data inside the MoveRequest as a FlipRequest
+func (t MoveRequest) AsFlipRequest() (FlipRequest, error) {
+	var body FlipRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromFlipRequest overwrites any union data inside the MoveRequest as the provided FlipRequest
+func (t *MoveRequest) FromFlipRequest(v FlipRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"flip"}`))
+	t.union = b
+	return err
+}
+
+// MergeFlipRequest performs a merge with any union data inside the MoveRequest, using the provided FlipRequest
+func (t *MoveRequest) MergeFlipRequest(v FlipRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"flip"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsUndoRequest returns the union data inside the MoveRequest as a UndoRequest
+func (t MoveRequest) AsUndoRequest() (UndoRequest, error) {
+	var body UndoRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromUndoRequest overwrites any union data inside the MoveRequest as the provided UndoRequest
+func (t *MoveRequest) FromUndoRequest(v UndoRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"undo"}`))
+	t.union = b
+	return err
+}
+
+// MergeUndoRequest performs a merge with any union data inside the MoveRequest, using the provided UndoRequest
+func (t *MoveRequest) MergeUndoRequest(v UndoRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"undo"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsRedoRequest returns the union data inside the MoveRequest as a RedoRequest
+func (t MoveRequest) AsRedoRequest() (RedoRequest, error) {
+	var body RedoRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromRedoRequest overwrites any union data inside the MoveRequest as the provided RedoRequest
+func (t *MoveRequest) FromRedoRequest(v RedoRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"redo"}`))
+	t.union = b
+	return err
+}
+
+// MergeRedoRequest performs a merge with any union data inside the MoveRequest, using the provided RedoRequest
+func (t *MoveRequest) MergeRedoRequest(v RedoRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"redo"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAutocompleteRequest returns the union data inside the MoveRequest as a AutocompleteRequest
+func (t MoveRequest) AsAutocompleteRequest() (AutocompleteRequest, error) {
+	var body AutocompleteRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAutocompleteRequest overwrites any union data inside the MoveRequest as the provided AutocompleteRequest
+func (t *MoveRequest) FromAutocompleteRequest(v AutocompleteRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"autocomplete"}`))
+	t.union = b
+	return err
+}
+
+// MergeAutocompleteRequest performs a merge with any union data inside the MoveRequest, using the provided AutocompleteRequest
+func (t *MoveRequest) MergeAutocompleteRequest(v AutocompleteRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"autocomplete"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsResignRequest returns the union data inside the MoveRequest as a ResignRequest
+func (t MoveRequest) AsResignRequest() (ResignRequest, error) {
+	var body ResignRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromResignRequest overwrites any union data inside the MoveRequest as the provided ResignRequest
+func (t *MoveRequest) FromResignRequest(v ResignRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"resign"}`))
+	t.union = b
+	return err
+}
+
+// MergeResignRequest performs a merge with any union data inside the MoveRequest, using the provided ResignRequest
+func (t *MoveRequest) MergeResignRequest(v ResignRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"resign"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t MoveRequest) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"type"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t MoveRequest) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "autocomplete":
+		return t.AsAutocompleteRequest()
+	case "draw":
+		return t.AsDrawRequest()
+	case "flip":
+		return t.AsFlipRequest()
+	case "move":
+		return t.AsMoveCardsRequest()
+	case "redo":
+		return t.AsRedoRequest()
+	case "resign":
+		return t.AsResignRequest()
+	case "take-back":
+		return t.AsTakeBackRequest()
+	case "undo":
+		return t.AsUndoRequest()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t MoveRequest) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *MoveRequest) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -6322,6 +6870,33 @@ func NewPlayDailyRequestWithBody(server string, variant string, params *PlayDail
 		return nil, err
 	}
 
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Include != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "include", *params.Include, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
@@ -6505,6 +7080,33 @@ func NewJoinDuelRequestWithBody(server string, id string, params *JoinDuelParams
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Include != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "include", *params.Include, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
@@ -6740,6 +7342,33 @@ func NewCreateGameRequestWithBody(server string, params *CreateGameParams, conte
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Include != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "include", *params.Include, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
@@ -12766,6 +13395,13 @@ type GetGameResponse304Headers struct {
 	XRequestId      string
 }
 
+// GetGameResponse400Headers the declared response headers of an HTTP 400 response for GetGame
+type GetGameResponse400Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
 // GetGameResponse401Headers the declared response headers of an HTTP 401 response for GetGame
 type GetGameResponse401Headers struct {
 	RateLimit       *string
@@ -12809,6 +13445,8 @@ type GetGameResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *Game
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
@@ -12823,6 +13461,8 @@ type GetGameResponse struct {
 	Headers200 *GetGameResponse200Headers
 	// Headers304 the parsed response headers for an HTTP 304 response
 	Headers304 *GetGameResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetGameResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetGameResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
@@ -12838,6 +13478,11 @@ type GetGameResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetGameResponse) GetJSON200() *Game {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetGameResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -12910,6 +13555,13 @@ type GetGameHeadResponse304Headers struct {
 	XRequestId      string
 }
 
+// GetGameHeadResponse400Headers the declared response headers of an HTTP 400 response for GetGameHead
+type GetGameHeadResponse400Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
 // GetGameHeadResponse401Headers the declared response headers of an HTTP 401 response for GetGameHead
 type GetGameHeadResponse401Headers struct {
 	RateLimit       *string
@@ -12955,6 +13607,8 @@ type GetGameHeadResponse struct {
 	Headers200 *GetGameHeadResponse200Headers
 	// Headers304 the parsed response headers for an HTTP 304 response
 	Headers304 *GetGameHeadResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetGameHeadResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetGameHeadResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
@@ -24107,6 +24761,13 @@ func ParseGetGameResponse(rsp *http.Response) (*GetGameResponse, error) {
 	case rsp.StatusCode == 304:
 		break // No content-type
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -24207,6 +24868,30 @@ func ParseGetGameResponse(rsp *http.Response) (*GetGameResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetGameResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetGameResponse401Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -24429,6 +25114,30 @@ func ParseGetGameHeadResponse(rsp *http.Response) (*GetGameHeadResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetGameHeadResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetGameHeadResponse401Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {

@@ -36,6 +36,8 @@
 //     and header fields, no bodies.
 //  11. A nullable property that only references a schema gets the type
 //     object beside nullable (nullable.go).
+//  12. MoveRequest is a oneOf of one schema per command with a
+//     discriminator on type, pile names with their pattern (moves.go).
 //
 // The result is validated and written as YAML with sorted keys (the top
 // level in the usual order), so the same input always gives the same
@@ -107,6 +109,9 @@ func Convert(swagger []byte) ([]byte, error) {
 		return nil, err
 	}
 	if err := typedEvents(doc); err != nil {
+		return nil, err
+	}
+	if err := typedMoves(doc); err != nil {
 		return nil, err
 	}
 	for _, path := range doc.Paths.InMatchingOrder() {
