@@ -683,15 +683,22 @@ async function start(): Promise<void> {
   }
   setBusy(false);
   setInterval(tick, 250);
+  await follow();
+  addEventListener("hashchange", () => void follow());
+  document.body.dataset.ready = "1";
+}
+
+// follow opens what the fragment names: a game (#game=ID) or a duel to
+// join (#duel=ID).
+async function follow(): Promise<void> {
   const hash = new URLSearchParams(location.hash.slice(1));
   const gameId = hash.get("game");
   const duelId = hash.get("duel");
-  if (gameId !== null) {
+  if (gameId !== null && gameId !== game?.id) {
     await loadGame(gameId);
   } else if (duelId !== null) {
     await loadCompetition("duel", duelId, null, true);
   }
-  document.body.dataset.ready = "1";
 }
 
 // An unknown token (a server whose database was reset) asks for a name again.
