@@ -52,7 +52,7 @@ const ui = {
 const params = new URLSearchParams(location.search);
 const meta = document.querySelector<HTMLMetaElement>('meta[name="solitaire-api"]')?.content ?? "";
 const api = new Api((params.get("api") ?? (meta !== "" ? meta : location.origin)).replace(/\/$/, ""));
-const animMs = Number(params.get("anim") ?? "160");
+const animMs = Math.max(0, Number(params.get("anim") ?? "160") || 0);
 const tokenKey = `solitaire:${api.base}:player`;
 
 let variants: Variant[] = [];
@@ -255,6 +255,7 @@ function show(g: Game, afterEvents: boolean): void {
   receivedAt = Date.now();
   expiring = false;
   selected = null;
+  hint = null;
   ui.board.dataset.game = g.id;
   ui.board.dataset.version = String(g.version);
   ui.board.dataset.status = g.status;
@@ -378,7 +379,11 @@ function play(move: MoveRequest): Promise<void> {
       }
       return;
     }
-    await animate(r.data.events);
+    try {
+      await animate(r.data.events);
+    } catch (err) {
+      console.error("the move's events do not fit the board", err);
+    }
     show(r.data.game, true);
   });
 }
