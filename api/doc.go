@@ -10,7 +10,7 @@
 // The swag annotations on the handlers are the source of the OpenAPI
 // description: `go generate ./docs` turns them into docs/swagger.json
 // (Swagger 2.0), converts that to openapi.yaml (OpenAPI 3.0) and
-// regenerates the Go client in api/client.
+// regenerates the Go client in clients/go.
 //
 // Status codes (the one mapping is problemFor in problem.go):
 //

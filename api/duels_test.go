@@ -17,7 +17,6 @@ import (
 
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
-	"github.com/openpatience/solitaire/api/apistore"
 	"github.com/openpatience/solitaire/domain"
 )
 
@@ -67,7 +66,7 @@ func newCompEnv(t *testing.T, backend string, opts ...func(*domain.Competitions)
 	for _, o := range opts {
 		o(comps)
 	}
-	h, err := api.New(api.Config{Games: games, Players: store, Idempotency: apistore.Idempotency(store),
+	h, err := api.New(api.Config{Games: games, Players: store, Idempotency: store,
 		Ready: store.Ping, Spec: solitaire.OpenAPIYAML,
 		Competitions: comps, Stats: store, SolverMaxBudget: testSolverBudget,
 		Logger: slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn})), Log: tlog})

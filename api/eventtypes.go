@@ -1,5 +1,281 @@
 package api
 
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+
+	"github.com/openpatience/solitaire/domain"
+)
+
+// Event is one entry of a game's log, in the wire form of
+// domain.ExportedEvent (the same fields in the same order): the game, the
+// 1-based version, the type, the server's time, the payload
+// (domain.EventData) and the hash chain links (domain.EventHash, lower-case
+// hex). data is the stored payload byte for byte, so anyone can recompute
+// hash from prev_hash, game_id, version, type, occurred_at and data, and an
+// NDJSON export of a game that has ended is exactly what `solitaire audit`
+// verifies offline.
+//
+// The spec describes Event as a oneOf of one schema per type with a
+// discriminator on type, each with its own payload (eventtypes.go); the
+// JSON is the same either way. Go code reads any payload into EventData.
+//
+// While the game is in progress a game_dealt event is redacted (RULES
+// R6.4): its deal lists no face-down or stock card and no salt, and
+// data.hidden gives their counts. Its hash is still that of the stored
+// payload, which holds the game's secret salt (R6.8): every later link can
+// be checked at once, the deal's own hash once the deal is shown whole.
+// On a log whose deal carries no salt (deal payload version 1) hash and
+// prev_hash are empty strings until then (domain.ChainShown).
+type Event struct {
+	GameID     string    `json:"game_id"` // the game, bound into every hash
+	Version    int       `json:"version" minimum:"1"`
+	Type       string    `json:"type"` // the event type, which says what data holds
+	OccurredAt string    `json:"occurred_at" format:"date-time"`
+	Data       EventData `json:"data"`
+	PrevHash   string    `json:"prev_hash" example:"0000000000000000000000000000000000000000000000000000000000000000"` // hash of the previous event, 64 hex digits; all zeros for version 1; "" while a deal without salt is hidden (R6.8)
+	Hash       string    `json:"hash" example:"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"`      // this event's chain link, 64 hex digits; "" while a deal without salt is hidden (R6.8)
+
+	// raw is the data as sent: the stored payload (or, for a redacted
+	// deal, its redacted encoding). MarshalJSON writes it in place of
+	// Data; an Event decoded from JSON has none and writes Data.
+	raw json.RawMessage
+} // @name Event
+
+// MarshalJSON writes the event as json.Marshal writes the
+// domain.ExportedEvent of the same fields, with data the raw payload the
+// event was made from (see Event), else Data.
+func (e Event) MarshalJSON() ([]byte, error) {
+	data := e.raw
+	if data == nil {
+		b, err := json.Marshal(e.Data)
+		if err != nil {
+			return nil, err
+		}
+		data = b
+	}
+	return json.Marshal(domain.ExportedEvent{GameID: e.GameID, Version: e.Version, Type: domain.EventType(e.Type),
+		OccurredAt: e.OccurredAt, Data: data, PrevHash: e.PrevHash, Hash: e.Hash})
+}
+
+// line is the event's JSON on one line, as MarshalJSON writes it but with
+// data exactly the stored bytes: json.Marshal compacts a RawMessage, which
+// would hide a whitespace-only change to a stored event from the offline
+// audit of an export while the online audit reports it. A payload holding
+// a line break (the server writes none) is sent as null so that the line
+// stays one line; its hash shows the chain broken there, as online.
+func (e Event) line() ([]byte, error) {
+	if e.raw == nil {
+		return json.Marshal(e)
+	}
+	data := e.raw
+	if bytes.ContainsAny(data, "\r\n") {
+		data = nullData
+	}
+	head, err := json.Marshal(domain.ExportedEvent{GameID: e.GameID, Version: e.Version, Type: domain.EventType(e.Type),
+		OccurredAt: e.OccurredAt, Data: nullData, PrevHash: e.PrevHash, Hash: e.Hash})
+	if err != nil {
+		return nil, err
+	}
+	// Quotes inside string values are escaped, so the key's one
+	// occurrence is the field itself.
+	const key = `,"data":null,"prev_hash":`
+	i := bytes.Index(head, []byte(key))
+	if i < 0 {
+		return nil, errors.New("api: event line without its data field")
+	}
+	out := make([]byte, 0, len(head)+len(data))
+	out = append(append(append(out, head[:i+len(`,"data":`)]...), data...), head[i+len(`,"data":null`):]...)
+	return out, nil
+}
+
+// EventData is an event's payload, the JSON of domain.EventData: each event
+// type uses the fields named in its description and omits the rest (the
+// payload of each type alone is in eventtypes.go, which the spec
+// describes). Cards are R1.1 codes, piles are API pile names.
+type EventData struct {
+	V                  int           `json:"v" minimum:"1"`                                                            // payload version
+	Move               int           `json:"move" minimum:"0"`                                                         // number of the command that caused it; 0 for the deal
+	Auto               bool          `json:"auto,omitempty"`                                                           // done by the server (auto flip, autocomplete, win)
+	Rules              *EventRules   `json:"rules,omitempty"`                                                          // game_dealt
+	Deal               *Deal         `json:"deal,omitempty"`                                                           // game_dealt
+	Commitment         string        `json:"commitment,omitempty"`                                                     // game_dealt
+	Salt               string        `json:"salt,omitempty" example:"5e2b…"`                                           // game_dealt of deal payload version 2 once the deal is revealed: hex of the commitment's salt (R6.8)
+	Hidden             *Hidden       `json:"hidden,omitempty"`                                                         // game_dealt while redacted
+	Winnable           bool          `json:"winnable,omitempty"`                                                       // game_dealt of a proven winnable deal (R7.2)
+	SolutionCommitment string        `json:"solution_commitment,omitempty"`                                            // game_dealt of a winnable deal: the commitment to its winning line (R7.2)
+	Difficulty         string        `json:"difficulty,omitempty" enums:"easy,medium,hard,expert"`                     // game_dealt of a winnable deal: its band (R7.5)
+	From               string        `json:"from,omitempty" example:"tableau/3"`                                       // cards_moved
+	To                 string        `json:"to,omitempty" example:"foundation/0"`                                      // cards_moved
+	Pile               string        `json:"pile,omitempty" example:"tableau/2"`                                       // card_flipped
+	Count              int           `json:"count,omitempty" minimum:"1"`                                              // stock_drawn, stock_recycled, cards_moved
+	Cards              []string      `json:"cards,omitempty"`                                                          // stock_drawn (draw order), cards_moved (bottom first)
+	Card               string        `json:"card,omitempty" example:"KH"`                                              // card_flipped
+	Undone             int           `json:"undone,omitempty" minimum:"1"`                                             // move_undone: first version of the undone turn
+	Redone             int           `json:"redone,omitempty" minimum:"1"`                                             // move_redone: version of the move_undone it takes back (R2.9)
+	Changes            []EventChange `json:"changes,omitempty"`                                                        // move_undone, move_redone (payload version 2): what it did to the piles, in order
+	Deadline           string        `json:"deadline,omitempty" format:"date-time" example:"2026-11-29T20:32:08.123Z"` // game_expired
+	Verdict            string        `json:"verdict,omitempty" enums:"winnable,unwinnable,unknown"`                    // hint_given (R7.3)
+	Hint               *MoveRequest  `json:"hint,omitempty"`                                                           // hint_given: the move answered, only when winnable
+} // @name EventData
+
+// EventRules are the rules a game is played with, as recorded in its first
+// event (RULES R3, R6.2). passes and time_limit_s are 0 for no limit.
+type EventRules struct {
+	Variant      string `json:"variant"`
+	Decks        int    `json:"decks"`
+	Piles        int    `json:"piles"`
+	Foundations  int    `json:"foundations"`
+	Draw         int    `json:"draw"`
+	Passes       int    `json:"passes"`
+	Sequences    bool   `json:"sequences"`
+	TakeBack     bool   `json:"take_back"`
+	Flip         string `json:"flip"`
+	Autocomplete string `json:"autocomplete"`
+	Scoring      string `json:"scoring"`
+	TimeLimitS   int    `json:"time_limit_s"`
+	Undo         bool   `json:"undo"`
+} // @name EventRules
+
+// Deal is the position a game started from (RULES R6.2): tableau piles
+// (face-down then face-up cards, each bottom first) and the stock (the
+// card drawn first, first). Redacted while the game is in progress.
+type Deal struct {
+	Tableau     []LayoutPile `json:"tableau"`
+	Stock       []string     `json:"stock"`
+	Waste       []string     `json:"waste,omitempty"`
+	Foundations [][]string   `json:"foundations,omitempty"`
+	Recycles    int          `json:"recycles,omitempty"`
+} // @name Deal
+
+// Hidden gives the counts of the cards a redacted deal leaves out: face-down
+// cards per tableau pile and the stock.
+type Hidden struct {
+	FaceDown []int `json:"face_down"`
+	Stock    int   `json:"stock"`
+} // @name Hidden
+
+// EventPage is a page of a game's log, oldest first. next_after is the
+// `after` of the next page, null on the last one.
+type EventPage struct {
+	Events    []Event `json:"events"`
+	NextAfter *int    `json:"next_after" extensions:"x-nullable"`
+} // @name EventPage
+
+func codes(cs []domain.Card) []string {
+	if len(cs) == 0 {
+		return []string{}
+	}
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.String()
+	}
+	return out
+}
+
+// nullData stands in for a stored payload that is not JSON at all (a log
+// changed in the database): the event is still listed, and its hash, over
+// the stored bytes, shows the chain broken there.
+var nullData = json.RawMessage("null")
+
+// logView is how a reader sees a game's log now: redact hides the deal's
+// face-down cards, stock and salt (RULES R6.4, R6.6), hideHashes blanks
+// every hash of a chain whose deal carries no salt (R6.8).
+type logView struct{ redact, hideHashes bool }
+
+// viewOf is the logView of a game whose deal may be revealed or not
+// (domain.Games.Reveal), in state st (nil: its log does not load).
+func viewOf(reveal bool, st *domain.State) logView {
+	return logView{redact: !reveal, hideHashes: !domain.ChainShown(reveal, st)}
+}
+
+// newEvent renders a recorded event as v says: with v.redact (the game is
+// in progress) a game_dealt event is redacted (RULES R6.4); every other
+// event carries its stored payload verbatim. It never fails: a payload
+// that does not decode is sent as data null (redacted) or as stored.
+func newEvent(r domain.RecordedEvent, v logView) Event {
+	out := Event{GameID: r.GameID, Version: r.Version, Type: string(r.Type), OccurredAt: domain.FormatTime(r.OccurredAt),
+		PrevHash: hex.EncodeToString(r.PrevHash), Hash: hex.EncodeToString(r.Hash), raw: r.Payload}
+	if v.hideHashes {
+		out.PrevHash, out.Hash = "", ""
+	}
+	// The first event is the deal whatever its stored type says: a type
+	// changed in the database must not unredact it.
+	if v.redact && (r.Type == domain.EventGameDealt || r.Version == 1) {
+		e, err := domain.DecodeEvent(r.Version, r.Type, r.OccurredAt, r.Payload)
+		if err != nil || e.Data.Deal == nil {
+			out.raw = nullData // nothing of it may be shown while in progress
+			return out
+		}
+		out.Data = newEventData(domain.RedactEvent(e))
+		out.raw = nil
+		return out
+	}
+	if !json.Valid(out.raw) {
+		out.raw = nullData
+	}
+	return out
+}
+
+// newEventData renders a decoded payload in the API's types.
+func newEventData(e domain.Event) EventData {
+	d := e.Data
+	out := EventData{V: d.V, Move: d.Move, Auto: d.Auto, Commitment: d.Commitment, Salt: d.Salt,
+		From: d.From.String(), To: d.To.String(), Pile: d.Pile.String(), Count: d.Count, Undone: d.Undone,
+		Redone: d.Redone, Winnable: d.Winnable, SolutionCommitment: d.SolutionCommitment, Difficulty: d.Difficulty}
+	if len(d.Cards) > 0 {
+		out.Cards = codes(d.Cards)
+	}
+	if d.Card != nil {
+		out.Card = d.Card.String()
+	}
+	if d.Deadline != nil {
+		out.Deadline = domain.FormatTime(*d.Deadline)
+	}
+	for _, ch := range d.Changes {
+		x := EventChange{From: ch.From.String(), To: ch.To.String(), Pile: ch.Pile.String(), Turn: ch.Turn}
+		if len(ch.Cards) > 0 {
+			x.Cards = codes(ch.Cards)
+		}
+		if ch.Card != nil {
+			x.Card = ch.Card.String()
+		}
+		out.Changes = append(out.Changes, x)
+	}
+	out.Verdict = d.Verdict
+	if d.Hint != nil {
+		m := newMoveRequest(*d.Hint)
+		out.Hint = &m
+	}
+	if r := d.Rules; r != nil {
+		out.Rules = &EventRules{Variant: r.Variant, Decks: r.Decks, Piles: r.Piles, Foundations: r.Foundations,
+			Draw: r.Draw, Passes: r.Passes, Sequences: r.Sequences, TakeBack: r.TakeBack, Flip: string(r.Flip),
+			Autocomplete: string(r.Autocomplete), Scoring: string(r.Scoring), TimeLimitS: r.TimeLimitS, Undo: r.Undo}
+	}
+	if p := d.Deal; p != nil {
+		deal := &Deal{Tableau: make([]LayoutPile, len(p.Tableau)), Stock: codes(p.Stock), Recycles: p.Recycles}
+		for i, t := range p.Tableau {
+			deal.Tableau[i] = LayoutPile{FaceDown: codes(t.Down), FaceUp: codes(t.Up)}
+		}
+		if len(p.Waste) > 0 {
+			deal.Waste = codes(p.Waste)
+		}
+		if len(p.Foundations) > 0 {
+			deal.Foundations = make([][]string, len(p.Foundations))
+			for i, f := range p.Foundations {
+				deal.Foundations[i] = codes(f)
+			}
+		}
+		out.Deal = deal
+	}
+	if h := d.Hidden; h != nil {
+		out.Hidden = &Hidden{FaceDown: append([]int{}, h.FaceDown...), Stock: h.Stock}
+	}
+	return out
+}
+
 // The payload of each event type, as the spec describes it: Event.data is
 // the JSON of domain.EventData with only the fields of the event's type
 // (the rest are omitted). docs/gen builds the spec's Event as a oneOf of

@@ -27,7 +27,6 @@ import (
 
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
-	"github.com/openpatience/solitaire/api/apistore"
 	"github.com/openpatience/solitaire/domain"
 	"github.com/openpatience/solitaire/domain/solver"
 	"github.com/openpatience/solitaire/persistence"
@@ -423,7 +422,7 @@ func newEnvWith(t *testing.T, backend string, supply solver.SupplyConfig, opts .
 	t.Cleanup(dealer.Close)
 	games := &domain.Games{Store: store, Now: clk.Now, Random: rand.Reader, Retries: 3, Dealer: dealer}
 	tlog := openTestLog(t, store, clk.Now)
-	cfg := api.Config{Games: games, Players: store, Idempotency: apistore.Idempotency(store),
+	cfg := api.Config{Games: games, Players: store, Idempotency: store,
 		Ready: store.Ping, Spec: solitaire.OpenAPIYAML, Competitions: domain.NewCompetitions(games, store), Stats: store,
 		Log:             tlog,
 		Logger:          slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn})),

@@ -27,35 +27,16 @@ const maxIdempotencyKey = 255
 // 24 h).
 const IdempotencyTTL = 24 * time.Hour
 
-// IdempotencyRecord is a kept response: the first answer to a request that
-// carried Key, by Owner (a player id). Fingerprint is the SHA-256 of the
-// request's method, path and body; Body is opaque to the store.
-//
-// A record the store wrote with a move's or a create's events (from the
-// domain.Receipt the request carried, in the same transaction) has GameID
-// set and FirstVersion..LastVersion the versions it appended (1..1 for a
-// create), no Status or Body: its answer is rendered again from the log,
-// byte for byte the first (replayFromLog).
-type IdempotencyRecord struct {
-	Owner        string
-	Key          string
-	Fingerprint  []byte
-	Status       int
-	Body         []byte
-	CreatedAt    time.Time
-	ExpiresAt    time.Time
-	GameID       string
-	FirstVersion int
-	LastVersion  int
-}
-
-// IdempotencyStore keeps responses by (owner, key).
+// IdempotencyStore keeps responses by (owner, key) (domain.IdempotencyRecord;
+// the record's Fingerprint here is the SHA-256 of the request's method, path
+// and body, and Body a kept reply, opaque to the store). persistence.Store
+// implements it.
 type IdempotencyStore interface {
 	// GetIdempotency returns the record of (owner, key) that has not
 	// expired at now, or domain.ErrNotFound.
-	GetIdempotency(ctx context.Context, owner, key string, now time.Time) (*IdempotencyRecord, error)
+	GetIdempotency(ctx context.Context, owner, key string, now time.Time) (*domain.IdempotencyRecord, error)
 	// PutIdempotency stores r; domain.ErrConflict if (owner, key) exists.
-	PutIdempotency(ctx context.Context, r IdempotencyRecord) error
+	PutIdempotency(ctx context.Context, r domain.IdempotencyRecord) error
 }
 
 // kept is what a record's Body holds: the reply, headers included, so a
@@ -188,7 +169,7 @@ func (s *server) keyed(h func(c *gin.Context, body []byte) reply, optimistic boo
 		}
 		stored, err := json.Marshal(k)
 		if err == nil {
-			err = s.cfg.Idempotency.PutIdempotency(ctx, IdempotencyRecord{Owner: owner, Key: key, Fingerprint: fp,
+			err = s.cfg.Idempotency.PutIdempotency(ctx, domain.IdempotencyRecord{Owner: owner, Key: key, Fingerprint: fp,
 				Status: r.status, Body: stored, CreatedAt: now, ExpiresAt: now.Add(IdempotencyTTL)})
 		}
 		if err != nil && !errors.Is(err, domain.ErrConflict) {
@@ -240,7 +221,7 @@ func (s *server) replayKey(c *gin.Context) reply {
 
 // replay answers with a kept reply, if rec is of the request fingerprinted
 // fp (else 422 idempotency_key_reused).
-func (s *server) replay(c *gin.Context, rec *IdempotencyRecord, fp []byte) reply {
+func (s *server) replay(c *gin.Context, rec *domain.IdempotencyRecord, fp []byte) reply {
 	if !bytes.Equal(rec.Fingerprint, fp) {
 		return s.fail(c, &requestError{status: http.StatusUnprocessableEntity, code: CodeIdempotencyKeyReused,
 			param: IdempotencyKeyHeader, detail: "this Idempotency-Key was used with another request"})
@@ -269,7 +250,7 @@ func (s *server) replay(c *gin.Context, rec *IdempotencyRecord, fp []byte) reply
 // is: the game as it was after rec.LastVersion, and for a move the events
 // it appended, exactly as moveReply and createReply rendered them the first
 // time (they depend only on the log up to that version).
-func (s *server) replayFromLog(c *gin.Context, rec *IdempotencyRecord) reply {
+func (s *server) replayFromLog(c *gin.Context, rec *domain.IdempotencyRecord) reply {
 	ctx := c.Request.Context()
 	g, st, err := s.cfg.Games.StateAt(ctx, rec.Owner, rec.GameID, rec.LastVersion)
 	if err != nil {

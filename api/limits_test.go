@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/openpatience/solitaire/api"
-	"github.com/openpatience/solitaire/api/apistore"
 )
 
 // checkTooMany fails unless r is 429 rate_limited with a Retry-After of
@@ -266,7 +265,7 @@ func TestCORS(t *testing.T) {
 	}
 
 	for _, bad := range [][]string{{"cards.example"}, {"https://cards.example/app"}, {"ftp://x"}, {"https://*.example"}} {
-		if _, err := api.New(api.Config{Games: e.games, Players: e.store, Idempotency: apistore.Idempotency(e.store),
+		if _, err := api.New(api.Config{Games: e.games, Players: e.store, Idempotency: e.store,
 			Spec: []byte("openapi: 3.0.0"), CORSOrigins: bad}); err == nil {
 			t.Errorf("CORS origins %q accepted", bad)
 		}

@@ -19,7 +19,6 @@ import (
 
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
-	"github.com/openpatience/solitaire/api/apistore"
 	"github.com/openpatience/solitaire/domain"
 	"github.com/openpatience/solitaire/persistence"
 	"github.com/openpatience/solitaire/persistence/pgtest"
@@ -67,7 +66,7 @@ func TestDebugLogsKeepSecrets(t *testing.T) {
 			t.Cleanup(func() { store.Close() })
 			clk := &clock{t: start}
 			games := &domain.Games{Store: store, Now: clk.Now, Random: rand.Reader, Retries: 3}
-			h, err := api.New(api.Config{Games: games, Players: store, Idempotency: apistore.Idempotency(store),
+			h, err := api.New(api.Config{Games: games, Players: store, Idempotency: store,
 				Ready: store.Ping, Spec: solitaire.OpenAPIYAML, Logger: log,
 				MaxGamesInProgress: 10, InProgress: store})
 			if err != nil {

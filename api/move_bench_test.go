@@ -19,7 +19,6 @@ import (
 
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
-	"github.com/openpatience/solitaire/api/apistore"
 	"github.com/openpatience/solitaire/domain"
 	"github.com/openpatience/solitaire/persistence"
 	"github.com/openpatience/solitaire/persistence/pgtest"
@@ -52,7 +51,7 @@ func benchMove(b *testing.B, q string) {
 			// The server's own set-up: players from a cache (no query per
 			// move), the real logger's level check.
 			h, err := api.New(api.Config{Games: domain.NewGames(store), Players: persistence.NewPlayerCache(store, 100, time.Minute),
-				Idempotency: apistore.Idempotency(store), Spec: solitaire.OpenAPIYAML,
+				Idempotency: store, Spec: solitaire.OpenAPIYAML,
 				Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {
 				b.Fatal(err)

@@ -26,7 +26,6 @@ import (
 
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
-	"github.com/openpatience/solitaire/api/apistore"
 	"github.com/openpatience/solitaire/domain"
 	"github.com/openpatience/solitaire/persistence"
 	"github.com/openpatience/solitaire/persistence/pgtest"
@@ -59,7 +58,7 @@ func newReadCostEnv(tb testing.TB, cacheBytes int64, events int) *readCostEnv {
 	games := domain.NewGames(store)
 	games.Now = readCostNow
 	h, err := api.New(api.Config{Games: games, Players: store,
-		Idempotency: apistore.Idempotency(store), Spec: solitaire.OpenAPIYAML,
+		Idempotency: store, Spec: solitaire.OpenAPIYAML,
 		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		tb.Fatal(err)
@@ -267,7 +266,7 @@ func TestReadCostFlat(t *testing.T) {
 			for i, s := range []*persistence.Store{e.store, store} {
 				g := domain.NewGames(s)
 				g.Now = readCostNow
-				h, err := api.New(api.Config{Games: g, Players: s, Idempotency: apistore.Idempotency(s),
+				h, err := api.New(api.Config{Games: g, Players: s, Idempotency: s,
 					Spec: solitaire.OpenAPIYAML, Logger: slog.New(slog.DiscardHandler)})
 				if err != nil {
 					t.Fatal(err)

@@ -13,7 +13,6 @@ import (
 
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
-	"github.com/openpatience/solitaire/api/apistore"
 	"github.com/openpatience/solitaire/domain"
 )
 
@@ -23,7 +22,7 @@ import (
 func (e *env) restarted() {
 	e.t.Helper()
 	games := &domain.Games{Store: e.store, Now: e.clock.Now, Random: e.games.Random, Retries: 3}
-	h, err := api.New(api.Config{Games: games, Players: e.store, Idempotency: apistore.Idempotency(e.store),
+	h, err := api.New(api.Config{Games: games, Players: e.store, Idempotency: e.store,
 		Ready: e.store.Ping, Spec: solitaire.OpenAPIYAML,
 		Competitions: domain.NewCompetitions(games, e.store), Stats: e.store, Log: e.tlog,
 		Logger: slog.New(slog.NewTextHandler(testLog{e.t}, &slog.HandlerOptions{Level: slog.LevelWarn}))})

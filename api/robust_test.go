@@ -18,7 +18,6 @@ import (
 
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
-	"github.com/openpatience/solitaire/api/apistore"
 	"github.com/openpatience/solitaire/domain"
 	"github.com/openpatience/solitaire/persistence"
 )
@@ -58,7 +57,7 @@ func figures(t testing.TB, format string, args ...any) {
 func newEnvOn(t *testing.T, store *persistence.Store, mod func(*api.Config)) *env {
 	clk := &clock{t: start}
 	games := &domain.Games{Store: store, Now: clk.Now, Random: rand.Reader, Retries: 3}
-	cfg := api.Config{Games: games, Players: store, Idempotency: apistore.Idempotency(store),
+	cfg := api.Config{Games: games, Players: store, Idempotency: store,
 		Ready: store.Ping, Spec: solitaire.OpenAPIYAML,
 		Logger: slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelError}))}
 	if mod != nil {

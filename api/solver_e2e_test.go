@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/openpatience/solitaire/api"
-	"github.com/openpatience/solitaire/api/client"
+	client "github.com/openpatience/solitaire/clients/go"
 	"github.com/openpatience/solitaire/domain/domaintest"
 )
 

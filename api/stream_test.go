@@ -22,7 +22,6 @@ import (
 
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
-	"github.com/openpatience/solitaire/api/apistore"
 	"github.com/openpatience/solitaire/domain"
 )
 
@@ -56,7 +55,7 @@ func newStreamEnv(t *testing.T, backend string, o streamOptions) *env {
 	t.Cleanup(func() { stop(); <-listening })
 	clk := &clock{t: start}
 	games := &domain.Games{Store: store, Now: clk.Now, Random: rand.Reader, Retries: 3}
-	cfg := api.Config{Games: games, Players: store, Idempotency: apistore.Idempotency(store),
+	cfg := api.Config{Games: games, Players: store, Idempotency: store,
 		Ready: store.Ping, Spec: solitaire.OpenAPIYAML, Feed: store,
 		Heartbeat: o.heartbeat, MaxStreamsPerPlayer: o.maxStreams, Done: o.done,
 		MaxStreamsPerAddress: o.maxPerAddress, MaxStreams: o.maxAll,

@@ -11,12 +11,12 @@ import (
 
 // generated are the files `go generate ./docs` writes, relative to the
 // repository root.
-var generated = []string{"docs/swagger.json", "openapi.yaml", "api/client/client.gen.go"}
+var generated = []string{"docs/swagger.json", "openapi.yaml", "clients/go/client.gen.go"}
 
 // TestGeneratedFilesAreCurrent copies the repository to a temporary
 // directory, runs `go generate ./docs` there (the pinned tools of go.mod)
 // and fails if the committed docs/swagger.json, openapi.yaml or
-// api/client/client.gen.go differ from what it produces: the committed
+// clients/go/client.gen.go differ from what it produces: the committed
 // spec and client must be exactly what the annotations say.
 func TestGeneratedFilesAreCurrent(t *testing.T) {
 	tmp := t.TempDir()

@@ -199,3 +199,25 @@ func ReceiptOf(ctx context.Context) *Receipt {
 	r, _ := ctx.Value(receiptKey{}).(*Receipt)
 	return r
 }
+
+// IdempotencyRecord is the stored outcome of a request sent with an
+// Idempotency-Key (README "The API in brief"), by owner (a player id) and
+// key (1..255 characters): a retry with the same key and Fingerprint (a
+// SHA-256 of the request) gets the same answer, and never applies a
+// command twice. Either Body holds the answer itself (Status its HTTP
+// status), or, for a move or a creation, GameID names the game and
+// FirstVersion..LastVersion the events the request appended (the answer
+// is rendered again from them; Body empty). CreatedAt and ExpiresAt are
+// UTC, kept in whole milliseconds; the record counts until ExpiresAt.
+type IdempotencyRecord struct {
+	Owner, Key  string
+	Fingerprint []byte
+	Status      int
+	Body        []byte
+	CreatedAt   time.Time
+	ExpiresAt   time.Time
+	GameID      string
+	// FirstVersion and LastVersion are the versions of the events the
+	// request appended (0 when GameID is "").
+	FirstVersion, LastVersion int
+}

@@ -15,35 +15,12 @@ import (
 // "Limits": 24 h).
 const IdempotencyTTL = 24 * time.Hour
 
-// IdempotencyRecord is the first response to a request that carried an
-// Idempotency-Key (RELIABILITY.md "Outages"): for Owner (a player id) and Key (the
-// header, up to 255 characters), a Fingerprint of the request (e.g. the
-// SHA-256 of method, path and body) to tell a retry from a reuse, and the
-// Status code and Body answered. Kept from CreatedAt until ExpiresAt.
-//
-// A record written by Append or Create from a domain.Receipt (a receipt,
-// in the same transaction as the events) has GameID set, FirstVersion and
-// LastVersion the versions that request appended (1 and 1 for a create),
-// and Status 0 and an empty Body: its answer is rebuilt from the log.
-type IdempotencyRecord struct {
-	Owner, Key  string
-	Fingerprint []byte
-	Status      int
-	Body        []byte
-	CreatedAt   time.Time // UTC, stored in milliseconds
-	ExpiresAt   time.Time // UTC, stored in milliseconds; see PutIdempotency
-	GameID      string    // "" for a record with its response in Body
-	// FirstVersion and LastVersion are the versions of the events the
-	// request appended (0 when GameID is "").
-	FirstVersion, LastVersion int
-}
-
 // GetIdempotency returns the record of (owner, key) if it has not expired
 // at now (ExpiresAt after now). A record that has expired is deleted, so
 // that a receipt written with events (receiptSQL) may take its key.
 // Errors: domain.ErrNotFound when absent or expired.
-func (s *Store) GetIdempotency(ctx context.Context, owner, key string, now time.Time) (*IdempotencyRecord, error) {
-	r := IdempotencyRecord{Owner: owner, Key: key}
+func (s *Store) GetIdempotency(ctx context.Context, owner, key string, now time.Time) (*domain.IdempotencyRecord, error) {
+	r := domain.IdempotencyRecord{Owner: owner, Key: key}
 	var created, expires int64
 	db := s.db.WithContext(ctx)
 	err := db.Raw(`SELECT fingerprint, status, body, created_at, expires_at, game_id, first_version, last_version
@@ -111,7 +88,7 @@ func receiptTimes(r *domain.Receipt) (created, expires int64) {
 // that). A record of the same (owner, key) that has expired by CreatedAt
 // is replaced. Errors: domain.ErrConflict if (owner, key) is stored and
 // not expired (a racing request with the same key got there first).
-func (s *Store) PutIdempotency(ctx context.Context, r IdempotencyRecord) error {
+func (s *Store) PutIdempotency(ctx context.Context, r domain.IdempotencyRecord) error {
 	if r.CreatedAt.IsZero() {
 		r.CreatedAt = time.Now()
 	}

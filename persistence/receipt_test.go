@@ -61,7 +61,7 @@ func TestReceipts(t *testing.T) {
 				return domain.WithReceipt(t.Context(), &domain.Receipt{Owner: "ada", Key: key,
 					Fingerprint: []byte(key), CreatedAt: now, ExpiresAt: now.Add(persistence.IdempotencyTTL)})
 			}
-			record := func(key string) *persistence.IdempotencyRecord {
+			record := func(key string) *domain.IdempotencyRecord {
 				t.Helper()
 				r, err := s.GetIdempotency(t.Context(), "ada", key, now)
 				if err != nil {
@@ -120,7 +120,7 @@ func TestReceipts(t *testing.T) {
 
 			// A key whose record expired is taken over by a receipt.
 			old := now.Add(-48 * time.Hour)
-			if err := s.PutIdempotency(t.Context(), persistence.IdempotencyRecord{Owner: "ada", Key: "old",
+			if err := s.PutIdempotency(t.Context(), domain.IdempotencyRecord{Owner: "ada", Key: "old",
 				Status: 200, Body: []byte("{}"), CreatedAt: old, ExpiresAt: old.Add(persistence.IdempotencyTTL)}); err != nil {
 				t.Fatal(err)
 			}
@@ -194,7 +194,7 @@ func TestIdempotencyCap(t *testing.T) {
 			t0 := domain.Millis(time.Now())
 			put := func(owner string, i int) {
 				at := t0.Add(time.Duration(i) * time.Second)
-				if err := s.PutIdempotency(t.Context(), persistence.IdempotencyRecord{Owner: owner, Key: fmt.Sprint("k", i),
+				if err := s.PutIdempotency(t.Context(), domain.IdempotencyRecord{Owner: owner, Key: fmt.Sprint("k", i),
 					Status: 200, Body: []byte("{}"), CreatedAt: at}); err != nil {
 					t.Fatal(err)
 				}

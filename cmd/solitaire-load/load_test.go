@@ -28,7 +28,7 @@ func testServer(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	h, err := api.New(api.Config{Games: domain.NewGames(store), Players: store, Idempotency: idempotency{store},
+	h, err := api.New(api.Config{Games: domain.NewGames(store), Players: store, Idempotency: store,
 		Spec: solitaire.OpenAPIYAML, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
@@ -36,22 +36,6 @@ func testServer(t *testing.T) string {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv.URL
-}
-
-// idempotency adapts the store's idempotency records to api's.
-type idempotency struct{ s *persistence.Store }
-
-func (a idempotency) GetIdempotency(ctx context.Context, owner, key string, now time.Time) (*api.IdempotencyRecord, error) {
-	r, err := a.s.GetIdempotency(ctx, owner, key, now)
-	if err != nil {
-		return nil, err
-	}
-	out := api.IdempotencyRecord(*r)
-	return &out, nil
-}
-
-func (a idempotency) PutIdempotency(ctx context.Context, r api.IdempotencyRecord) error {
-	return a.s.PutIdempotency(ctx, persistence.IdempotencyRecord(r))
 }
 
 // TestRunLoad plays 120 moves with a few players: moves of every kind

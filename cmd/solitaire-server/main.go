@@ -74,7 +74,6 @@ import (
 
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
-	"github.com/openpatience/solitaire/api/apistore"
 	"github.com/openpatience/solitaire/domain"
 	"github.com/openpatience/solitaire/domain/solver"
 	"github.com/openpatience/solitaire/persistence"
@@ -356,7 +355,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 	handler, err := api.New(api.Config{
 		Games:       games,
 		Players:     persistence.NewPlayerCache(store, playerCacheSize, playerCacheTTL),
-		Idempotency: apistore.Idempotency(store),
+		Idempotency: store,
 		Ready:       store.Ping,
 		Spec:        solitaire.OpenAPIYAML,
 		Metrics:     reg,

@@ -42,22 +42,6 @@ type server struct {
 	supply *solver.Supply // the games' Dealer of proven winnable deals (R7.2)
 }
 
-// idempotencyAdapter is persistence's idempotency records in api's types.
-type idempotencyAdapter struct{ s *persistence.Store }
-
-func (a idempotencyAdapter) GetIdempotency(ctx context.Context, owner, key string, now time.Time) (*api.IdempotencyRecord, error) {
-	r, err := a.s.GetIdempotency(ctx, owner, key, now)
-	if err != nil {
-		return nil, err
-	}
-	out := api.IdempotencyRecord(*r)
-	return &out, nil
-}
-
-func (a idempotencyAdapter) PutIdempotency(ctx context.Context, r api.IdempotencyRecord) error {
-	return a.s.PutIdempotency(ctx, persistence.IdempotencyRecord(r))
-}
-
 func newServer(t *testing.T, backend string) *server {
 	t.Helper()
 	cfg := persistence.Config{SnapshotEvery: 10}
@@ -78,7 +62,7 @@ func newServer(t *testing.T, backend string) *server {
 	supply := solver.NewSupply(solver.SupplyConfig{Wait: 2 * time.Minute})
 	t.Cleanup(supply.Close)
 	games.Dealer = supply
-	h, err := api.New(api.Config{Games: games, Players: store, Idempotency: idempotencyAdapter{store},
+	h, err := api.New(api.Config{Games: games, Players: store, Idempotency: store,
 		Spec: solitaire.OpenAPIYAML, Feed: store, Log: l, Competitions: domain.NewCompetitions(games, store), Stats: store})
 	if err != nil {
 		t.Fatal(err)

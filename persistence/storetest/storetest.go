@@ -933,7 +933,7 @@ func testRace(t *testing.T, s Store) {
 func testIdempotency(t *testing.T, s *persistence.Store) {
 	ctx := t.Context()
 	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	r := persistence.IdempotencyRecord{Owner: "p1", Key: "k-1", Fingerprint: []byte{1, 2, 3},
+	r := domain.IdempotencyRecord{Owner: "p1", Key: "k-1", Fingerprint: []byte{1, 2, 3},
 		Status: 200, Body: []byte(`{"ok":true}`), CreatedAt: t0, ExpiresAt: t0.Add(48 * time.Hour)}
 	if err := s.PutIdempotency(ctx, r); err != nil {
 		t.Fatal(err)
@@ -963,7 +963,7 @@ func testIdempotency(t *testing.T, s *persistence.Store) {
 		t.Fatalf("other owner's record: %+v, %v", got, err)
 	}
 	// Kept at least 24 hours, whatever ExpiresAt says.
-	short := persistence.IdempotencyRecord{Owner: "p1", Key: "short", Status: 200, CreatedAt: t0, ExpiresAt: t0.Add(time.Minute)}
+	short := domain.IdempotencyRecord{Owner: "p1", Key: "short", Status: 200, CreatedAt: t0, ExpiresAt: t0.Add(time.Minute)}
 	if err := s.PutIdempotency(ctx, short); err != nil {
 		t.Fatal(err)
 	}
@@ -1003,7 +1003,7 @@ func testIdempotency(t *testing.T, s *persistence.Store) {
 	var wg sync.WaitGroup
 	for i := range racers {
 		wg.Go(func() {
-			errs[i] = s.PutIdempotency(ctx, persistence.IdempotencyRecord{Owner: "p3", Key: "race",
+			errs[i] = s.PutIdempotency(ctx, domain.IdempotencyRecord{Owner: "p3", Key: "race",
 				Fingerprint: []byte{byte(i)}, Status: 200 + i, CreatedAt: t0})
 		})
 	}
