@@ -30,54 +30,69 @@ type Change struct {
 // caller has checked undoFits.
 func (s *State) undoChanges() []Change {
 	t := s.Turns[len(s.Turns)-1]
-	w := s.Clone()
-	var out []Change
-	for i := len(s.Ops) - 1; i >= t.OpStart; i-- {
-		op := s.Ops[i]
-		switch op.Kind {
-		case OpDraw:
-			n := int(op.Count)
-			out = append(out, Change{From: PileRef{Kind: Waste}, To: PileRef{Kind: Stock},
-				Cards: reversed(w.Waste[len(w.Waste)-n:])})
-		case OpRecycle:
-			out = append(out, Change{From: PileRef{Kind: Stock}, To: PileRef{Kind: Waste}, Cards: reversed(w.Stock)})
-		case OpMove:
-			src, _ := w.pile(op.to())
-			out = append(out, Change{From: op.to(), To: op.from(), Cards: slices.Clone((*src)[len(*src)-int(op.Count):])})
-		case OpFlip:
-			p := w.Tableau[op.FromI]
-			c := p.Cards[p.Down]
-			out = append(out, Change{Pile: op.from(), Card: &c, Turn: "down"})
-		}
-		w.undoOp(op)
-	}
-	return out
+	ops := slices.Clone(s.Ops[t.OpStart:])
+	slices.Reverse(ops)
+	return s.changes(ops, true)
 }
 
 // redoChanges is what redoing the newest turn on s's redo record does, in
 // order (redoTurn's operations). s is not changed; the caller has checked
 // redoFits.
 func (s *State) redoChanges() []Change {
-	r := s.Redo[len(s.Redo)-1]
+	return s.changes(s.Redo[len(s.Redo)-1].Ops, false)
+}
+
+// changes makes ops on a clone of s, reverted (undo) or made again, and
+// says what each did, read off the clone just before it.
+func (s *State) changes(ops []Op, undo bool) []Change {
 	w := s.Clone()
-	var out []Change
-	for _, op := range r.Ops {
+	out := make([]Change, 0, len(ops))
+	for _, op := range ops {
+		from, to := op.from(), op.to()
 		switch op.Kind {
 		case OpDraw:
-			n := int(op.Count)
-			out = append(out, Change{From: PileRef{Kind: Stock}, To: PileRef{Kind: Waste},
-				Cards: reversed(w.Stock[len(w.Stock)-n:])})
+			from, to = PileRef{Kind: Stock}, PileRef{Kind: Waste}
 		case OpRecycle:
-			out = append(out, Change{From: PileRef{Kind: Waste}, To: PileRef{Kind: Stock}, Cards: reversed(w.Waste)})
-		case OpMove:
-			src, _ := w.pile(op.from())
-			out = append(out, Change{From: op.from(), To: op.to(), Cards: slices.Clone((*src)[len(*src)-int(op.Count):])})
-		case OpFlip:
-			p := w.Tableau[op.FromI]
-			c := p.Cards[p.Down-1]
-			out = append(out, Change{Pile: op.from(), Card: &c, Turn: "up"})
+			from, to = PileRef{Kind: Waste}, PileRef{Kind: Stock}
 		}
-		w.redoOp(op)
+		if undo {
+			from, to = to, from
+		}
+		var c Change
+		switch op.Kind {
+		case OpFlip:
+			p, turn := w.Tableau[op.FromI], "up"
+			k := p.Down - 1
+			if undo {
+				k, turn = p.Down, "down"
+			}
+			card := p.Cards[k]
+			c = Change{Pile: op.from(), Card: &card, Turn: turn}
+		case OpRecycle:
+			src := w.Waste // cards land reversed: the recycle's order, or its undo's
+			if from.Kind == Stock {
+				src = w.Stock
+			}
+			c = Change{From: from, To: to, Cards: reversed(src)}
+		default:
+			src := w.Stock // a draw, or its undo (from the waste)
+			if op.Kind == OpMove || from.Kind == Waste {
+				p, _ := w.pile(from)
+				src = *p
+			}
+			top := src[len(src)-int(op.Count):]
+			if op.Kind == OpDraw {
+				c = Change{From: from, To: to, Cards: reversed(top)} // one card at a time: the top lands first
+			} else {
+				c = Change{From: from, To: to, Cards: slices.Clone(top)}
+			}
+		}
+		out = append(out, c)
+		if undo {
+			w.undoOp(op)
+		} else {
+			w.redoOp(op)
+		}
 	}
 	return out
 }
