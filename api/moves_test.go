@@ -292,3 +292,33 @@ func TestTimeLimit(t *testing.T) {
 		}
 	})
 }
+
+// TestMoveFieldsFit: a move request with a field its command does not take
+// (api.MoveFields, the table the spec's one schema per command is built
+// from) is refused with 400 invalid_body naming the field, and nothing is
+// played, a resign included; both databases.
+func TestMoveFieldsFit(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, e *env) {
+		g := e.createGame(map[string]any{"variant": "klondike"})
+		for _, c := range []struct {
+			body  string
+			param string
+		}{
+			{`{"type":"resign","pile":"tableau/0"}`, "pile"},
+			{`{"type":"draw","from":"waste"}`, "from"},
+			{`{"type":"draw","count":1}`, "count"},
+			{`{"type":"undo","to":"foundation"}`, "to"},
+			{`{"type":"flip","pile":"tableau/1","from":"waste"}`, "from"},
+			{`{"type":"move","from":"waste","to":"tableau/1","pile":"tableau/2"}`, "pile"},
+		} {
+			r := e.must(http.StatusBadRequest, req{method: "POST", path: "/v1/games/" + g.ID + "/moves", body: c.body, invalid: true})
+			if p := r.problem(t); p.Code != api.CodeInvalidBody || p.Param != c.param {
+				t.Errorf("%s: %+v, want invalid_body naming %s", c.body, p, c.param)
+			}
+		}
+		if got := e.getGame(g.ID); got.Status != "in_progress" || got.Version != 1 {
+			t.Fatalf("after the refused requests: %s at version %d, want in_progress at 1", got.Status, got.Version)
+		}
+	})
+}

@@ -1,6 +1,10 @@
 package api
 
 import (
+	"fmt"
+	"net/http"
+	"slices"
+
 	"github.com/openpatience/solitaire/domain"
 )
 
@@ -106,6 +110,9 @@ func newMoveRequest(m domain.Move) MoveRequest {
 // 1 is refused with reason bad_count, since the domain reads 0 as "1".
 // Whether the move is legal is the domain's call.
 func (r MoveRequest) move() (domain.Move, error) {
+	if err := r.fieldsFit(); err != nil {
+		return domain.Move{}, err
+	}
 	m := domain.Move{Type: domain.MoveType(r.Type)}
 	for _, f := range []struct {
 		s   *string
@@ -128,6 +135,39 @@ func (r MoveRequest) move() (domain.Move, error) {
 		m.Count = *r.Count
 	}
 	return m, nil
+}
+
+// MoveFields says which fields each command of a MoveRequest takes besides
+// type (RULES R2): the spec describes MoveRequest as one schema per
+// command from this table (docs/gen), and the server refuses a field a
+// command does not take. The first list is required by the spec, the
+// second optional.
+var MoveFields = map[string][2][]string{
+	"draw": {}, "undo": {}, "redo": {}, "autocomplete": {}, "resign": {},
+	"move":      {{"from", "to"}, {"count"}},
+	"take-back": {{"from", "to"}, {"count"}},
+	"flip":      {{"pile"}, nil},
+}
+
+// fieldsFit refuses a field the request's command does not take (400
+// invalid_body naming it): a body like {"type":"resign","pile":…} is not
+// a resign, and acting on it would hide the client's mistake. A command
+// this table does not name is left to the rules (unknown_move_type).
+func (r MoveRequest) fieldsFit() error {
+	fields, ok := MoveFields[r.Type]
+	if !ok {
+		return nil
+	}
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"from", r.From != nil}, {"to", r.To != nil}, {"pile", r.Pile != nil}, {"count", r.Count != nil}} {
+		if f.set && !slices.Contains(fields[0], f.name) && !slices.Contains(fields[1], f.name) {
+			return &requestError{status: http.StatusBadRequest, code: CodeInvalidBody, param: f.name,
+				detail: fmt.Sprintf("a %s takes no %s", r.Type, f.name)}
+		}
+	}
+	return nil
 }
 
 // options turns the request's options into domain options; the domain

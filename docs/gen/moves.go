@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/openpatience/solitaire/api"
 )
 
 // pilePattern is a pile name as a move request spells it (README "The API
@@ -11,21 +13,12 @@ import (
 // foundation/N or tableau/N.
 const pilePattern = `^(stock|waste|foundation(/(0|[1-9][0-9]?))?|tableau/(0|[1-9][0-9]?))$`
 
-// moveTypes are the schemas of typedMoves: per value of MoveRequest's type
-// (RULES R2), the schema's name and the fields that type takes, required
-// or not.
-var moveTypes = []struct {
-	typ, name          string
-	required, optional []string
-}{
-	{"draw", "DrawRequest", nil, nil},
-	{"move", "MoveCardsRequest", []string{"from", "to"}, []string{"count"}},
-	{"take-back", "TakeBackRequest", []string{"from", "to"}, []string{"count"}},
-	{"flip", "FlipRequest", []string{"pile"}, nil},
-	{"undo", "UndoRequest", nil, nil},
-	{"redo", "RedoRequest", nil, nil},
-	{"autocomplete", "AutocompleteRequest", nil, nil},
-	{"resign", "ResignRequest", nil, nil},
+// moveSchemas names the schema of each command of MoveRequest; the fields
+// each takes are api.MoveFields, the table the server checks requests by.
+var moveSchemas = []struct{ typ, name string }{
+	{"draw", "DrawRequest"}, {"move", "MoveCardsRequest"}, {"take-back", "TakeBackRequest"},
+	{"flip", "FlipRequest"}, {"undo", "UndoRequest"}, {"redo", "RedoRequest"},
+	{"autocomplete", "AutocompleteRequest"}, {"resign", "ResignRequest"},
 }
 
 // typedMoves is fix 12: MoveRequest becomes a oneOf of one schema per
@@ -45,16 +38,20 @@ func typedMoves(doc *openapi3.T) error {
 	}
 	req := &openapi3.Schema{Description: "One command (RULES R2): type says which, and each type takes only its own fields.",
 		Discriminator: &openapi3.Discriminator{PropertyName: "type", Mapping: map[string]openapi3.MappingRef{}}}
-	for _, m := range moveTypes {
-		if !known[m.typ] {
-			return fmt.Errorf("typed moves: MoveRequest's type has no value %q", m.typ)
+	if len(moveSchemas) != len(api.MoveFields) {
+		return fmt.Errorf("typed moves: %d schemas for the %d commands of api.MoveFields", len(moveSchemas), len(api.MoveFields))
+	}
+	for _, m := range moveSchemas {
+		fields, ok := api.MoveFields[m.typ]
+		if !known[m.typ] || !ok {
+			return fmt.Errorf("typed moves: %q is not both a value of MoveRequest's type and a row of api.MoveFields", m.typ)
 		}
 		delete(known, m.typ)
 		kind := openapi3.NewStringSchema().WithEnum(m.typ)
 		kind.Description = flat.Properties["type"].Value.Description
 		s := &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeObject}, Properties: openapi3.Schemas{"type": openapi3.NewSchemaRef("", kind)},
-			Required: append([]string{"type"}, m.required...), Description: fmt.Sprintf("The command %s (RULES R2).", m.typ)}
-		for _, f := range append(append([]string{}, m.required...), m.optional...) {
+			Required: append([]string{"type"}, fields[0]...), Description: fmt.Sprintf("The command %s (RULES R2).", m.typ)}
+		for _, f := range append(append([]string{}, fields[0]...), fields[1]...) {
 			p := flat.Properties[f]
 			if p == nil || p.Value == nil {
 				return fmt.Errorf("typed moves: MoveRequest has no field %s", f)
