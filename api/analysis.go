@@ -30,7 +30,7 @@ type Analysis struct {
 //
 //	@Summary		Analyse an ended game
 //	@Description	For a game that has ended, whoever may read it gets whether its deal was winnable with every card known (RULES R7.4, R7.1), the first version after which its position was no longer winnable (the losing move), and a winning line from the deal.
-//	@Description	A game in progress gets 409 game_in_progress. A game on a shared deal (duel, daily deal) gets 403 game_sealed until its competition closes (R6.6), its owner included. The searches run one after the other on the bounded solver pool, shared fairly between players (beyond the caller's share, one search running and one waiting, 429 too_many_searches; when the pool is full 503 solver_busy; both with Retry-After); an analysis, once made, is kept and answered again at once.
+//	@Description	A game in progress gets 409 game_in_progress. A game on a shared deal (duel, daily deal) gets 403 game_sealed until its competition closes (R6.6), its owner included. The searches run one after the other on the bounded solver pool, shared fairly between players and client addresses (beyond the caller's share, one search running and one waiting, or its address's, two of each, 429 too_many_searches; when the pool is full 503 solver_busy; both with Retry-After); an analysis, once made, is kept and answered again at once.
 //	@Tags			games
 //	@Produce		json
 //	@Security		BearerAuth
@@ -40,7 +40,7 @@ type Analysis struct {
 //	@Failure		403	{object}	Problem	"game_sealed: a shared deal before its competition closes"
 //	@Failure		404	{object}	Problem	"no such game, or not one you may read"
 //	@Failure		409	{object}	Problem	"game_in_progress"
-//	@Failure		429	{object}	Problem	"rate_limited, or too_many_searches: the caller already has its share of the solver pool (one search running and one waiting by default)"
+//	@Failure		429	{object}	Problem	"rate_limited, or too_many_searches: the caller, or its client address, already has its share of the solver pool (by default one search running and one waiting per player, two of each per address)"
 //	@Header			429	{integer}	Retry-After	"seconds after which to try again"
 //	@Failure		500	{object}	Problem
 //	@Failure		503	{object}	Problem	"solver_busy: every solver worker is busy and the queue is full, or the search was given up; retry after Retry-After seconds. Also database_unavailable: the database is unavailable (nothing was written)"

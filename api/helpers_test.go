@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"mime"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -357,6 +358,28 @@ type env struct {
 	tlog *persistence.Log // the transparency log, sequenced by the test (log_test.go)
 
 	supply *solver.Supply // the Dealer of proven winnable deals (R7.2)
+
+	fromMu sync.Mutex
+	from   map[byte]*http.Client // clients sending from 127.0.0.n (req.from), by n
+}
+
+// clientFrom is a client whose connections come from 127.0.0.n (the test
+// server listens on 127.0.0.1, and all of 127/8 is loopback), through the
+// validating transport: a client address of its own.
+func (e *env) clientFrom(n byte) *http.Client {
+	e.fromMu.Lock()
+	defer e.fromMu.Unlock()
+	if c := e.from[n]; c != nil {
+		return c
+	}
+	base := &http.Transport{DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, n)}}).DialContext}
+	e.t.Cleanup(base.CloseIdleConnections)
+	c := &http.Client{Transport: &validating{t: e.t, base: base}}
+	if e.from == nil {
+		e.from = map[byte]*http.Client{}
+	}
+	e.from[n] = c
+	return c
 }
 
 // testSolverBudget is the servers' SolverMaxBudget in tests: long enough
@@ -452,6 +475,7 @@ type req struct {
 	token        string // "" = the env's default player; "-" = no Authorization
 	header       map[string]string
 	invalid      bool // the request breaks the spec on purpose
+	from         byte // sent from 127.0.0.from (clientFrom); 0 = the env's client
 }
 
 // resp is a response read whole.
@@ -516,7 +540,11 @@ func (e *env) do(q req) resp {
 		}
 		hr.Header.Set(k, v)
 	}
-	res, err := e.client.Do(hr)
+	client := e.client
+	if q.from != 0 {
+		client = e.clientFrom(q.from)
+	}
+	res, err := client.Do(hr)
 	if err != nil {
 		e.t.Fatalf("%s %s: %v", q.method, q.path, err)
 	}

@@ -32,7 +32,7 @@ type HintResult struct {
 //	@Summary		Get a hint
 //	@Description	Answers one move that keeps the game's position winnable, or says it is unwinnable or unknown (RULES R7.3), searched with every card known. The request is appended to the log as a hint_given event (not a move: no move number, not undoable) and makes the game unranked from then on (the statistics and leaderboards leave it out).
 //	@Description	Following the hints from any winnable position wins the game: after the hinted move the next hint continues the same winning line without a new search; after any other move the server searches again.
-//	@Description	Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool, shared fairly between players: beyond the caller's share (one search running and one waiting) 429 too_many_searches, and when the pool is full 503 solver_busy, both with Retry-After and nothing appended.
+//	@Description	Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool, shared fairly between players and client addresses: beyond the caller's share (one search running and one waiting) or its address's (two of each) 429 too_many_searches, and when the pool is full 503 solver_busy, both with Retry-After and nothing appended.
 //	@Tags			games
 //	@Accept			json
 //	@Produce		json
@@ -48,7 +48,7 @@ type HintResult struct {
 //	@Failure		409		{object}	Problem	"the game has ended (reason game_over or time_expired), or a concurrent move won"
 //	@Failure		413		{object}	Problem	"body too large"
 //	@Failure		415		{object}	Problem	"body not JSON"
-//	@Failure		429		{object}	Problem	"rate_limited, or too_many_searches: the caller already has its share of the solver pool (one search running and one waiting by default)"
+//	@Failure		429		{object}	Problem	"rate_limited, or too_many_searches: the caller, or its client address, already has its share of the solver pool (by default one search running and one waiting per player, two of each per address)"
 //	@Header			429		{integer}	Retry-After	"seconds after which to try again"
 //	@Failure		500		{object}	Problem
 //	@Failure		503		{object}	Problem	"solver_busy: every solver worker is busy and the queue is full, or the search was given up; retry after Retry-After seconds. Also database_unavailable: the database is unavailable (nothing was written)"

@@ -46,7 +46,7 @@ func TestProblemFor(t *testing.T) {
 		{wrap(&domain.DailyAlreadyPlayedError{Variant: "klondike", GameID: "g2"}), 409, CodeDailyAlreadyPlayed, ""},
 		{wrap(&domain.FieldError{Field: "max_players", Detail: "x"}), 422, CodeInvalidField, ""},
 		{&solverBusyError{cause: ErrSolverBusy}, 503, CodeSolverBusy, ""},
-		{&solverBusyError{cause: &TooManySearchesError{Running: 1, Queued: 1}}, 429, CodeTooManySearches, ""},
+		{&solverBusyError{cause: &TooManySearchesError{Running: 1, Queued: 1, Per: "player"}}, 429, CodeTooManySearches, ""},
 	} {
 		p, known := problemFor(tc.err)
 		if !known || p.Status != tc.status || p.Code != tc.code || p.Reason != tc.reason || p.Title == "" {

@@ -41,7 +41,7 @@ type SolveResult struct {
 //
 //	@Summary		Solve a layout
 //	@Description	Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
-//	@Description	The search runs on a bounded pool of solver workers shared fairly between players: each player may have one search running and one waiting (README "Limits"), one more gets 429 too_many_searches with Retry-After, and the waiting searches are served round-robin by player; when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
+//	@Description	The search runs on a bounded pool of solver workers shared fairly between players and client addresses: each player may have one search running and one waiting, and all the players of one address together two of each (README "Limits"); one more gets 429 too_many_searches with Retry-After, and the waiting searches are served round-robin by address, then by player; when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
 //	@Tags			solver
 //	@Accept			json
 //	@Produce		json
@@ -53,7 +53,7 @@ type SolveResult struct {
 //	@Failure		413		{object}	Problem	"body too large"
 //	@Failure		415		{object}	Problem	"body not JSON"
 //	@Failure		422		{object}	Problem	"unknown variant, invalid option or layout (as POST /v1/games), budget_ms out of range"
-//	@Failure		429		{object}	Problem	"rate_limited, or too_many_searches: the caller already has its share of the solver pool (one search running and one waiting by default)"
+//	@Failure		429		{object}	Problem	"rate_limited, or too_many_searches: the caller, or its client address, already has its share of the solver pool (by default one search running and one waiting per player, two of each per address)"
 //	@Header			429		{integer}	Retry-After	"seconds after which to try again"
 //	@Failure		500		{object}	Problem
 //	@Failure		503		{object}	Problem	"solver_busy: every solver worker is busy and the queue is full, or the search was given up; retry after Retry-After seconds. Also database_unavailable: the database is unavailable (nothing was written)"

@@ -58,85 +58,146 @@ const (
 	floodBudget   = 1500 * time.Millisecond
 )
 
-// TestSolverFairShare: one player floods POST /v1/solve with
-// floodRequests concurrent searches of the server's maximum budget, each
-// sent again as soon as it is answered, while another player asks for
+// TestSolverFairShare: a flood of POST /v1/solve, floodRequests
+// concurrent searches of the server's maximum budget per flooding player,
+// each sent again as soon as it is answered, while another client asks for
 // hints (each on a new game, so that each searches) and solves, one after
 // the other. The pool has one worker and a queue of 4 (the default on a
-// two-core machine). Every request of the second player is answered 200;
-// the flooder gets its share (searches answered 200) and refusals beyond
-// it (429 too_many_searches with Retry-After: 1), and nothing else.
+// two-core machine). The flood comes from one player on the other client's
+// address ("player"), or from five players on an address of their own
+// (127.0.0.2; the other client sends from 127.0.0.3: "address"), who
+// together hold no more than the address's share. Either way the flood
+// waits with at most its share (one search per player, two per address),
+// so the queue keeps room for the other client, whose every request is
+// answered 200; the flood gets its share (searches answered 200) and
+// refusals beyond it (429 too_many_searches with Retry-After: 1), and
+// nothing else.
 func TestSolverFairShare(t *testing.T) {
 	t.Parallel()
-	forEachStore(t, solverFairShare, func(c *api.Config) {
-		c.Solver = api.NewSolverPool(1, 4, api.DefaultSolverShare())
-		c.SolverMaxBudget = floodBudget
-	})
+	for _, f := range []struct {
+		name          string
+		flooders      int
+		from, askFrom byte
+		waiting       int // the flood's share of the queue
+	}{
+		{"player", 1, 0, 0, api.DefaultSolverQueuePerClient},
+		{"address", 5, 2, 3, api.DefaultSolverQueuePerAddress},
+	} {
+		t.Run(f.name, func(t *testing.T) {
+			t.Parallel()
+			forEachStore(t, func(t *testing.T, e *env) {
+				solverFairShare(t, e, f.flooders, f.from, f.askFrom, f.waiting)
+			}, func(c *api.Config) {
+				c.Solver = api.NewSolverPool(1, 4, api.DefaultSolverShare())
+				c.SolverMaxBudget = floodBudget
+			})
+		})
+	}
 }
 
-func solverFairShare(t *testing.T, e *env) {
-	_, flooder := e.newPlayer("Flood")
-	flood := hardSolve(t, flooder, floodBudget)
+func solverFairShare(t *testing.T, e *env, flooders int, from, askFrom byte, waiting int) {
 	var (
-		mu       sync.Mutex
-		outcomes = map[string]int{} // the flooder's answers: status, problem code, Retry-After
+		outcomes floodOutcomes
+		halts    []func()
 	)
-	halt := startFlood(func() bool {
-		r := e.do(flood)
-		key := strconv.Itoa(r.status)
-		if r.status != http.StatusOK {
-			key += " " + r.problem(t).Code + " Retry-After " + r.header.Get("Retry-After")
+	for i := range flooders {
+		_, token := e.newPlayer(fmt.Sprintf("Flood%d", i))
+		flood := hardSolve(t, token, floodBudget)
+		flood.from = from
+		halts = append(halts, startFlood(outcomes.sender(t, e, flood)))
+	}
+	halt := func() {
+		for _, h := range halts {
+			h()
 		}
-		mu.Lock()
-		outcomes[key]++
-		mu.Unlock()
-		return r.status == http.StatusOK
-	})
+	}
 	defer halt()
-	// The flooder's share in use: one search running, and one waiting,
-	// never more, over at least 300 ms of the flood.
+	// The flood's share in use: one search running, and its share
+	// waiting, never more, over at least 300 ms of the flood.
 	e.waitMetric(map[string]string{"solitaire_solver_running": "1"})
 	most := 0
-	for start := time.Now(); most == 0 || time.Since(start) < 300*time.Millisecond; time.Sleep(5 * time.Millisecond) {
+	for start := time.Now(); most < waiting || time.Since(start) < 300*time.Millisecond; time.Sleep(5 * time.Millisecond) {
 		if time.Since(start) > 10*time.Second {
-			t.Fatal("the flooder never had a search waiting")
+			t.Fatalf("the flood never had %d searches waiting (most %d)", waiting, most)
 		}
 		n, _ := strconv.Atoi(e.metricValue("solitaire_solver_waiting"))
 		most = max(most, n)
 	}
-	if most != 1 {
-		t.Errorf("the flooder had up to %d searches waiting, want its share of 1", most)
+	if most != waiting {
+		t.Errorf("the flood had up to %d searches waiting, want its share of %d", most, waiting)
 	}
 
-	const rounds = 3
-	failed := 0
-	for i := range rounds {
-		g := e.createGame(api.CreateGameRequest{Variant: "relaxed", Layout: runs()})
-		h := e.do(req{method: "POST", path: "/v1/games/" + g.ID + "/hints", body: map[string]any{}})
-		s := e.do(req{method: "POST", path: "/v1/solve", body: api.SolveRequest{Variant: "relaxed", Layout: runs()}})
-		for what, r := range map[string]resp{"hint": h, "solve": s} {
-			if r.status != http.StatusOK {
-				failed++
-				t.Errorf("round %d: the other player's %s: %d %s", i, what, r.status, truncate(r.body))
-			}
-		}
-	}
+	askDuringFlood(t, e, "", askFrom)
 	halt()
-	t.Logf("the other player: %d of %d requests failed; the flooder's answers: %v", failed, 2*rounds, outcomes)
-	refused := outcomes["429 "+api.CodeTooManySearches+" Retry-After 1"]
-	switch {
-	case outcomes["200"] == 0:
-		t.Errorf("the flooder got no search answered: %v", outcomes)
-	case refused == 0:
-		t.Errorf("the flooder was never refused beyond its share: %v", outcomes)
-	case outcomes["200"]+refused != total(outcomes):
-		t.Errorf("the flooder got answers other than 200 and 429 too_many_searches: %v", outcomes)
-	}
+	refused := outcomes.check(t)
 	if got := e.metricValue(`solitaire_solver_refused_total{reason="share",route="/v1/solve"}`); got != strconv.Itoa(refused) {
 		t.Errorf("refusals for the share counted %q, want %d", got, refused)
 	}
 	if got := e.metricValue(`solitaire_solver_busy_total{route="/v1/solve"}`); got != "" {
 		t.Errorf("busy refusals counted: %q", got)
+	}
+}
+
+// floodOutcomes counts a flood's answers by status, problem code and
+// Retry-After.
+type floodOutcomes struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// sender is a startFlood send function that sends q and counts its answer.
+func (o *floodOutcomes) sender(t *testing.T, e *env, q req) func() bool {
+	return func() bool {
+		r := e.do(q)
+		key := strconv.Itoa(r.status)
+		if r.status != http.StatusOK {
+			key += " " + r.problem(t).Code + " Retry-After " + r.header.Get("Retry-After")
+		}
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		if o.n == nil {
+			o.n = map[string]int{}
+		}
+		o.n[key]++
+		return r.status == http.StatusOK
+	}
+}
+
+// check fails unless the flood got searches answered, refusals beyond its
+// share (429 too_many_searches with Retry-After: 1), and nothing else; it
+// returns the refusals.
+func (o *floodOutcomes) check(t *testing.T) int {
+	t.Helper()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	t.Logf("the flood's answers: %v", o.n)
+	refused := o.n["429 "+api.CodeTooManySearches+" Retry-After 1"]
+	switch {
+	case o.n["200"] == 0:
+		t.Errorf("the flood got no search answered: %v", o.n)
+	case refused == 0:
+		t.Errorf("the flood was never refused beyond its share: %v", o.n)
+	case o.n["200"]+refused != total(o.n):
+		t.Errorf("the flood got answers other than 200 and 429 too_many_searches: %v", o.n)
+	}
+	return refused
+}
+
+// askDuringFlood asks, as token ("" the env's player) from 127.0.0.from (0
+// the env's client), for three hints (each on a new game, so that each
+// searches) and three solves, one after the other, and fails unless each
+// is answered 200.
+func askDuringFlood(t *testing.T, e *env, token string, from byte) {
+	t.Helper()
+	for i := range 3 {
+		g := e.createGame(api.CreateGameRequest{Variant: "relaxed", Layout: runs()})
+		h := e.do(req{method: "POST", path: "/v1/games/" + g.ID + "/hints", token: token, body: map[string]any{}, from: from})
+		s := e.do(req{method: "POST", path: "/v1/solve", token: token, body: api.SolveRequest{Variant: "relaxed", Layout: runs()}, from: from})
+		for what, r := range map[string]resp{"hint": h, "solve": s} {
+			if r.status != http.StatusOK {
+				t.Errorf("round %d: the other client's %s: %d %s", i, what, r.status, truncate(r.body))
+			}
+		}
 	}
 }
 

@@ -26,7 +26,7 @@ func granted(w *solverWaiter) bool {
 // does.
 func queue(t *testing.T, p *SolverPool, client string) *solverWaiter {
 	t.Helper()
-	w, err := p.admit(client)
+	w, err := p.admit(solverKey{player: client})
 	if err != nil || w == nil {
 		t.Fatalf("%s: %v, started %v; want a place in the queue", client, err, w == nil)
 	}
@@ -36,7 +36,7 @@ func queue(t *testing.T, p *SolverPool, client string) *solverWaiter {
 // run admits a search of client that must start at once.
 func run(t *testing.T, p *SolverPool, client string) {
 	t.Helper()
-	if w, err := p.admit(client); err != nil || w != nil {
+	if w, err := p.admit(solverKey{player: client}); err != nil || w != nil {
 		t.Fatalf("%s: %v, queued %v; want a worker at once", client, err, w != nil)
 	}
 }
@@ -45,7 +45,7 @@ func run(t *testing.T, p *SolverPool, client string) {
 // (ErrSolverBusy, or any *TooManySearchesError for nil).
 func refuse(t *testing.T, p *SolverPool, client string, want error) {
 	t.Helper()
-	w, err := p.admit(client)
+	w, err := p.admit(solverKey{player: client})
 	var share *TooManySearchesError
 	if w != nil || (want == nil && !errors.As(err, &share)) || (want != nil && !errors.Is(err, want)) {
 		t.Fatalf("%s: %v, queued %v; want a refusal (%v)", client, err, w != nil, want)
@@ -66,7 +66,7 @@ func TestSolverPoolRoundRobin(t *testing.T) {
 	refuse(t, p, "a", nil) // a holds 1 running and 2 waiting: its share
 	var order []string
 	for current := "a"; len(waiting) > 0; {
-		p.release(current)
+		p.release(solverKey{player: current})
 		var next []string
 		for w, c := range waiting {
 			if granted(w) {
@@ -83,9 +83,9 @@ func TestSolverPoolRoundRobin(t *testing.T) {
 	if got, want := fmt.Sprint(order), "[b c a b a]"; got != want {
 		t.Errorf("served %s, want %s", got, want)
 	}
-	p.release(order[len(order)-1])
-	if p.running != 0 || p.waiting != 0 || len(p.clients) != 0 {
-		t.Errorf("idle pool: %d running, %d waiting, %d clients", p.running, p.waiting, len(p.clients))
+	p.release(solverKey{player: order[len(order)-1]})
+	if p.running != 0 || len(p.waiting) != 0 || len(p.clients) != 0 {
+		t.Errorf("idle pool: %d running, %d waiting, %d clients", p.running, len(p.waiting), len(p.clients))
 	}
 }
 
@@ -99,28 +99,28 @@ func TestSolverPoolShares(t *testing.T) {
 	p := NewSolverPool(2, 3, DefaultSolverShare())
 	run(t, p, "a")
 	wa := queue(t, p, "a") // a worker is free, but a runs its share
-	_, err := p.admit("a")
+	_, err := p.admit(solverKey{player: "a"})
 	var share *TooManySearchesError
-	if !errors.As(err, &share) || *share != (TooManySearchesError{Running: 1, Queued: 1}) {
+	if !errors.As(err, &share) || *share != (TooManySearchesError{Running: 1, Queued: 1, Per: "player"}) {
 		t.Errorf("a's third search: %v", err)
 	}
 	run(t, p, "b")
 	wc, wd := queue(t, p, "c"), queue(t, p, "d")
 	refuse(t, p, "e", ErrSolverBusy) // the queue holds a, c and d
-	p.release("b")
+	p.release(solverKey{player: "b"})
 	if !granted(wc) || granted(wa) || granted(wd) {
 		t.Errorf("b's worker went to a %v, c %v, d %v; want c (a runs its share)", granted(wa), granted(wc), granted(wd))
 	}
-	p.release("a")
+	p.release(solverKey{player: "a"})
 	if !granted(wd) || granted(wa) {
 		t.Errorf("a's worker went to a %v, d %v; want d (never served, a was)", granted(wa), granted(wd))
 	}
-	p.release("c")
+	p.release(solverKey{player: "c"})
 	if !granted(wa) {
 		t.Error("c's worker did not go to a")
 	}
-	p.release("a")
-	p.release("d")
+	p.release(solverKey{player: "a"})
+	p.release(solverKey{player: "d"})
 
 	q := NewSolverPool(1, 4, SolverShare{}) // Running 1, Queued 0
 	if q.share != (SolverShare{Running: 1}) {
@@ -129,8 +129,67 @@ func TestSolverPoolShares(t *testing.T) {
 	run(t, q, "x")
 	refuse(t, q, "y", ErrSolverBusy) // no queue share, nothing held: the pool is busy
 	refuse(t, q, "x", nil)
-	q.release("x")
+	q.release(solverKey{player: "x"})
 	run(t, q, "y")
+}
+
+// TestSolverPoolAddressShare: the players of one address together hold at
+// most the address's share (a *TooManySearchesError per address beyond
+// it), even with a worker free; the queue is served by address first, so
+// another address's search passes the waiting searches of an address
+// already served; with no address share, the address is not counted.
+func TestSolverPoolAddressShare(t *testing.T) {
+	p := NewSolverPool(3, 10, DefaultSolverShare())
+	at := func(player, address string) solverKey { return solverKey{address: address, player: player} }
+	for _, k := range []solverKey{at("a1", "A"), at("a2", "A")} {
+		if w, err := p.admit(k); err != nil || w != nil {
+			t.Fatalf("%v: %v, queued %v; want a worker", k, err, w != nil)
+		}
+	}
+	wa3, err := p.admit(at("a3", "A")) // a worker is free, but A runs its share
+	if err != nil || wa3 == nil {
+		t.Fatalf("a3: %v, started %v; want a place in the queue", err, wa3 == nil)
+	}
+	wa4, _ := p.admit(at("a4", "A"))
+	_, err = p.admit(at("a5", "A"))
+	var share *TooManySearchesError
+	if !errors.As(err, &share) || *share != (TooManySearchesError{Running: 2, Queued: 2, Per: "address"}) {
+		t.Errorf("a5, A's fifth search: %v", err)
+	}
+	if w, err := p.admit(at("b1", "B")); err != nil || w != nil {
+		t.Fatalf("b1: %v, queued %v; want the free worker", err, w != nil)
+	}
+	wb2, _ := p.admit(at("b2", "B"))
+	p.release(at("b1", "B"))
+	if !granted(wb2) || granted(wa3) || granted(wa4) {
+		t.Errorf("b1's worker went to b2 %v, a3 %v, a4 %v; want b2 (A runs its share)", granted(wb2), granted(wa3), granted(wa4))
+	}
+	wb3, _ := p.admit(at("b3", "B")) // no worker free: it waits
+	p.release(at("a1", "A"))
+	if !granted(wa3) || granted(wa4) || granted(wb3) {
+		t.Errorf("a1's worker went to a3 %v, a4 %v, b3 %v; want a3 (A and B run one each, A was served less recently)",
+			granted(wa3), granted(wa4), granted(wb3))
+	}
+	for _, k := range []solverKey{at("a2", "A"), at("a3", "A"), at("b2", "B")} {
+		p.release(k)
+	}
+	for _, w := range []*solverWaiter{wa4, wb3} {
+		if !granted(w) {
+			t.Errorf("a waiting search never had a worker")
+		}
+	}
+	p.release(at("a4", "A"))
+	p.release(at("b3", "B"))
+	if p.running != 0 || len(p.waiting) != 0 || len(p.clients) != 0 {
+		t.Errorf("idle pool: %d running, %d waiting, %d clients", p.running, len(p.waiting), len(p.clients))
+	}
+
+	q := NewSolverPool(3, 10, SolverShare{Running: 1, Queued: 1}) // no address share
+	for _, k := range []solverKey{at("a1", "A"), at("a2", "A"), at("a3", "A")} {
+		if w, err := q.admit(k); err != nil || w != nil {
+			t.Fatalf("no address share, %v: %v, queued %v; want a worker", k, err, w != nil)
+		}
+	}
 }
 
 // TestSolverPoolLeave: a waiting search that leaves gives its queue place
@@ -142,18 +201,18 @@ func TestSolverPoolLeave(t *testing.T) {
 	run(t, p, "a")
 	wb := queue(t, p, "b")
 	refuse(t, p, "c", ErrSolverBusy)
-	if !p.leave("b", wb) {
+	if !p.leave(wb) {
 		t.Fatal("a waiting search could not leave")
 	}
-	if _, ok := p.clients["b"]; ok || p.waiting != 0 {
-		t.Errorf("after leaving: b kept %v, %d waiting", ok, p.waiting)
+	if _, ok := p.clients["player:b"]; ok || len(p.waiting) != 0 {
+		t.Errorf("after leaving: b kept %v, %d waiting", ok, len(p.waiting))
 	}
 	wc := queue(t, p, "c")
-	p.release("a")
-	if !granted(wc) || p.leave("c", wc) {
+	p.release(solverKey{player: "a"})
+	if !granted(wc) || p.leave(wc) {
 		t.Fatal("a search given a worker left the queue as if waiting")
 	}
-	p.release("c")
+	p.release(solverKey{player: "c"})
 	if p.running != 0 || len(p.clients) != 0 {
 		t.Errorf("idle pool: %d running, %d clients", p.running, len(p.clients))
 	}
@@ -167,7 +226,7 @@ func TestSolverPoolLeave(t *testing.T) {
 	}()
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
 		p.mu.Lock()
-		n := p.waiting
+		n := len(p.waiting)
 		p.mu.Unlock()
 		if n == 1 {
 			break
@@ -180,10 +239,10 @@ func TestSolverPoolLeave(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("Solve cancelled while waiting: %v", err)
 	}
-	if _, ok := p.clients["b"]; ok || p.waiting != 0 {
-		t.Errorf("after Solve left: b kept %v, %d waiting", ok, p.waiting)
+	if _, ok := p.clients["player:b"]; ok || len(p.waiting) != 0 {
+		t.Errorf("after Solve left: b kept %v, %d waiting", ok, len(p.waiting))
 	}
-	p.release("a")
+	p.release(solverKey{player: "a"})
 }
 
 // TestSolverPoolConcurrent: many clients admitting, waiting, leaving and
@@ -195,12 +254,12 @@ func TestSolverPoolConcurrent(t *testing.T) {
 	check := func() {
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		if p.running > workers || p.waiting > queued {
-			t.Errorf("%d running, %d waiting", p.running, p.waiting)
+		if p.running > workers || len(p.waiting) > queued {
+			t.Errorf("%d running, %d waiting", p.running, len(p.waiting))
 		}
 		for k, c := range p.clients {
-			if c.running > 1 || len(c.queue) > 1 {
-				t.Errorf("client %s: %d running, %d waiting", k, c.running, len(c.queue))
+			if c.running > 1 || c.waiting > 1 {
+				t.Errorf("client %s: %d running, %d waiting", k, c.running, c.waiting)
 			}
 		}
 	}
@@ -212,23 +271,23 @@ func TestSolverPoolConcurrent(t *testing.T) {
 			rnd := rand.New(rand.NewPCG(uint64(g), 1))
 			client := string(rune('a' + g%8))
 			for range 300 {
-				w, err := p.admit(client)
+				w, err := p.admit(solverKey{player: client})
 				if err != nil {
 					continue
 				}
 				if w != nil {
-					if rnd.IntN(3) == 0 && p.leave(client, w) {
+					if rnd.IntN(3) == 0 && p.leave(w) {
 						continue
 					}
 					<-w.ready
 				}
 				check()
-				p.release(client)
+				p.release(solverKey{player: client})
 			}
 		}()
 	}
 	wg.Wait()
-	if p.running != 0 || p.waiting != 0 || len(p.clients) != 0 {
-		t.Errorf("idle pool: %d running, %d waiting, %d clients", p.running, p.waiting, len(p.clients))
+	if p.running != 0 || len(p.waiting) != 0 || len(p.clients) != 0 {
+		t.Errorf("idle pool: %d running, %d waiting, %d clients", p.running, len(p.waiting), len(p.clients))
 	}
 }

@@ -4308,7 +4308,7 @@ type ClientInterface interface {
 	// AnalyseGame Analyse an ended game
 	//
 	// For a game that has ended, whoever may read it gets whether its deal was winnable with every card known (RULES R7.4, R7.1), the first version after which its position was no longer winnable (the losing move), and a winning line from the deal.
-	// A game in progress gets 409 game_in_progress. A game on a shared deal (duel, daily deal) gets 403 game_sealed until its competition closes (R6.6), its owner included. The searches run one after the other on the bounded solver pool, shared fairly between players (beyond the caller's share, one search running and one waiting, 429 too_many_searches; when the pool is full 503 solver_busy; both with Retry-After); an analysis, once made, is kept and answered again at once.
+	// A game in progress gets 409 game_in_progress. A game on a shared deal (duel, daily deal) gets 403 game_sealed until its competition closes (R6.6), its owner included. The searches run one after the other on the bounded solver pool, shared fairly between players and client addresses (beyond the caller's share, one search running and one waiting, or its address's, two of each, 429 too_many_searches; when the pool is full 503 solver_busy; both with Retry-After); an analysis, once made, is kept and answered again at once.
 	//
 	// Corresponds with GET /v1/games/{id}/analysis (the `AnalyseGame` operationId).
 	AnalyseGame(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4359,7 +4359,7 @@ type ClientInterface interface {
 	//
 	// Answers one move that keeps the game's position winnable, or says it is unwinnable or unknown (RULES R7.3), searched with every card known. The request is appended to the log as a hint_given event (not a move: no move number, not undoable) and makes the game unranked from then on (the statistics and leaderboards leave it out).
 	// Following the hints from any winnable position wins the game: after the hinted move the next hint continues the same winning line without a new search; after any other move the server searches again.
-	// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool, shared fairly between players: beyond the caller's share (one search running and one waiting) 429 too_many_searches, and when the pool is full 503 solver_busy, both with Retry-After and nothing appended.
+	// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool, shared fairly between players and client addresses: beyond the caller's share (one search running and one waiting) or its address's (two of each) 429 too_many_searches, and when the pool is full 503 solver_busy, both with Retry-After and nothing appended.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4370,7 +4370,7 @@ type ClientInterface interface {
 	//
 	// Answers one move that keeps the game's position winnable, or says it is unwinnable or unknown (RULES R7.3), searched with every card known. The request is appended to the log as a hint_given event (not a move: no move number, not undoable) and makes the game unranked from then on (the statistics and leaderboards leave it out).
 	// Following the hints from any winnable position wins the game: after the hinted move the next hint continues the same winning line without a new search; after any other move the server searches again.
-	// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool, shared fairly between players: beyond the caller's share (one search running and one waiting) 429 too_many_searches, and when the pool is full 503 solver_busy, both with Retry-After and nothing appended.
+	// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool, shared fairly between players and client addresses: beyond the caller's share (one search running and one waiting) or its address's (two of each) 429 too_many_searches, and when the pool is full 503 solver_busy, both with Retry-After and nothing appended.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4721,7 +4721,7 @@ type ClientInterface interface {
 	// SolveLayoutWithBody Solve a layout
 	//
 	// Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
-	// The search runs on a bounded pool of solver workers shared fairly between players: each player may have one search running and one waiting (README "Limits"), one more gets 429 too_many_searches with Retry-After, and the waiting searches are served round-robin by player; when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
+	// The search runs on a bounded pool of solver workers shared fairly between players and client addresses: each player may have one search running and one waiting, and all the players of one address together two of each (README "Limits"); one more gets 429 too_many_searches with Retry-After, and the waiting searches are served round-robin by address, then by player; when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4731,7 +4731,7 @@ type ClientInterface interface {
 	// SolveLayout Solve a layout
 	//
 	// Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
-	// The search runs on a bounded pool of solver workers shared fairly between players: each player may have one search running and one waiting (README "Limits"), one more gets 429 too_many_searches with Retry-After, and the waiting searches are served round-robin by player; when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
+	// The search runs on a bounded pool of solver workers shared fairly between players and client addresses: each player may have one search running and one waiting, and all the players of one address together two of each (README "Limits"); one more gets 429 too_many_searches with Retry-After, and the waiting searches are served round-robin by address, then by player; when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5295,7 +5295,7 @@ func (c *Client) GetGameHead(ctx context.Context, id string, params *GetGameHead
 // AnalyseGame Analyse an ended game
 //
 // For a game that has ended, whoever may read it gets whether its deal was winnable with every card known (RULES R7.4, R7.1), the first version after which its position was no longer winnable (the losing move), and a winning line from the deal.
-// A game in progress gets 409 game_in_progress. A game on a shared deal (duel, daily deal) gets 403 game_sealed until its competition closes (R6.6), its owner included. The searches run one after the other on the bounded solver pool, shared fairly between players (beyond the caller's share, one search running and one waiting, 429 too_many_searches; when the pool is full 503 solver_busy; both with Retry-After); an analysis, once made, is kept and answered again at once.
+// A game in progress gets 409 game_in_progress. A game on a shared deal (duel, daily deal) gets 403 game_sealed until its competition closes (R6.6), its owner included. The searches run one after the other on the bounded solver pool, shared fairly between players and client addresses (beyond the caller's share, one search running and one waiting, or its address's, two of each, 429 too_many_searches; when the pool is full 503 solver_busy; both with Retry-After); an analysis, once made, is kept and answered again at once.
 //
 // Corresponds with GET /v1/games/{id}/analysis (the `AnalyseGame` operationId).
 func (c *Client) AnalyseGame(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5406,7 +5406,7 @@ func (c *Client) ListEventsHead(ctx context.Context, id string, params *ListEven
 //
 // Answers one move that keeps the game's position winnable, or says it is unwinnable or unknown (RULES R7.3), searched with every card known. The request is appended to the log as a hint_given event (not a move: no move number, not undoable) and makes the game unranked from then on (the statistics and leaderboards leave it out).
 // Following the hints from any winnable position wins the game: after the hinted move the next hint continues the same winning line without a new search; after any other move the server searches again.
-// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool, shared fairly between players: beyond the caller's share (one search running and one waiting) 429 too_many_searches, and when the pool is full 503 solver_busy, both with Retry-After and nothing appended.
+// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool, shared fairly between players and client addresses: beyond the caller's share (one search running and one waiting) or its address's (two of each) 429 too_many_searches, and when the pool is full 503 solver_busy, both with Retry-After and nothing appended.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5427,7 +5427,7 @@ func (c *Client) GetHintWithBody(ctx context.Context, id string, contentType str
 //
 // Answers one move that keeps the game's position winnable, or says it is unwinnable or unknown (RULES R7.3), searched with every card known. The request is appended to the log as a hint_given event (not a move: no move number, not undoable) and makes the game unranked from then on (the statistics and leaderboards leave it out).
 // Following the hints from any winnable position wins the game: after the hinted move the next hint continues the same winning line without a new search; after any other move the server searches again.
-// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool, shared fairly between players: beyond the caller's share (one search running and one waiting) 429 too_many_searches, and when the pool is full 503 solver_busy, both with Retry-After and nothing appended.
+// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool, shared fairly between players and client addresses: beyond the caller's share (one search running and one waiting) or its address's (two of each) 429 too_many_searches, and when the pool is full 503 solver_busy, both with Retry-After and nothing appended.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6248,7 +6248,7 @@ func (c *Client) GetMyStatsHead(ctx context.Context, params *GetMyStatsHeadParam
 // SolveLayoutWithBody Solve a layout
 //
 // Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
-// The search runs on a bounded pool of solver workers shared fairly between players: each player may have one search running and one waiting (README "Limits"), one more gets 429 too_many_searches with Retry-After, and the waiting searches are served round-robin by player; when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
+// The search runs on a bounded pool of solver workers shared fairly between players and client addresses: each player may have one search running and one waiting, and all the players of one address together two of each (README "Limits"); one more gets 429 too_many_searches with Retry-After, and the waiting searches are served round-robin by address, then by player; when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
 //
 // Takes any type of body and a specified content type.
 //
@@ -6268,7 +6268,7 @@ func (c *Client) SolveLayoutWithBody(ctx context.Context, contentType string, bo
 // SolveLayout Solve a layout
 //
 // Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
-// The search runs on a bounded pool of solver workers shared fairly between players: each player may have one search running and one waiting (README "Limits"), one more gets 429 too_many_searches with Retry-After, and the waiting searches are served round-robin by player; when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
+// The search runs on a bounded pool of solver workers shared fairly between players and client addresses: each player may have one search running and one waiting, and all the players of one address together two of each (README "Limits"); one more gets 429 too_many_searches with Retry-After, and the waiting searches are served round-robin by address, then by player; when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -10565,7 +10565,7 @@ type ClientWithResponsesInterface interface {
 	// AnalyseGameWithResponse Analyse an ended game
 	//
 	// For a game that has ended, whoever may read it gets whether its deal was winnable with every card known (RULES R7.4, R7.1), the first version after which its position was no longer winnable (the losing move), and a winning line from the deal.
-	// A game in progress gets 409 game_in_progress. A game on a shared deal (duel, daily deal) gets 403 game_sealed until its competition closes (R6.6), its owner included. The searches run one after the other on the bounded solver pool, shared fairly between players (beyond the caller's share, one search running and one waiting, 429 too_many_searches; when the pool is full 503 solver_busy; both with Retry-After); an analysis, once made, is kept and answered again at once.
+	// A game in progress gets 409 game_in_progress. A game on a shared deal (duel, daily deal) gets 403 game_sealed until its competition closes (R6.6), its owner included. The searches run one after the other on the bounded solver pool, shared fairly between players and client addresses (beyond the caller's share, one search running and one waiting, or its address's, two of each, 429 too_many_searches; when the pool is full 503 solver_busy; both with Retry-After); an analysis, once made, is kept and answered again at once.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -10628,7 +10628,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Answers one move that keeps the game's position winnable, or says it is unwinnable or unknown (RULES R7.3), searched with every card known. The request is appended to the log as a hint_given event (not a move: no move number, not undoable) and makes the game unranked from then on (the statistics and leaderboards leave it out).
 	// Following the hints from any winnable position wins the game: after the hinted move the next hint continues the same winning line without a new search; after any other move the server searches again.
-	// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool, shared fairly between players: beyond the caller's share (one search running and one waiting) 429 too_many_searches, and when the pool is full 503 solver_busy, both with Retry-After and nothing appended.
+	// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool, shared fairly between players and client addresses: beyond the caller's share (one search running and one waiting) or its address's (two of each) 429 too_many_searches, and when the pool is full 503 solver_busy, both with Retry-After and nothing appended.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10639,7 +10639,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Answers one move that keeps the game's position winnable, or says it is unwinnable or unknown (RULES R7.3), searched with every card known. The request is appended to the log as a hint_given event (not a move: no move number, not undoable) and makes the game unranked from then on (the statistics and leaderboards leave it out).
 	// Following the hints from any winnable position wins the game: after the hinted move the next hint continues the same winning line without a new search; after any other move the server searches again.
-	// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool, shared fairly between players: beyond the caller's share (one search running and one waiting) 429 too_many_searches, and when the pool is full 503 solver_busy, both with Retry-After and nothing appended.
+	// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool, shared fairly between players and client addresses: beyond the caller's share (one search running and one waiting) or its address's (two of each) 429 too_many_searches, and when the pool is full 503 solver_busy, both with Retry-After and nothing appended.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11074,7 +11074,7 @@ type ClientWithResponsesInterface interface {
 	// SolveLayoutWithBodyWithResponse Solve a layout
 	//
 	// Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
-	// The search runs on a bounded pool of solver workers shared fairly between players: each player may have one search running and one waiting (README "Limits"), one more gets 429 too_many_searches with Retry-After, and the waiting searches are served round-robin by player; when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
+	// The search runs on a bounded pool of solver workers shared fairly between players and client addresses: each player may have one search running and one waiting, and all the players of one address together two of each (README "Limits"); one more gets 429 too_many_searches with Retry-After, and the waiting searches are served round-robin by address, then by player; when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11084,7 +11084,7 @@ type ClientWithResponsesInterface interface {
 	// SolveLayoutWithResponse Solve a layout
 	//
 	// Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
-	// The search runs on a bounded pool of solver workers shared fairly between players: each player may have one search running and one waiting (README "Limits"), one more gets 429 too_many_searches with Retry-After, and the waiting searches are served round-robin by player; when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
+	// The search runs on a bounded pool of solver workers shared fairly between players and client addresses: each player may have one search running and one waiting, and all the players of one address together two of each (README "Limits"); one more gets 429 too_many_searches with Retry-After, and the waiting searches are served round-robin by address, then by player; when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -20097,7 +20097,7 @@ func (c *ClientWithResponses) GetGameHeadWithResponse(ctx context.Context, id st
 // AnalyseGameWithResponse Analyse an ended game
 //
 // For a game that has ended, whoever may read it gets whether its deal was winnable with every card known (RULES R7.4, R7.1), the first version after which its position was no longer winnable (the losing move), and a winning line from the deal.
-// A game in progress gets 409 game_in_progress. A game on a shared deal (duel, daily deal) gets 403 game_sealed until its competition closes (R6.6), its owner included. The searches run one after the other on the bounded solver pool, shared fairly between players (beyond the caller's share, one search running and one waiting, 429 too_many_searches; when the pool is full 503 solver_busy; both with Retry-After); an analysis, once made, is kept and answered again at once.
+// A game in progress gets 409 game_in_progress. A game on a shared deal (duel, daily deal) gets 403 game_sealed until its competition closes (R6.6), its owner included. The searches run one after the other on the bounded solver pool, shared fairly between players and client addresses (beyond the caller's share, one search running and one waiting, or its address's, two of each, 429 too_many_searches; when the pool is full 503 solver_busy; both with Retry-After); an analysis, once made, is kept and answered again at once.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -20196,7 +20196,7 @@ func (c *ClientWithResponses) ListEventsHeadWithResponse(ctx context.Context, id
 //
 // Answers one move that keeps the game's position winnable, or says it is unwinnable or unknown (RULES R7.3), searched with every card known. The request is appended to the log as a hint_given event (not a move: no move number, not undoable) and makes the game unranked from then on (the statistics and leaderboards leave it out).
 // Following the hints from any winnable position wins the game: after the hinted move the next hint continues the same winning line without a new search; after any other move the server searches again.
-// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool, shared fairly between players: beyond the caller's share (one search running and one waiting) 429 too_many_searches, and when the pool is full 503 solver_busy, both with Retry-After and nothing appended.
+// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool, shared fairly between players and client addresses: beyond the caller's share (one search running and one waiting) or its address's (two of each) 429 too_many_searches, and when the pool is full 503 solver_busy, both with Retry-After and nothing appended.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -20213,7 +20213,7 @@ func (c *ClientWithResponses) GetHintWithBodyWithResponse(ctx context.Context, i
 //
 // Answers one move that keeps the game's position winnable, or says it is unwinnable or unknown (RULES R7.3), searched with every card known. The request is appended to the log as a hint_given event (not a move: no move number, not undoable) and makes the game unranked from then on (the statistics and leaderboards leave it out).
 // Following the hints from any winnable position wins the game: after the hinted move the next hint continues the same winning line without a new search; after any other move the server searches again.
-// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool, shared fairly between players: beyond the caller's share (one search running and one waiting) 429 too_many_searches, and when the pool is full 503 solver_busy, both with Retry-After and nothing appended.
+// Only the game's owner may ask; games on shared deals (duels, daily deals) get 403 hints_not_allowed and a game that has ended 409 (reason game_over), with nothing appended. The search runs on the bounded solver pool, shared fairly between players and client addresses: beyond the caller's share (one search running and one waiting) or its address's (two of each) 429 too_many_searches, and when the pool is full 503 solver_busy, both with Retry-After and nothing appended.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -20930,7 +20930,7 @@ func (c *ClientWithResponses) GetMyStatsHeadWithResponse(ctx context.Context, pa
 // SolveLayoutWithBodyWithResponse Solve a layout
 //
 // Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
-// The search runs on a bounded pool of solver workers shared fairly between players: each player may have one search running and one waiting (README "Limits"), one more gets 429 too_many_searches with Retry-After, and the waiting searches are served round-robin by player; when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
+// The search runs on a bounded pool of solver workers shared fairly between players and client addresses: each player may have one search running and one waiting, and all the players of one address together two of each (README "Limits"); one more gets 429 too_many_searches with Retry-After, and the waiting searches are served round-robin by address, then by player; when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -20946,7 +20946,7 @@ func (c *ClientWithResponses) SolveLayoutWithBodyWithResponse(ctx context.Contex
 // SolveLayoutWithResponse Solve a layout
 //
 // Says whether a layout (RULES R6.5) is winnable under a variant's rules with every card known (R7.1), and if so gives a winning line: move requests that win a game created with POST /v1/games from the same variant, options and layout. Nothing is stored.
-// The search runs on a bounded pool of solver workers shared fairly between players: each player may have one search running and one waiting (README "Limits"), one more gets 429 too_many_searches with Retry-After, and the waiting searches are served round-robin by player; when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
+// The search runs on a bounded pool of solver workers shared fairly between players and client addresses: each player may have one search running and one waiting, and all the players of one address together two of each (README "Limits"); one more gets 429 too_many_searches with Retry-After, and the waiting searches are served round-robin by address, then by player; when every worker is busy and the queue is full the answer is 503 solver_busy with Retry-After. budget_ms bounds the search's time (at most the server's maximum, 10000 by default; a larger one gets 422 invalid_field); the search also stops after solver's node budget, answering unknown.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

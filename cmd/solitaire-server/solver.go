@@ -14,7 +14,10 @@ import (
 // 1), SOLITAIRE_SOLVER_QUEUE, how many more may wait for a worker (0..1024;
 // default api.DefaultSolverQueue), SOLITAIRE_SOLVER_RUNNING_PER_PLAYER and
 // SOLITAIRE_SOLVER_QUEUE_PER_PLAYER, one player's share of those
-// (api.SolverShare: 1..256 running, 0..1024 waiting; default 1 and 1), and
+// (api.SolverShare: 1..256 running, 0..1024 waiting; default 1 and 1),
+// SOLITAIRE_SOLVER_RUNNING_PER_ADDRESS and SOLITAIRE_SOLVER_QUEUE_PER_ADDRESS,
+// the share of all the players of one client address together (0..256
+// running, 0 for no address share; 0..1024 waiting; default 2 and 2), and
 // SOLITAIRE_SOLVER_MAX_BUDGET_MS, the most milliseconds one search may
 // take (100..600000; default 10000).
 func (c *config) loadSolver(getenv func(string) string) error {
@@ -31,6 +34,8 @@ func (c *config) loadSolver(getenv func(string) string) error {
 		{"SOLITAIRE_SOLVER_QUEUE", 0, 1024, "waiting searches", &c.solverQueue},
 		{"SOLITAIRE_SOLVER_RUNNING_PER_PLAYER", 1, 256, "searches at once per player", &c.solverShare.Running},
 		{"SOLITAIRE_SOLVER_QUEUE_PER_PLAYER", 0, 1024, "waiting searches per player", &c.solverShare.Queued},
+		{"SOLITAIRE_SOLVER_RUNNING_PER_ADDRESS", 0, 256, "searches at once per address (0: no address share)", &c.solverShare.AddressRunning},
+		{"SOLITAIRE_SOLVER_QUEUE_PER_ADDRESS", 0, 1024, "waiting searches per address", &c.solverShare.AddressQueued},
 		{"SOLITAIRE_SOLVER_MAX_BUDGET_MS", 100, 600_000, "milliseconds", &ms},
 	} {
 		if err := intVar(getenv, v.name, v.lo, v.hi, v.want, v.dst); err != nil {
