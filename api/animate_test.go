@@ -96,6 +96,7 @@ func (b *board) event(t *testing.T, e api.Event) {
 // redo on relaxed draw 3 and klondike with undo, on both databases. Also:
 // waste_fanned (the latest draw's cards still on the waste), passes'
 // recycles_left, legal_moves equal to GET legal-moves, and a bad include
+// (a value other than legal_moves, in any of the parameter's occurrences)
 // answers 400 and plays nothing.
 func TestMoveAnswersAnimate(t *testing.T) {
 	t.Parallel()
@@ -112,10 +113,12 @@ func TestMoveAnswersAnimate(t *testing.T) {
 			}
 			model := boardOf(g)
 			path := "/v1/games/" + g.ID + "/moves?include=legal_moves"
-			r := e.must(http.StatusBadRequest, req{method: "POST", path: "/v1/games/" + g.ID + "/moves?include=everything",
-				body: draw(), invalid: true})
-			if p := r.problem(t); p.Code != api.CodeInvalidParameter || e.version(g.ID) != 1 {
-				t.Fatalf("a bad include: %+v, version %d", p, e.version(g.ID))
+			for _, bad := range []string{"include=everything", "include=legal_moves&include=everything", "include=legal_moves,"} {
+				r := e.must(http.StatusBadRequest, req{method: "POST", path: "/v1/games/" + g.ID + "/moves?" + bad,
+					body: draw(), invalid: true})
+				if p := r.problem(t); p.Code != api.CodeInvalidParameter || e.version(g.ID) != 1 {
+					t.Fatalf("a bad include (%s): %+v, version %d", bad, p, e.version(g.ID))
+				}
 			}
 			var got api.Game
 			e.must(http.StatusOK, req{method: "GET", path: "/v1/games/" + g.ID + "?include=legal_moves"}).decode(t, &got)

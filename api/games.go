@@ -252,18 +252,22 @@ func etagListHas(list, tag string) bool {
 	return false
 }
 
-// includeLegal reads the include query parameter: "legal_moves" (the only
-// value today; a comma-separated list is read as one) adds the game's
-// legal moves to the answer (Game.LegalMoves). Absent: false. Any other
-// value: 400 invalid_parameter.
+// includeLegal reads the include query parameter: "legal_moves" (the one
+// value defined; a comma-separated list, or the parameter repeated, is
+// read as one list) adds the game's legal moves to the answer
+// (Game.LegalMoves). Absent: false. Any other value, in any of the
+// parameter's occurrences: 400 invalid_parameter, so that a client never
+// takes an ignored value for an honoured one.
 func includeLegal(c *gin.Context) (bool, error) {
-	q, ok := c.GetQuery("include")
+	qs, ok := c.GetQueryArray("include")
 	if !ok {
 		return false, nil
 	}
-	for _, v := range strings.Split(q, ",") {
-		if v != "legal_moves" {
-			return false, badParam("include", "include must be legal_moves")
+	for _, q := range qs {
+		for _, v := range strings.Split(q, ",") {
+			if v != "legal_moves" {
+				return false, badParam("include", "include must be legal_moves")
+			}
 		}
 	}
 	return true, nil
