@@ -15,8 +15,8 @@ import (
 // won, the offline audit of its export and the verification of its leaf
 // pass, and the walkthrough paces itself by the RateLimit field under a
 // limit it would otherwise exceed (SOLITAIRE_RATE_LIMIT=5, bursts of 5).
-// It runs in the repository's root, as a reader would, and removes the
-// files the walkthrough writes (which git ignores).
+// It runs in a view of the repository's root (repositoryView), as a reader
+// would run it in the root, without touching the reader's files there.
 func TestREADMEWalkthrough(t *testing.T) {
 	t.Parallel()
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
@@ -30,17 +30,8 @@ func TestREADMEWalkthrough(t *testing.T) {
 	srv := startServerProcess(t, buildBinary(t), "SOLITAIRE_ADDR=127.0.0.1:0",
 		"SOLITAIRE_SQLITE_PATH="+filepath.Join(t.TempDir(), "solitaire.db"), "SOLITAIRE_LOG_EVERY=200ms",
 		"SOLITAIRE_RATE_LIMIT=5", "SOLITAIRE_RATE_BURST=5")
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for _, f := range []string{"game.ndjson", "proof.json", "log.key", "rate.txt"} {
-			os.Remove(filepath.Join(root, f))
-		}
-	})
 	cmd := exec.Command("bash", "-e", "-c", string(m[1]))
-	cmd.Dir = root
+	cmd.Dir = repositoryView(t)
 	cmd.Env = append(os.Environ(), "S="+srv.base)
 	out, err := cmd.CombinedOutput()
 	text := string(out)
@@ -55,4 +46,35 @@ func TestREADMEWalkthrough(t *testing.T) {
 	if strings.Contains(text, `"code":"rate_limited"`) {
 		t.Errorf("the walkthrough met the rate limit: it must pace itself:\n%s", text)
 	}
+}
+
+// repositoryView is a new temporary directory holding a symbolic link to
+// each directory of the repository's root and to each of its files that
+// the Go command reads there (.go, go.mod, go.sum, .yaml: the root package
+// embeds the spec): commands run in it build and run the repository as
+// they would in its root, and the files they write (game.ndjson,
+// proof.json, …) stay in the temporary directory, never overwriting or
+// removing a reader's files of the same names in the root.
+func repositoryView(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := t.TempDir()
+	for _, e := range entries {
+		switch ext := filepath.Ext(e.Name()); {
+		case e.IsDir(), ext == ".go", ext == ".mod", ext == ".sum", ext == ".yaml":
+		default:
+			continue
+		}
+		if err := os.Symlink(filepath.Join(root, e.Name()), filepath.Join(view, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return view
 }
