@@ -16,8 +16,9 @@ import (
 	"github.com/openpatience/solitaire/domain"
 )
 
-// NewPlayer asks for a player: a display name of 1..64 characters, no
-// control characters.
+// NewPlayer asks for a player: a display name of 1..64 characters, with
+// at least one visible character and no control or format characters
+// (validName).
 type NewPlayer struct {
 	Name string `json:"name" minLength:"1" maxLength:"64" example:"Ada"`
 } // @name NewPlayer
@@ -40,17 +41,29 @@ func hashToken(token string) []byte {
 	return h[:]
 }
 
+// validName reports whether name may be a display name: 1..64
+// characters, valid UTF-8, no control characters (Cc) and no format
+// characters (Cf: zero-width spaces, bidirectional overrides), and at
+// least one visible one (graphic, not a space). Names appear on shared
+// standings, where an invisible name, or one whose text a bidirectional
+// override shows reversed, would pass itself off as another player's.
+// The zero-width joiner (U+200D) is the one format character allowed,
+// since emoji sequences need it.
 func validName(name string) bool {
 	n := utf8.RuneCountInString(name)
-	if n < 1 || n > 64 || strings.TrimSpace(name) == "" {
+	if n < 1 || n > 64 {
 		return false
 	}
+	visible := false
 	for _, r := range name {
-		if unicode.IsControl(r) || r == utf8.RuneError {
+		switch {
+		case r == utf8.RuneError || unicode.IsControl(r) || (unicode.Is(unicode.Cf, r) && r != '\u200d'):
 			return false
+		case unicode.IsGraphic(r) && !unicode.IsSpace(r) && r != '\u200d':
+			visible = true
 		}
 	}
-	return true
+	return visible
 }
 
 // createPlayer registers a player and returns its token.
@@ -83,7 +96,7 @@ func (s *server) createPlayer(c *gin.Context) reply {
 			detail: "name is required"})
 	}
 	if !validName(req.Name) {
-		return s.fail(c, badField("name", "name must be 1..64 characters, not blank, without control characters"))
+		return s.fail(c, badField("name", "name must be 1..64 characters, at least one of them visible, without control or format characters"))
 	}
 	var raw [tokenBytes + 16]byte
 	if _, err := io.ReadFull(s.cfg.Random, raw[:]); err != nil {
