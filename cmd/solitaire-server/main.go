@@ -20,8 +20,8 @@
 //	SOLITAIRE_STREAM_HEARTBEAT        interval of live-stream heartbeats (a Go duration, default 15s)
 //	SOLITAIRE_MAX_STREAMS_PER_PLAYER  live streams one player may have open at once (default 8)
 //	SOLITAIRE_MAX_STREAMS_PER_ADDRESS live streams one client address may have open at once (default 64)
-//	SOLITAIRE_MAX_STREAMS     live streams of the whole server (default 4096, at most half the
-//	                          open-file limit)
+//	SOLITAIRE_MAX_STREAMS     live streams of the whole server (default 4096; default and set
+//	                          value at most half the open-file limit, a value above refused)
 //	SOLITAIRE_MAX_CONNS_PER_ADDRESS  HTTP connections one client address may hold open (default 128);
 //	                          one more replaces the address's longest-idle connection, or is refused
 //	SOLITAIRE_MAX_CONNS       HTTP connections of the whole server (default 10000, at most the
@@ -268,6 +268,12 @@ func loadConfig(getenv func(string) string) (config, error) {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 1_000_000 {
 			return config{}, fmt.Errorf("SOLITAIRE_MAX_STREAMS=%q: want 1..1000000 streams", v)
+		}
+		// A set bound gets the default's reason (streamBound): above half
+		// the open-file limit, streams could take the descriptors that
+		// every other request needs, so the server refuses to start.
+		if nofile := openFileLimit(); nofile != 0 && uint64(n) > max(1, nofile/2) {
+			return config{}, fmt.Errorf("SOLITAIRE_MAX_STREAMS=%d: want at most %d, half the open-file limit (ulimit -n %d)", n, max(1, nofile/2), nofile)
 		}
 		c.maxStreamsAll = n
 	}

@@ -544,11 +544,16 @@ func TestLoadStreamAndDatabaseSettings(t *testing.T) {
 	if c, _ := loadConfig(env(nil)); c.maxStreamsPerAddress != 64 || c.maxStreamsAll != streamBound(openFileLimit()) {
 		t.Errorf("defaults: per address %d, server %d", c.maxStreamsPerAddress, c.maxStreamsAll)
 	}
-	for _, bad := range []map[string]string{
+	bad := []map[string]string{
 		{"SOLITAIRE_DB_EXEC_MODE": "fast"}, {"SOLITAIRE_LISTEN_DATABASE_URL": "postgres://db/db"},
 		{"SOLITAIRE_MIGRATE_DATABASE_URL": "postgres://db/db"}, {"SOLITAIRE_MAX_STREAMS": "0"},
 		{"SOLITAIRE_MAX_STREAMS_PER_ADDRESS": "x"},
-	} {
+	}
+	if nofile := openFileLimit(); nofile != 0 && nofile/2 < 1_000_000 {
+		// A set bound above half the open-file limit is refused too.
+		bad = append(bad, map[string]string{"SOLITAIRE_MAX_STREAMS": strconv.FormatUint(nofile/2+1, 10)})
+	}
+	for _, bad := range bad {
 		if _, err := loadConfig(env(bad)); err == nil {
 			t.Errorf("%v accepted", bad)
 		}
