@@ -12,7 +12,8 @@
 //	                                            check the game against the transparency log
 //	solitaire verify-log OLD NEW -key VKEY [-server URL]
 //	                                            check that checkpoint NEW extends checkpoint OLD (the
-//	                                            server's C2SP tlog-tiles hash tiles below URL/v1/log)
+//	                                            server's C2SP tlog-tiles hash tiles below URL/v1/log;
+//	                                            -server is needed unless OLD is empty or both have one size)
 //	solitaire verify-leaderboard URL VARIANT -key VKEY [-token T] [-query Q] [-board FILE]
 //	                                            check every board entry against the log
 //	solitaire solve (-seed N | -layout F | -log F) [-variant V] ...
@@ -55,7 +56,7 @@ const usage = `usage:
   solitaire replay FILE [-at N] [-reveal]
   solitaire export URL GAME_ID [-token TOKEN]
   solitaire verify FILE -key VKEY (-proof PROOF.json | -server URL [-token TOKEN]) [-checkpoint CP] [-salt HEX] [-owner ID]
-  solitaire verify-log OLD NEW -key VKEY [-server URL]
+  solitaire verify-log OLD NEW -key VKEY [-server URL]   (-server unless OLD is empty or both have one size)
   solitaire verify-leaderboard URL VARIANT -key VKEY [-token TOKEN] [-query draw=3&winnable=true] [-board FILE]
   solitaire solve (-seed N | -layout FILE | -log FILE [-at V]) [-variant ID] [-draw 1|3] [-budget D] [-nodes N]
   solitaire solve-bench [-variant ID] [-draw 1|3] [-n DEALS] [-seed0 N] [-budget D] [-out FILE] [-ks FILE]

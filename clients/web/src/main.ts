@@ -315,11 +315,10 @@ async function loadGame(id: string): Promise<void> {
   show(r.data, false);
 }
 
-// started shows a game just dealt; a new game's answer has no legal
-// moves, so they are asked for.
+// started shows a game just dealt, its legal moves in the answer (every
+// route that deals is asked with ?include=legal_moves).
 async function started(g: Game): Promise<void> {
-  const r = await api.client.GET("/v1/games/{id}/legal-moves", { params: { path: { id: g.id } } });
-  g.legal_moves = r.data?.moves ?? [];
+  g.legal_moves ??= [];
   hint = null;
   show(g, false);
   say("");
@@ -436,7 +435,7 @@ function withVariant(text: string, action: (v: Variant) => Promise<void>): Promi
 const newGame = () =>
   withVariant("Dealing…", async (v) => {
     const r = await api.client.POST("/v1/games", {
-      params: { header: { "Idempotency-Key": newKey() } },
+      params: { query: { include: "legal_moves" }, header: { "Idempotency-Key": newKey() } },
       body: { variant: v.id, options: chosenOptions(v), ...(v.decks === 1 && ui.winnable.checked ? { winnable: true } : {}) },
     });
     await dealt(r, "", "");
@@ -445,7 +444,7 @@ const newGame = () =>
 const playDaily = () =>
   withVariant("Dealing…", async (v) => {
     const r = await api.client.POST("/v1/daily/{variant}/games", {
-      params: { path: { variant: v.id }, header: { "Idempotency-Key": newKey() } },
+      params: { path: { variant: v.id }, query: { include: "legal_moves" }, header: { "Idempotency-Key": newKey() } },
     });
     await dealt(r, "daily_already_played", "You have played today's deal: here is your game.");
   });
@@ -541,7 +540,7 @@ function joinDuel(idOrLink: string): Promise<void> {
     ? Promise.resolve()
     : busyWith("Joining…", async () => {
         const r = await api.client.POST("/v1/duels/{id}/games", {
-          params: { path: { id }, header: { "Idempotency-Key": newKey() } },
+          params: { path: { id }, query: { include: "legal_moves" }, header: { "Idempotency-Key": newKey() } },
         });
         await dealt(r, "duel_already_joined", "You have joined this duel: here is your game.");
       });
