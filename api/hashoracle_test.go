@@ -328,7 +328,7 @@ func TestR6_8LegacyChainHidden(t *testing.T) {
 		salt := bytes.Repeat([]byte{7}, 32)
 		deal := domain.Deal(rules, 42)
 		g := &domain.Game{ID: "0123456789abcdef0123456789abcdef", Variant: "klondike", Rules: rules, Owner: e.player,
-			Seed: 42, HasSeed: true, Salt: salt, Commitment: domain.Commitment(deal, salt), Ranked: true,
+			DealSecret: domain.DealSecret{Seed: 42, Salt: salt, Commitment: domain.Commitment(deal, salt)}, HasSeed: true, Ranked: true,
 			CreatedAt: e.clock.Now()}
 		first := domain.DealtEvent(rules, deal, g.Commitment, g.CreatedAt)
 		if first.Data.V != domain.PayloadVersion || first.Data.Salt != "" {

@@ -21,34 +21,20 @@ import (
 // closed and no game of it still runs (games running at the deadline are
 // resigned by the server, R2.7).
 type Duel struct {
-	ID         string    // opaque id, 1..64 characters (32 hex digits when the service makes it)
-	Variant    string    // variant id (R3)
-	Rules      Rules     // the variant's rules with Options applied
-	Options    Options   // options as the creator gave them
-	Ranked     bool      // default options (R3): its games count for statistics
-	CreatedBy  string    // player id
-	Seed       uint64    // the deal's seed (R6.1)
-	Salt       []byte    // 32 bytes of the commitment (R6.4)
-	Commitment string    // Commitment(Deal(Rules, Seed), Salt)
+	ID        string  // opaque id, 1..64 characters (32 hex digits when the service makes it)
+	Variant   string  // variant id (R3)
+	Rules     Rules   // the variant's rules with Options applied
+	Options   Options // options as the creator gave them
+	Ranked    bool    // default options (R3): its games count for statistics
+	CreatedBy string  // player id
+	// DealSecret: the deal (Deal(Rules, Seed)), its commitment, and for a
+	// duel created winnable its proof, all secret until the duel closes
+	// (R6.6).
+	DealSecret
 	CreatedAt  time.Time // UTC, ms
 	Deadline   time.Time // UTC, ms: joining closes, running games are resigned, the duel closes
 	MaxPlayers int       // seats, MinDuelPlayers..MaxDuelPlayers
 	EndedAt    *time.Time
-	// Winnable: the deal was proven winnable (R7.2); Solution is the
-	// winning line (secret until the duel closes, R6.6) and Difficulty its
-	// band (R7.5). Zero for a duel created with winnable false.
-	Winnable   bool
-	Solution   []Move
-	Difficulty string
-}
-
-// proof is the proof a winnable shared deal passes to each game dealt
-// from it (NewGame.Proof); nil for a random deal.
-func proof(winnable bool, seed uint64, line []Move, band string) *ProvenDeal {
-	if !winnable {
-		return nil
-	}
-	return &ProvenDeal{Seed: seed, Line: line, Difficulty: band}
 }
 
 // Bounds of a duel (POST /v1/duels).
@@ -69,18 +55,13 @@ const (
 // variant's default rules and shows Commitment. The deal closes (R6.6) at
 // the end of its day, ClosesAt.
 type DailyDeal struct {
-	Variant    string    // variant id (R3)
-	Day        string    // "2006-01-02", UTC
-	Seed       uint64    // the deal's seed (R6.1); secret until the day is over
-	Salt       []byte    // 32 bytes; secret until the day is over
-	Commitment string    // Commitment(deal, Salt)
-	CreatedAt  time.Time // UTC, ms
-	// Winnable, Solution and Difficulty as on Duel: one-deck variants'
-	// daily deals are always proven winnable (R7.2) when the service has a
-	// Dealer; the line stays secret until the day is over (R6.6).
-	Winnable   bool
-	Solution   []Move
-	Difficulty string
+	Variant string // variant id (R3)
+	Day     string // "2006-01-02", UTC
+	// DealSecret: the deal and its commitment, secret until the day is
+	// over (R6.6); one-deck variants' daily deals are always proven
+	// winnable (R7.2) when the service has a Dealer.
+	DealSecret
+	CreatedAt time.Time // UTC, ms
 }
 
 // DailyDealID is the duel id a daily game carries: it marks the game as one
@@ -326,9 +307,8 @@ func (c *Competitions) CreateDuel(ctx context.Context, req NewDuel) (*Duel, erro
 		return nil, fmt.Errorf("domain: random source: %w", err)
 	}
 	d := &Duel{ID: hex.EncodeToString(idb[:]), Variant: v.ID, Rules: rules, Options: req.Options, Ranked: ranked,
-		CreatedBy: req.Creator, Seed: seed, Salt: salt, Commitment: Commitment(Deal(rules, seed), salt),
-		CreatedAt: now, Deadline: deadline, MaxPlayers: players,
-		Winnable: proven != nil, Solution: proven.line(), Difficulty: proven.band()}
+		CreatedBy: req.Creator, DealSecret: sharedSecret(rules, seed, salt, proven),
+		CreatedAt: now, Deadline: deadline, MaxPlayers: players}
 	if err := c.Store.CreateDuel(ctx, d); err != nil {
 		return nil, err
 	}
@@ -473,7 +453,7 @@ func (c *Competitions) JoinDuel(ctx context.Context, joiner Player, id string) (
 		return nil, nil, ErrDuelEnded
 	}
 	g, st, err := c.Games.Create(ctx, NewGame{Owner: player, Variant: d.Variant, Options: d.Options,
-		ServerSeed: &d.Seed, Salt: d.Salt, DuelID: d.ID, Proof: proof(d.Winnable, d.Seed, d.Solution, d.Difficulty),
+		ServerSeed: &d.Seed, Salt: d.Salt, DuelID: d.ID, Proof: d.proof(),
 		Unranked: c.youngFor(joiner, d.CreatedAt)})
 	if err != nil {
 		if lerr := c.Store.LeaveDuelSeat(context.WithoutCancel(ctx), id, player); lerr != nil {
@@ -610,7 +590,7 @@ func (c *Competitions) PlayDaily(ctx context.Context, p Player, variant string) 
 	}
 	g, st, err := c.Games.Create(ctx, NewGame{Owner: player, Variant: v.ID, ServerSeed: &deal.Seed,
 		Salt: deal.Salt, DailyDate: day, DuelID: DailyDealID(v.ID, day),
-		Proof:    proof(deal.Winnable, deal.Seed, deal.Solution, deal.Difficulty),
+		Proof:    deal.proof(),
 		Unranked: c.youngFor(p, dayStart(day))})
 	if errors.Is(err, ErrConflict) {
 		if perr := c.alreadyPlayed(ctx, player, v.ID, day); perr != nil {
@@ -647,9 +627,16 @@ func (c *Competitions) newDailyDeal(ctx context.Context, v Variant, day string, 
 	if err != nil {
 		return nil, err
 	}
-	return c.Store.EnsureDailyDeal(ctx, DailyDeal{Variant: v.ID, Day: day, Seed: seed, Salt: salt,
-		Commitment: Commitment(Deal(rules, seed), salt), CreatedAt: now,
-		Winnable: proven != nil, Solution: proven.line(), Difficulty: proven.band()})
+	return c.Store.EnsureDailyDeal(ctx, DailyDeal{Variant: v.ID, Day: day,
+		DealSecret: sharedSecret(rules, seed, salt, proven), CreatedAt: now})
+}
+
+// sharedSecret is the DealSecret of a shared deal (a duel's, a daily
+// deal's) dealt from seed under rules with salt, proven winnable when
+// proven is not nil.
+func sharedSecret(rules Rules, seed uint64, salt []byte, proven *ProvenDeal) DealSecret {
+	return DealSecret{Seed: seed, Salt: salt, Commitment: Commitment(Deal(rules, seed), salt),
+		Winnable: proven != nil, Solution: proven.line(), Difficulty: proven.band()}
 }
 
 // DailyReport is a daily deal's state on its day: Deal is nil until someone

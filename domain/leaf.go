@@ -91,7 +91,7 @@ func LeafFromLog(gameID, owner string, recs []RecordedEvent, a AuditReport) (Lea
 	if err != nil || e.Type != EventGameDealt || e.Data.Rules == nil {
 		return Leaf{}, errors.New("domain: leaf from log: the first event is not a readable deal")
 	}
-	g := &Game{ID: gameID, Variant: e.Data.Rules.Variant, Rules: *e.Data.Rules, Commitment: e.Data.Commitment,
+	g := &Game{ID: gameID, Variant: e.Data.Rules.Variant, Rules: *e.Data.Rules, DealSecret: DealSecret{Commitment: e.Data.Commitment},
 		Owner: owner}
 	g.Project(a.State)
 	return LeafOf(g, recs[len(recs)-1].Hash)

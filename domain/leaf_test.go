@@ -13,7 +13,7 @@ func testLeafGame() *Game {
 	end := time.Date(2026, 11, 29, 12, 0, 0, 5_000_000, time.UTC)
 	score := 120
 	v, _ := LookupVariant("klassik")
-	return &Game{ID: "g1", Variant: "klassik", Rules: v.Defaults, Commitment: "sha256:ab", Owner: "p1",
+	return &Game{ID: "g1", Variant: "klassik", Rules: v.Defaults, DealSecret: DealSecret{Commitment: "sha256:ab"}, Owner: "p1",
 		Status: StatusWon, Version: 42, Moves: 40, Score: &score, FinishedAt: &end}
 }
 

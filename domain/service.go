@@ -126,7 +126,7 @@ func (g *Games) Create(ctx context.Context, req NewGame) (*Game, *State, error) 
 		}
 	}
 	game := &Game{ID: hex.EncodeToString(idb), Variant: v.ID, Rules: rules, Options: req.Options,
-		Owner: req.Owner, Salt: salt, DuelID: req.DuelID, DailyDate: req.DailyDate, Deal: req.Deal,
+		Owner: req.Owner, DealSecret: DealSecret{Salt: salt}, DuelID: req.DuelID, DailyDate: req.DailyDate, Deal: req.Deal,
 		CreatedAt: Millis(g.Now())}
 	var deal Position
 	switch {

@@ -1,37 +1,62 @@
 package domain
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"time"
 )
 
-// Game is a stream's record: who owns the game, how it was made, and the
-// projection of its state kept for listing and rankings. The secret fields
-// (Seed, Salt) never leave the server while the game is in progress (R6.4).
-type Game struct {
-	ID         string  // opaque id, 1..64 characters
-	Variant    string  // variant id (R3)
-	Rules      Rules   // resolved rules
-	Options    Options // options as the client gave them
-	Owner      string  // player id
-	Ranked     bool    // R3: default options, dealt from a server seed; false from the first hint on (R7.3)
-	Seed       uint64  // the deal's seed (R6.1); 0 with HasSeed false for a layout
-	HasSeed    bool    // false for an explicit layout (R6.5)
-	Salt       []byte  // 32 random bytes of the commitment (R6.4)
-	Commitment string  // Commitment(deal, Salt)
-	DuelID     string  // same-deal duel, "" if none (R6.3)
-	DailyDate  string  // "2006-01-02" for a daily deal, "" if none
-	Deal       string  // numbered deal in canonical form, "pysolfc:<number>" (R6.7); "" if none
+// DealSecret is a deal's commitment and the secrets behind it, as a game,
+// a duel and a daily deal each hold them: Seed and Salt, and for a deal
+// proven winnable its Solution, never leave the server until the deal may
+// be revealed (R6.4, R6.6).
+type DealSecret struct {
+	Seed       uint64 // the deal's seed (R6.1); 0 for an explicit layout (Game.HasSeed false)
+	Salt       []byte // 32 random bytes of the commitment (R6.4)
+	Commitment string // Commitment(deal, Salt)
 	// Winnable: dealt from a deal proven winnable (R7.2); statistics keep
 	// these games apart from random deals. Solution is the winning line
-	// (secret like Salt until the deal may be revealed, R6.4, R6.6),
-	// SolutionCommitment its commitment (SolutionCommitment(Solution,
-	// Salt)) and Difficulty its R7.5 band; all three are zero otherwise.
-	Winnable           bool
-	Solution           []Move
+	// and Difficulty its R7.5 band; both are zero otherwise.
+	Winnable   bool
+	Solution   []Move
+	Difficulty string
+}
+
+// Clone copies d, sharing no memory with it.
+func (d DealSecret) Clone() DealSecret {
+	d.Salt, d.Solution = bytes.Clone(d.Salt), slices.Clone(d.Solution)
+	return d
+}
+
+// proof is the proof a winnable deal passes to each game dealt from it
+// (NewGame.Proof); nil for a random deal.
+func (d DealSecret) proof() *ProvenDeal {
+	if !d.Winnable {
+		return nil
+	}
+	return &ProvenDeal{Seed: d.Seed, Line: d.Solution, Difficulty: d.Difficulty}
+}
+
+// Game is a stream's record: who owns the game, how it was made, and the
+// projection of its state kept for listing and rankings. The DealSecret's
+// secrets never leave the server while the game is in progress (R6.4).
+type Game struct {
+	ID      string  // opaque id, 1..64 characters
+	Variant string  // variant id (R3)
+	Rules   Rules   // resolved rules
+	Options Options // options as the client gave them
+	Owner   string  // player id
+	Ranked  bool    // R3: default options, dealt from a server seed; false from the first hint on (R7.3)
+	DealSecret
+	HasSeed   bool   // false for an explicit layout (R6.5)
+	DuelID    string // same-deal duel, "" if none (R6.3)
+	DailyDate string // "2006-01-02" for a daily deal, "" if none
+	Deal      string // numbered deal in canonical form, "pysolfc:<number>" (R6.7); "" if none
+	// SolutionCommitment is the commitment of a winnable deal's Solution
+	// (SolutionCommitment(Solution, Salt)); "" unless Winnable.
 	SolutionCommitment string
-	Difficulty         string
 	CreatedAt          time.Time // UTC, ms
 
 	// Projection of the state after the latest event.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -326,10 +325,9 @@ func (c *stateCache) withRecord(id string, use bool) (*cachedState, *domain.Game
 // memory with g; the projection fields are left zero.
 func cloneIdentity(g *domain.Game) *domain.Game {
 	r := &domain.Game{ID: g.ID, Variant: g.Variant, Rules: g.Rules, Options: cloneOptions(g.Options),
-		Owner: g.Owner, Ranked: g.Ranked, Seed: g.Seed, HasSeed: g.HasSeed, Salt: bytes.Clone(g.Salt),
-		Commitment: g.Commitment, DuelID: g.DuelID, DailyDate: g.DailyDate, Deal: g.Deal, CreatedAt: g.CreatedAt,
-		Winnable: g.Winnable, Solution: slices.Clone(g.Solution), SolutionCommitment: g.SolutionCommitment,
-		Difficulty: g.Difficulty}
+		Owner: g.Owner, Ranked: g.Ranked, DealSecret: g.DealSecret.Clone(), HasSeed: g.HasSeed,
+		DuelID: g.DuelID, DailyDate: g.DailyDate, Deal: g.Deal, CreatedAt: g.CreatedAt,
+		SolutionCommitment: g.SolutionCommitment}
 	return r
 }
 

@@ -29,7 +29,7 @@ func newDuel(t *testing.T, s *persistence.Store, variant string, deadline time.T
 	rand.Read(salt)
 	seed := binary.BigEndian.Uint64(b[16:])
 	d := &domain.Duel{ID: fmt.Sprintf("%x", b[:16]), Variant: variant, Rules: v.Defaults, Ranked: true,
-		CreatedBy: "ada", Seed: seed, Salt: salt, Commitment: domain.Commitment(domain.Deal(v.Defaults, seed), salt),
+		CreatedBy: "ada", DealSecret: domain.DealSecret{Seed: seed, Salt: salt, Commitment: domain.Commitment(domain.Deal(v.Defaults, seed), salt)},
 		CreatedAt: t0, Deadline: deadline, MaxPlayers: 2}
 	if err := s.CreateDuel(context.Background(), d); err != nil {
 		t.Fatal(err)
@@ -263,7 +263,7 @@ func TestDailyDeals(t *testing.T) {
 				salt := make([]byte, 32)
 				rand.Read(salt)
 				d, err := s.EnsureDailyDeal(ctx, domain.DailyDeal{Variant: "klondike", Day: "2026-11-29",
-					Seed: uint64(i + 1), Salt: salt, Commitment: fmt.Sprint(i), CreatedAt: t0})
+					DealSecret: domain.DealSecret{Seed: uint64(i + 1), Salt: salt, Commitment: fmt.Sprint(i)}, CreatedAt: t0})
 				if err != nil {
 					t.Error(err)
 				}
@@ -280,11 +280,11 @@ func TestDailyDeals(t *testing.T) {
 			t.Errorf("FindDailyDeal = %+v, %v", d, err)
 		}
 		other, err := s.EnsureDailyDeal(ctx, domain.DailyDeal{Variant: "klondike", Day: "2026-11-30",
-			Seed: 99, Salt: make([]byte, 32), CreatedAt: t0})
+			DealSecret: domain.DealSecret{Seed: 99, Salt: make([]byte, 32)}, CreatedAt: t0})
 		if err != nil || other.Seed != 99 {
 			t.Errorf("next day's deal: %+v, %v", other, err)
 		}
-		if _, err := s.EnsureDailyDeal(ctx, domain.DailyDeal{Variant: "klondike", Day: "x", Salt: []byte{1}}); err == nil {
+		if _, err := s.EnsureDailyDeal(ctx, domain.DailyDeal{Variant: "klondike", Day: "x", DealSecret: domain.DealSecret{Salt: []byte{1}}}); err == nil {
 			t.Error("a short salt was stored")
 		}
 

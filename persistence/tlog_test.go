@@ -308,8 +308,8 @@ func resignedGame(t testing.TB, id string, seed uint64, at time.Time) (*domain.G
 	}
 	salt := bytes.Repeat([]byte{byte(seed)}, 32)
 	deal := domain.Deal(v.Defaults, seed)
-	g := &domain.Game{ID: id, Variant: "klondike", Rules: v.Defaults, Owner: "p1", Ranked: true, Seed: seed, HasSeed: true,
-		Salt: salt, Commitment: domain.Commitment(deal, salt), CreatedAt: at}
+	g := &domain.Game{ID: id, Variant: "klondike", Rules: v.Defaults, Owner: "p1", Ranked: true, HasSeed: true,
+		DealSecret: domain.DealSecret{Seed: seed, Salt: salt, Commitment: domain.Commitment(deal, salt)}, CreatedAt: at}
 	first := domain.DealtEvent(v.Defaults, deal, g.Commitment, at)
 	first.Data.V, first.Data.Salt = domain.DealPayloadVersion, hex.EncodeToString(salt)
 	s := &domain.State{}
