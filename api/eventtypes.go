@@ -224,7 +224,7 @@ func newEventData(e domain.Event) EventData {
 	d := e.Data
 	out := EventData{V: d.V, Move: d.Move, Auto: d.Auto, Commitment: d.Commitment, Salt: d.Salt,
 		From: d.From.String(), To: d.To.String(), Pile: d.Pile.String(), Count: d.Count, Undone: d.Undone,
-		Redone: d.Redone, Winnable: d.Winnable, SolutionCommitment: d.SolutionCommitment, Difficulty: d.Difficulty}
+		Redone: d.Redone, Winnable: d.Winnable, SolutionCommitment: d.SolutionCommitment, Difficulty: string(d.Difficulty)}
 	if len(d.Cards) > 0 {
 		out.Cards = codes(d.Cards)
 	}
@@ -244,7 +244,7 @@ func newEventData(e domain.Event) EventData {
 		}
 		out.Changes = append(out.Changes, x)
 	}
-	out.Verdict = d.Verdict
+	out.Verdict = string(d.Verdict)
 	if d.Hint != nil {
 		m := newMoveRequest(*d.Hint)
 		out.Hint = &m

@@ -226,11 +226,12 @@ func competitionOf(g *domain.Game) *Competition {
 }
 
 // nonEmpty is s, nil for "".
-func nonEmpty(s string) *string {
+func nonEmpty[S ~string](s S) *string {
 	if s == "" {
 		return nil
 	}
-	return &s
+	v := string(s)
+	return &v
 }
 
 // dealOf is the game's numbered deal (R6.7), nil for any other game.

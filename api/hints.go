@@ -74,7 +74,7 @@ func (s *server) postHint(c *gin.Context) reply {
 	if err != nil {
 		return s.fail(c, givenUp(c, err))
 	}
-	out := HintResult{Verdict: h.Verdict, Version: st.Version}
+	out := HintResult{Verdict: string(h.Verdict), Version: st.Version}
 	if h.Move != nil {
 		m := newMoveRequest(*h.Move)
 		out.Move = &m
@@ -98,7 +98,7 @@ func givenUp(c *gin.Context, err error) error {
 // line is cached. st is the caller's own copy; ctx is a solverContext.
 func (s *server) advise(ctx context.Context, g *domain.Game, st *domain.State) (domain.Hint, error) {
 	if m, ok := s.hints.next(g.ID, st); ok {
-		return domain.Hint{Verdict: domain.HintWinnable, Move: &m}, nil
+		return domain.Hint{Verdict: domain.VerdictWinnable, Move: &m}, nil
 	}
 	res, err := s.solve(ctx, st, solver.Budget{Time: s.maxBudget})
 	if err != nil {
@@ -108,11 +108,11 @@ func (s *server) advise(ctx context.Context, g *domain.Game, st *domain.State) (
 	case res.Verdict == solver.Winnable && len(res.Line) > 0:
 		s.hints.keep(g.ID, st, res.Line)
 		m := res.Line[0]
-		return domain.Hint{Verdict: domain.HintWinnable, Move: &m}, nil
+		return domain.Hint{Verdict: domain.VerdictWinnable, Move: &m}, nil
 	case res.Verdict == solver.Unwinnable:
-		return domain.Hint{Verdict: domain.HintUnwinnable}, nil
+		return domain.Hint{Verdict: domain.VerdictUnwinnable}, nil
 	}
-	return domain.Hint{Verdict: domain.HintUnknown}, nil
+	return domain.Hint{Verdict: domain.VerdictUnknown}, nil
 }
 
 // hintCacheGames bounds the games whose hinted line is kept: each entry is

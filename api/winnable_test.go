@@ -154,7 +154,7 @@ func TestR7_2_WinnableGame(t *testing.T) {
 		}
 		rec := e.record(g.ID)
 		line := rec.Solution
-		if !rec.Winnable || len(line) < 3 || rec.SolutionCommitment != *g.SolutionCommitment || rec.Difficulty != *g.Difficulty {
+		if !rec.Winnable || len(line) < 3 || rec.SolutionCommitment != *g.SolutionCommitment || string(rec.Difficulty) != *g.Difficulty {
 			t.Fatalf("stored record: winnable %v, %d moves, %s %s", rec.Winnable, len(line), rec.SolutionCommitment, rec.Difficulty)
 		}
 		// The first event records it (R6.2): replay and audit know it.

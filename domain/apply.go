@@ -165,7 +165,7 @@ func (s *State) misfit(e Event) string {
 			return "expiry before the deadline (R5.3)"
 		}
 	case EventHintGiven:
-		if !hintVerdicts[d.Verdict] || (d.Hint != nil) != (d.Verdict == HintWinnable) {
+		if !hintVerdicts[d.Verdict] || (d.Hint != nil) != (d.Verdict == VerdictWinnable) {
 			return "a hint names its verdict, and a move exactly when winnable (R7.3)"
 		}
 	default:

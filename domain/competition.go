@@ -373,7 +373,7 @@ func (p *ProvenDeal) line() []Move {
 }
 
 // band is p's difficulty, "" for no proof.
-func (p *ProvenDeal) band() string {
+func (p *ProvenDeal) band() Band {
 	if p == nil {
 		return ""
 	}

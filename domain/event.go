@@ -65,7 +65,7 @@ type EventData struct {
 	// line itself is never in the log; the audit reveals it (R6.4, R6.6).
 	Winnable           bool   `json:"winnable,omitempty"`
 	SolutionCommitment string `json:"solution_commitment,omitempty"`
-	Difficulty         string `json:"difficulty,omitempty"`
+	Difficulty         Band   `json:"difficulty,omitempty"`
 
 	From  PileRef `json:"from,omitzero"`   // cards_moved
 	To    PileRef `json:"to,omitzero"`     // cards_moved
@@ -79,8 +79,8 @@ type EventData struct {
 	Changes  []Change   `json:"changes,omitempty"`  // move_undone, move_redone from UndoPayloadVersion 2: what it did to the piles, in order
 	Deadline *time.Time `json:"deadline,omitempty"` // game_expired
 
-	Verdict string `json:"verdict,omitempty"` // hint_given: winnable, unwinnable or unknown (R7.1)
-	Hint    *Move  `json:"hint,omitempty"`    // hint_given: the move answered, only when winnable
+	Verdict Verdict `json:"verdict,omitempty"` // hint_given: winnable, unwinnable or unknown (R7.1)
+	Hint    *Move   `json:"hint,omitempty"`    // hint_given: the move answered, only when winnable
 }
 
 // Hidden replaces the face-down cards and the stock of a redacted deal by

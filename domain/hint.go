@@ -7,15 +7,24 @@ import (
 	"time"
 )
 
-// The verdicts of R7.1 as a hint_given event records them; they are the
-// words of the solver's verdicts. Persisted: never rename one.
+// Verdict is an answer about a position (R7.1): the solver's (package
+// solver names these same values), a hint_given event's and the API's.
+// Persisted and API words: never rename one.
+type Verdict string
+
+// The three verdicts of R7.1.
 const (
-	HintWinnable   = "winnable"   // a move is given that keeps the position winnable
-	HintUnwinnable = "unwinnable" // the search was exhaustive: no win from here
-	HintUnknown    = "unknown"    // the search ran out of budget
+	// VerdictWinnable: a line was found and replayed through Decide to a
+	// win; a hint gives a move that keeps the position winnable.
+	VerdictWinnable Verdict = "winnable"
+	// VerdictUnwinnable: the search was exhaustive and found no win.
+	VerdictUnwinnable Verdict = "unwinnable"
+	// VerdictUnknown: the search's budget ran out first (or a line failed
+	// its replay: a solver bug costs an unknown, never a false answer).
+	VerdictUnknown Verdict = "unknown"
 )
 
-var hintVerdicts = map[string]bool{HintWinnable: true, HintUnwinnable: true, HintUnknown: true}
+var hintVerdicts = map[Verdict]bool{VerdictWinnable: true, VerdictUnwinnable: true, VerdictUnknown: true}
 
 // ErrHintsNotAllowed: hints are refused on shared deals (R7.3, R6.6): a
 // duel's or a daily deal's game. Nothing was written.
@@ -31,8 +40,8 @@ var ErrSealed = errors.New("the game is on a shared deal that stays secret until
 // Hint is the answer to a hint request (R7.3): the verdict on the position
 // and, only when it is winnable, one legal move after which it still is.
 type Hint struct {
-	Verdict string // HintWinnable, HintUnwinnable or HintUnknown
-	Move    *Move  // set exactly when Verdict is HintWinnable
+	Verdict Verdict
+	Move    *Move // set exactly when Verdict is VerdictWinnable
 }
 
 // Advisor finds a hint for state s of game (the solver, which package
@@ -46,16 +55,16 @@ type Advisor func(ctx context.Context, game *Game, s *State) (Hint, error)
 // a faulty advisor costs an unknown, never an illegal hint (R7.1).
 func HintEvent(s *State, h Hint, now time.Time) (Event, Hint) {
 	now = monotonic(s, now)
-	if h.Verdict == HintWinnable {
+	if h.Verdict == VerdictWinnable {
 		if h.Move == nil {
-			h = Hint{Verdict: HintUnknown}
+			h = Hint{Verdict: VerdictUnknown}
 		} else if _, err := Decide(s, *h.Move, now); err != nil {
-			h = Hint{Verdict: HintUnknown}
+			h = Hint{Verdict: VerdictUnknown}
 		}
 	} else if !hintVerdicts[h.Verdict] {
-		h = Hint{Verdict: HintUnknown}
+		h = Hint{Verdict: VerdictUnknown}
 	}
-	if h.Verdict != HintWinnable {
+	if h.Verdict != VerdictWinnable {
 		h.Move = nil
 	}
 	d := EventData{V: PayloadVersion, Move: s.Moves, Verdict: h.Verdict}

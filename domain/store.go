@@ -21,7 +21,7 @@ type DealSecret struct {
 	// and Difficulty its R7.5 band; both are zero otherwise.
 	Winnable   bool
 	Solution   []Move
-	Difficulty string
+	Difficulty Band
 }
 
 // Clone copies d, sharing no memory with it.

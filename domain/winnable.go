@@ -13,14 +13,17 @@ import (
 	"time"
 )
 
-// Difficulty bands of a winnable deal (R7.5), easiest first. Stable API
-// words: never rename one. The solver package computes them (solver.BandOf);
-// domain only carries them.
+// Band is a difficulty band of a winnable deal (R7.5). Persisted and API
+// words: never rename one. The solver computes them (solver.BandOf, whose
+// solver.Band is this type); domain carries them.
+type Band string
+
+// The bands of R7.5, easiest first.
 const (
-	DifficultyEasy   = "easy"
-	DifficultyMedium = "medium"
-	DifficultyHard   = "hard"
-	DifficultyExpert = "expert"
+	DifficultyEasy   Band = "easy"
+	DifficultyMedium Band = "medium"
+	DifficultyHard   Band = "hard"
+	DifficultyExpert Band = "expert"
 )
 
 // ProvenDeal is a deal the solver proved winnable (R7.1, R7.2): the secret
@@ -32,7 +35,7 @@ type ProvenDeal struct {
 	Seed       uint64
 	Line       []Move
 	Nodes      int64
-	Difficulty string
+	Difficulty Band
 }
 
 // Dealer hands out proven deals (R7.2). The solver side implements it (a

@@ -7,20 +7,20 @@ import (
 	"github.com/openpatience/solitaire/domain"
 )
 
-// Verdict is the solver's answer about a position (R7.1). Stable API words:
-// never rename one.
-type Verdict string
+// Verdict is the solver's answer about a position (R7.1): domain.Verdict,
+// whose values the solver names shortly.
+type Verdict = domain.Verdict
 
-// The three verdicts of R7.1.
+// The three verdicts of R7.1 (domain.VerdictWinnable and the others).
 const (
 	// Winnable: a line was found and replayed through domain.Decide to a win.
-	Winnable Verdict = "winnable"
+	Winnable = domain.VerdictWinnable
 	// Unwinnable: the search was exhaustive and found no win.
-	Unwinnable Verdict = "unwinnable"
+	Unwinnable = domain.VerdictUnwinnable
 	// Unknown: the budget (nodes, time or the context) ran out first, or a
 	// line failed its replay (a solver bug costs an unknown, never a false
 	// answer).
-	Unknown Verdict = "unknown"
+	Unknown = domain.VerdictUnknown
 )
 
 // Defaults applied to a zero Budget field.
@@ -252,15 +252,16 @@ func verify(s *domain.State, line []domain.Move) ([]domain.Move, bool) {
 	return nil, false
 }
 
-// Band is a difficulty band of R7.5. Stable API words: never rename one.
-type Band string
+// Band is a difficulty band of R7.5: domain.Band, whose values the solver
+// names shortly.
+type Band = domain.Band
 
-// The bands of R7.5, easiest first.
+// The bands of R7.5, easiest first (domain.DifficultyEasy and the others).
 const (
-	Easy   Band = "easy"
-	Medium Band = "medium"
-	Hard   Band = "hard"
-	Expert Band = "expert"
+	Easy   = domain.DifficultyEasy
+	Medium = domain.DifficultyMedium
+	Hard   = domain.DifficultyHard
+	Expert = domain.DifficultyExpert
 )
 
 // Difficulty thresholds (R7.5), in nodes the search expands before its first

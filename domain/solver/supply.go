@@ -360,5 +360,5 @@ func Prove(ctx context.Context, rules domain.Rules, seed uint64, nodes int64) (d
 	if res.Verdict != Winnable || ctx.Err() != nil {
 		return domain.ProvenDeal{}, false
 	}
-	return domain.ProvenDeal{Seed: seed, Line: res.Line, Nodes: res.Nodes, Difficulty: string(BandOf(res.Nodes))}, true
+	return domain.ProvenDeal{Seed: seed, Line: res.Line, Nodes: res.Nodes, Difficulty: BandOf(res.Nodes)}, true
 }

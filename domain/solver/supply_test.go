@@ -62,13 +62,13 @@ func TestR7_2_SupplyDealsAreProven(t *testing.T) {
 		if ok, why := domain.SolutionWins(dealt, d.Line); !ok {
 			t.Errorf("seed %d: the line does not win: %s", d.Seed, why)
 		}
-		if d.Difficulty != string(BandOf(d.Nodes)) || d.Nodes < 1 || d.Nodes > DefaultProofNodes {
+		if d.Difficulty != BandOf(d.Nodes) || d.Nodes < 1 || d.Nodes > DefaultProofNodes {
 			t.Errorf("seed %d: %d nodes, band %s", d.Seed, d.Nodes, d.Difficulty)
 		}
 		st := &domain.State{}
 		st.Apply(dealt)
 		band, res := Difficulty(ctx, st)
-		if string(band) != d.Difficulty || res.Nodes != d.Nodes {
+		if band != d.Difficulty || res.Nodes != d.Nodes {
 			t.Errorf("seed %d: Difficulty says %s after %d nodes, the supply %s after %d", d.Seed, band, res.Nodes, d.Difficulty, d.Nodes)
 		}
 		again, ok := Prove(ctx, rules, d.Seed, DefaultProofNodes)
