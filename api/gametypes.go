@@ -213,14 +213,14 @@ func newPasses(v domain.View) Passes {
 }
 
 // competitionOf names the competition of game g, nil if none. A daily
-// game's DuelID is its daily deal's id (domain.DailyDealID).
+// game's CompetitionID is its daily deal's id (domain.DailyDealID).
 func competitionOf(g *domain.Game) *Competition {
 	switch {
 	case g.DailyDate != "":
 		day := g.DailyDate
-		return &Competition{Kind: "daily", ID: g.DuelID, Date: &day}
-	case g.DuelID != "":
-		return &Competition{Kind: "duel", ID: g.DuelID}
+		return &Competition{Kind: "daily", ID: g.CompetitionID, Date: &day}
+	case g.CompetitionID != "":
+		return &Competition{Kind: "duel", ID: g.CompetitionID}
 	}
 	return nil
 }

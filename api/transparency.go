@@ -438,7 +438,7 @@ func (s *server) gameProof(c *gin.Context) reply {
 		pr.RequestID = requestIDOf(c)
 		r := s.problemReply(pr)
 		switch {
-		case game.Status.Ended() && (game.DuelID != "" || game.DailyDate != ""):
+		case game.Status.Ended() && (game.CompetitionID != "" || game.DailyDate != ""):
 			pr.Detail = "the game is on a shared deal: it gets its leaf when the duel or the day closes (RULES R6.6)"
 			r = s.problemReply(pr)
 		case game.Status.Ended():

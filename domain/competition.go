@@ -64,7 +64,7 @@ type DailyDeal struct {
 	CreatedAt time.Time // UTC, ms
 }
 
-// DailyDealID is the duel id a daily game carries: it marks the game as one
+// DailyDealID is the CompetitionID a daily game carries: it marks the game as one
 // on a shared deal (R6.6), as a duel's id does a duel's game.
 func DailyDealID(variant, day string) string { return "daily:" + variant + ":" + day }
 
@@ -222,7 +222,7 @@ func NewCompetitions(games *Games, store CompetitionStore) *Competitions {
 // sealed until the duel's deadline, or until it has ended (every seat
 // taken, every game ended). A duel id that names no duel stays sealed.
 func (c *Competitions) Seal(ctx context.Context, g *Game, now time.Time) (Seal, error) {
-	if g.DuelID == "" {
+	if g.CompetitionID == "" {
 		return Seal{}, nil
 	}
 	if g.DailyDate != "" {
@@ -232,7 +232,7 @@ func (c *Competitions) Seal(ctx context.Context, g *Game, now time.Time) (Seal, 
 		}
 		return Seal{Sealed: now.Before(end), ClosesAt: end}, nil
 	}
-	d, err := c.Store.Duel(ctx, g.DuelID)
+	d, err := c.Store.Duel(ctx, g.CompetitionID)
 	if errors.Is(err, ErrNotFound) {
 		return Seal{Sealed: true}, nil
 	}
@@ -453,7 +453,7 @@ func (c *Competitions) JoinDuel(ctx context.Context, joiner Player, id string) (
 		return nil, nil, ErrDuelEnded
 	}
 	g, st, err := c.Games.Create(ctx, NewGame{Owner: player, Variant: d.Variant, Options: d.Options,
-		ServerSeed: &d.Seed, Salt: d.Salt, DuelID: d.ID, Proof: d.proof(),
+		ServerSeed: &d.Seed, Salt: d.Salt, CompetitionID: d.ID, Proof: d.proof(),
 		Unranked: c.youngFor(joiner, d.CreatedAt)})
 	if err != nil {
 		if lerr := c.Store.LeaveDuelSeat(context.WithoutCancel(ctx), id, player); lerr != nil {
@@ -589,7 +589,7 @@ func (c *Competitions) PlayDaily(ctx context.Context, p Player, variant string) 
 		return nil, nil, err
 	}
 	g, st, err := c.Games.Create(ctx, NewGame{Owner: player, Variant: v.ID, ServerSeed: &deal.Seed,
-		Salt: deal.Salt, DailyDate: day, DuelID: DailyDealID(v.ID, day),
+		Salt: deal.Salt, DailyDate: day, CompetitionID: DailyDealID(v.ID, day),
 		Proof:    deal.proof(),
 		Unranked: c.youngFor(p, dayStart(day))})
 	if errors.Is(err, ErrConflict) {

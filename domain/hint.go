@@ -100,7 +100,7 @@ func (g *Games) Hint(ctx context.Context, caller, id string, advise Advisor) (*G
 		if game.Owner != caller {
 			return nil, nil, nil, Hint{}, ErrNotFound
 		}
-		if game.DuelID != "" {
+		if game.CompetitionID != "" {
 			return nil, nil, nil, Hint{}, ErrHintsNotAllowed
 		}
 		now := g.Now()

@@ -56,9 +56,11 @@ type NewGame struct {
 	Layout  *Position // tableau and stock only (R6.5); waste and foundations empty; unranked
 	// Deal is a numbered deal, "pysolfc:<number>" (R6.7, ParseDeal): one-deck
 	// variants only, not with a seed, layout, duel or daily deal; unranked.
-	Deal      string
-	DuelID    string
-	DailyDate string
+	Deal string
+	// CompetitionID and DailyDate as on Game: the shared deal's duel or
+	// daily deal (set by Competitions, with ServerSeed).
+	CompetitionID string
+	DailyDate     string
 	// ServerSeed and Salt deal a game from a secret the server keeps (a
 	// duel's or a day's deal, R6.3): the game stays ranked, and every game
 	// dealt from the same seed and salt shows the same commitment.
@@ -94,7 +96,7 @@ func (g *Games) Create(ctx context.Context, req NewGame) (*Game, *State, error) 
 	}
 	var numbered Position
 	if req.Deal != "" {
-		if req.Seed != nil || req.ServerSeed != nil || req.Layout != nil || req.DuelID != "" || req.DailyDate != "" {
+		if req.Seed != nil || req.ServerSeed != nil || req.Layout != nil || req.CompetitionID != "" || req.DailyDate != "" {
 			return nil, nil, &DealError{Detail: "a numbered deal is given alone: not with a seed, a layout, a duel or a daily deal"}
 		}
 		canon, n, err := ParseDeal(req.Deal)
@@ -126,7 +128,7 @@ func (g *Games) Create(ctx context.Context, req NewGame) (*Game, *State, error) 
 		}
 	}
 	game := &Game{ID: hex.EncodeToString(idb), Variant: v.ID, Rules: rules, Options: req.Options,
-		Owner: req.Owner, DealSecret: DealSecret{Salt: salt}, DuelID: req.DuelID, DailyDate: req.DailyDate, Deal: req.Deal,
+		Owner: req.Owner, DealSecret: DealSecret{Salt: salt}, CompetitionID: req.CompetitionID, DailyDate: req.DailyDate, Deal: req.Deal,
 		CreatedAt: Millis(g.Now())}
 	var deal Position
 	switch {
@@ -272,7 +274,7 @@ func Visible(g *Game, caller string) bool {
 // Shared says its competition has closed (always, without Shared).
 // Errors: Shared's.
 func (g *Games) Seal(ctx context.Context, game *Game) (Seal, error) {
-	if game.DuelID == "" {
+	if game.CompetitionID == "" {
 		return Seal{}, nil
 	}
 	if g.Shared == nil {
@@ -301,7 +303,7 @@ func (g *Games) visible(ctx context.Context, game *Game, caller string) (bool, e
 	if !Visible(game, caller) {
 		return false, nil
 	}
-	if game.Owner == caller || game.DuelID == "" {
+	if game.Owner == caller || game.CompetitionID == "" {
 		return true, nil
 	}
 	seal, err := g.Seal(ctx, game)

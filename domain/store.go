@@ -50,10 +50,13 @@ type Game struct {
 	Owner   string  // player id
 	Ranked  bool    // R3: default options, dealt from a server seed; false from the first hint on (R7.3)
 	DealSecret
-	HasSeed   bool   // false for an explicit layout (R6.5)
-	DuelID    string // same-deal duel, "" if none (R6.3)
-	DailyDate string // "2006-01-02" for a daily deal, "" if none
-	Deal      string // numbered deal in canonical form, "pysolfc:<number>" (R6.7); "" if none
+	HasSeed bool // false for an explicit layout (R6.5)
+	// CompetitionID names the shared deal the game is on: a duel's id
+	// (R6.3), or for a daily game its daily deal's (DailyDealID, with
+	// DailyDate set); "" for a game on a deal of its own.
+	CompetitionID string
+	DailyDate     string // "2006-01-02" for a daily deal, "" if none
+	Deal          string // numbered deal in canonical form, "pysolfc:<number>" (R6.7); "" if none
 	// SolutionCommitment is the commitment of a winnable deal's Solution
 	// (SolutionCommitment(Solution, Salt)); "" unless Winnable.
 	SolutionCommitment string

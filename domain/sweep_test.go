@@ -122,7 +122,7 @@ func TestCloseDue(t *testing.T) {
 	st := &sweepStore{memGameStore: mem, closing: map[string]bool{}}
 	g.Store = st
 	mk := func(variant string) string {
-		game, _, err := g.Create(ctx, NewGame{Owner: "ada", Variant: variant, DuelID: "d"})
+		game, _, err := g.Create(ctx, NewGame{Owner: "ada", Variant: variant, CompetitionID: "d"})
 		if err != nil {
 			t.Fatal(err)
 		}

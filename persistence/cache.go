@@ -326,7 +326,7 @@ func (c *stateCache) withRecord(id string, use bool) (*cachedState, *domain.Game
 func cloneIdentity(g *domain.Game) *domain.Game {
 	r := &domain.Game{ID: g.ID, Variant: g.Variant, Rules: g.Rules, Options: cloneOptions(g.Options),
 		Owner: g.Owner, Ranked: g.Ranked, DealSecret: g.DealSecret.Clone(), HasSeed: g.HasSeed,
-		DuelID: g.DuelID, DailyDate: g.DailyDate, Deal: g.Deal, CreatedAt: g.CreatedAt,
+		CompetitionID: g.CompetitionID, DailyDate: g.DailyDate, Deal: g.Deal, CreatedAt: g.CreatedAt,
 		SolutionCommitment: g.SolutionCommitment}
 	return r
 }

@@ -121,7 +121,7 @@ func TestR6_3_DuelSeats(t *testing.T) {
 		var ids []string
 		for i, p := range seated {
 			now = t0.Add(time.Duration(i) * time.Second)
-			game, _, err := g.Create(ctx, domain.NewGame{Owner: p, Variant: "klondike", ServerSeed: &d.Seed, Salt: d.Salt, DuelID: d.ID})
+			game, _, err := g.Create(ctx, domain.NewGame{Owner: p, Variant: "klondike", ServerSeed: &d.Seed, Salt: d.Salt, CompetitionID: d.ID})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -203,7 +203,7 @@ func TestDuelLastSeatRace(t *testing.T) {
 			if ok, err := s.TakeDuelSeat(ctx, d.ID, "ada", now); !ok || err != nil {
 				t.Fatal(ok, err)
 			}
-			game, _, err := g.Create(ctx, domain.NewGame{Owner: "ada", Variant: "klondike", ServerSeed: &d.Seed, Salt: d.Salt, DuelID: d.ID})
+			game, _, err := g.Create(ctx, domain.NewGame{Owner: "ada", Variant: "klondike", ServerSeed: &d.Seed, Salt: d.Salt, CompetitionID: d.ID})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -294,7 +294,7 @@ func TestDailyDeals(t *testing.T) {
 		var games []string
 		for _, p := range []string{"ada", "bob"} {
 			game, _, err := g.Create(ctx, domain.NewGame{Owner: p, Variant: "klondike", ServerSeed: &got[0].Seed,
-				Salt: got[0].Salt, DailyDate: "2026-11-29", DuelID: id})
+				Salt: got[0].Salt, DailyDate: "2026-11-29", CompetitionID: id})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -122,12 +122,12 @@ func TestDueForClosing(t *testing.T) {
 			}
 			return game.ID
 		}
-		inDuel := mk("ada", domain.NewGame{DuelID: duel.ID, ServerSeed: &duel.Seed, Salt: duel.Salt})
-		endedInDuel := mk("bob", domain.NewGame{DuelID: duel.ID, ServerSeed: &duel.Seed, Salt: duel.Salt})
+		inDuel := mk("ada", domain.NewGame{CompetitionID: duel.ID, ServerSeed: &duel.Seed, Salt: duel.Salt})
+		endedInDuel := mk("bob", domain.NewGame{CompetitionID: duel.ID, ServerSeed: &duel.Seed, Salt: duel.Salt})
 		if _, _, _, err := g.Play(ctx, "bob", endedInDuel, domain.Move{Type: domain.MoveResign}, -1); err != nil {
 			t.Fatal(err)
 		}
-		daily := mk("ada", domain.NewGame{DailyDate: "2026-11-29", DuelID: "daily:klondike:2026-11-29"})
+		daily := mk("ada", domain.NewGame{DailyDate: "2026-11-29", CompetitionID: "daily:klondike:2026-11-29"})
 		mk("ada", domain.NewGame{}) // an ordinary game
 
 		for _, c := range []struct {

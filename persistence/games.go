@@ -70,7 +70,7 @@ func (s *Store) Create(ctx context.Context, g *domain.Game, first domain.Event, 
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			rec.ID, rec.Variant, string(rules), string(options), rec.Owner, rec.Ranked,
 			strconv.FormatUint(rec.Seed, 10), rec.HasSeed, nonNil(rec.Salt), rec.Commitment,
-			rec.DuelID, rec.DailyDate, millis(rec.CreatedAt),
+			rec.CompetitionID, rec.DailyDate, millis(rec.CreatedAt),
 			string(rec.Status), rec.Version, rec.Moves, nullInt(rec.Score), rec.ElapsedMS,
 			nullTime(rec.FinishedAt), millis(rec.UpdatedAt), rec.Deal,
 			rec.Winnable, solutionText(rec.Winnable, rec.Solution), rec.SolutionCommitment, rec.Difficulty).Error
@@ -201,7 +201,7 @@ func scanGame(r scanner) (*domain.Game, error) {
 		score, finished              sql.NullInt64
 	)
 	err := r.Scan(&g.ID, &g.Variant, &rules, &options, &g.Owner, &g.Ranked, &seed, &g.HasSeed,
-		&g.Salt, &g.Commitment, &g.DuelID, &g.DailyDate, &created, &status, &g.Version, &g.Moves,
+		&g.Salt, &g.Commitment, &g.CompetitionID, &g.DailyDate, &created, &status, &g.Version, &g.Moves,
 		&score, &g.ElapsedMS, &finished, &updated, &g.Deal,
 		&g.Winnable, &solution, &g.SolutionCommitment, &g.Difficulty)
 	if errors.Is(err, sql.ErrNoRows) {

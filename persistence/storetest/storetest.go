@@ -414,7 +414,7 @@ func testGameRecord(t *testing.T, s Store) {
 	scoring := domain.ScoringStandard
 	cases := []domain.NewGame{
 		{Owner: "p1", Variant: "klondike", Seed: &high},
-		{Owner: "p2", Variant: "relaxed", Options: domain.Options{Draw: &draw3}, DuelID: "duel-7"},
+		{Owner: "p2", Variant: "relaxed", Options: domain.Options{Draw: &draw3}, CompetitionID: "duel-7"},
 		{Owner: "p3", Variant: "klondike", Options: domain.Options{Scoring: &scoring}, DailyDate: "2026-03-14"},
 		{Owner: "p1", Variant: "tripleharp"}, // secret seed: ranked
 	}
