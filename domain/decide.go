@@ -289,14 +289,15 @@ func explainMove(s *State, m Move) (Reason, string) {
 		if m.Count > 1 && !r.Sequences {
 			return ReasonSequenceNotAllowed, r.Variant + " moves single cards only (R3)"
 		}
-		d := s.Tableau[m.To.Index]
-		if len(d.Cards) == 0 {
-			return ReasonOnlyKingOnEmpty, "an empty pile takes only a king (R1.5)"
+		switch reason := s.tableauRefusal(m.To.Index, head); reason {
+		case ReasonOnlyKingOnEmpty:
+			return reason, "an empty pile takes only a king (R1.5)"
+		case ReasonFaceDownTop:
+			return reason, "nothing is placed on a face-down card (R1.5)"
+		case ReasonCardDoesNotFit:
+			d := s.Tableau[m.To.Index]
+			return reason, head.String() + " does not go on " + d.Cards[len(d.Cards)-1].String() + " (R1.5)"
 		}
-		if d.Down == len(d.Cards) {
-			return ReasonFaceDownTop, "nothing is placed on a face-down card (R1.5)"
-		}
-		return ReasonCardDoesNotFit, head.String() + " does not go on " + d.Cards[len(d.Cards)-1].String() + " (R1.5)"
 	}
 	return ReasonIllegal, "not a legal move now"
 }

@@ -95,17 +95,32 @@ func (s *State) appendToFoundations(out []Move, from PileRef, c Card) []Move {
 	return out
 }
 
-// takes reports whether tableau pile j takes card c (as the head of what is
-// moved): an empty pile only a king, a face-down top nothing, else R1.5.
-func (s *State) takes(j int, c Card) bool {
+// takes reports whether tableau pile j takes card c as the head of what is
+// moved (tableauRefusal is "").
+func (s *State) takes(j int, c Card) bool { return s.tableauRefusal(j, c) == "" }
+
+// tableauRefusal is why tableau pile j does not take card c as the head of
+// what is moved, "" when it does (R1.5): an empty pile takes only a king
+// (ReasonOnlyKingOnEmpty), a face-down top nothing (ReasonFaceDownTop), a
+// face-up top the next rank down of the other colour
+// (ReasonCardDoesNotFit). The rule's one statement in the rules engine:
+// the legal moves, Apply's check and Decide's explanation all read it
+// (the solver's byte-coded copy is held to it by its differential test).
+// It builds no text, since the legal moves ask it of every pile.
+func (s *State) tableauRefusal(j int, c Card) Reason {
 	p := s.Tableau[j]
-	if len(p.Cards) == 0 {
-		return c.Rank() == King
+	switch {
+	case len(p.Cards) == 0:
+		if c.Rank() == King {
+			return ""
+		}
+		return ReasonOnlyKingOnEmpty
+	case p.Down == len(p.Cards):
+		return ReasonFaceDownTop
+	case !fitsOnTableau(c, p.Cards[len(p.Cards)-1]):
+		return ReasonCardDoesNotFit
 	}
-	if p.Down == len(p.Cards) {
-		return false
-	}
-	return fitsOnTableau(c, p.Cards[len(p.Cards)-1])
+	return ""
 }
 
 // runLength is the length of the run (R1.6) at the top of face-up cards.
