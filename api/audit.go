@@ -222,7 +222,7 @@ func (s *server) wholeLog(ctx context.Context, id string) ([]domain.RecordedEven
 	var out []domain.RecordedEvent
 	after := 0
 	for {
-		recs, err := s.cfg.Games.Store.Events(ctx, id, after, ndjsonBatch)
+		recs, err := s.cfg.Games.Log(ctx, id, after, ndjsonBatch)
 		if err != nil {
 			return nil, err
 		}
@@ -243,30 +243,19 @@ func projects(game *domain.Game, s *domain.State) bool {
 	return p.Version == game.Version && p.Status == game.Status && p.Moves == game.Moves && sameScore
 }
 
-// recordReader is what a domain.Store may also offer: a game's record
-// without its log (persistence.Store.Game does). With it, the reads that
-// must work on a broken log (audit, events, stream) still can.
-type recordReader interface {
-	Game(ctx context.Context, id string) (*domain.Game, error)
-}
-
 // readable loads game id for caller as every read does, with
 // domain.Games.Get (visibility, expiry on read). When the game exists but
 // its log no longer loads (an event changed in the database, say), Get
-// fails; then, if the store can read the record alone (recordReader), the
-// record is returned with a nil state under the same visibility rule, so
-// the audit can name the broken version and the export can show the log as
-// stored. Errors: domain.ErrNotFound, or Get's error.
+// fails; then the record alone (domain.Games.Record) is returned with a
+// nil state under the same visibility rule, so the audit can name the
+// broken version and the export can show the log as stored. Errors:
+// domain.ErrNotFound, or Get's error.
 func (s *server) readable(ctx context.Context, caller, id string) (*domain.Game, *domain.State, error) {
 	game, st, err := s.cfg.Games.Get(ctx, caller, id)
 	if err == nil || errors.Is(err, domain.ErrNotFound) {
 		return game, st, err
 	}
-	rr, ok := s.cfg.Games.Store.(recordReader)
-	if !ok {
-		return nil, nil, err
-	}
-	rec, rerr := rr.Game(ctx, id)
+	rec, rerr := s.cfg.Games.Record(ctx, id)
 	if rerr != nil {
 		return nil, nil, err
 	}

@@ -64,7 +64,7 @@ func (s *server) events(c *gin.Context) reply {
 		s.streamEvents(c, id, after, view)
 		return reply{} // written
 	}
-	recs, err := s.cfg.Games.Store.Events(ctx, id, after, limit+1)
+	recs, err := s.cfg.Games.Log(ctx, id, after, limit+1)
 	if err != nil {
 		return s.fail(c, err)
 	}
@@ -88,7 +88,7 @@ func (s *server) streamEvents(c *gin.Context, id string, after int, view logView
 	w := c.Writer
 	started := false
 	for {
-		recs, err := s.cfg.Games.Store.Events(ctx, id, after, ndjsonBatch)
+		recs, err := s.cfg.Games.Log(ctx, id, after, ndjsonBatch)
 		if err != nil {
 			if !started {
 				s.write(c, s.fail(c, err))

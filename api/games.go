@@ -163,7 +163,7 @@ func (s *server) listGames(c *gin.Context) reply {
 		}
 		f.Cursor = cur
 	}
-	games, next, err := s.cfg.Games.Store.List(c.Request.Context(), f)
+	games, next, err := s.cfg.Games.List(c.Request.Context(), f)
 	if err != nil {
 		return s.fail(c, err)
 	}

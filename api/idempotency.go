@@ -260,7 +260,7 @@ func (s *server) replayFromLog(c *gin.Context, rec *domain.IdempotencyRecord) re
 		return s.createReply(c, g, st)
 	}
 	n := rec.LastVersion - rec.FirstVersion + 1
-	recs, err := s.cfg.Games.Store.Events(ctx, rec.GameID, rec.FirstVersion-1, n)
+	recs, err := s.cfg.Games.Log(ctx, rec.GameID, rec.FirstVersion-1, n)
 	if err == nil && len(recs) != n {
 		err = fmt.Errorf("api: game %s: %d events of versions %d..%d in the log", rec.GameID, len(recs), rec.FirstVersion, rec.LastVersion)
 	}

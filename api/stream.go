@@ -314,7 +314,7 @@ func (s *server) sendNew(c *gin.Context, out streamWriter, rc *http.ResponseCont
 	heartbeat time.Duration) (bool, error) {
 	ctx := c.Request.Context()
 	for {
-		recs, err := s.cfg.Games.Store.Events(ctx, id, *last, ndjsonBatch)
+		recs, err := s.cfg.Games.Log(ctx, id, *last, ndjsonBatch)
 		if err != nil {
 			return false, err
 		}

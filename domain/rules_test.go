@@ -2375,6 +2375,16 @@ func (m *memGameStore) Events(_ context.Context, id string, after, limit int) ([
 
 func (m *memGameStore) List(context.Context, GameFilter) ([]Game, string, error) { return nil, "", nil }
 
+func (m *memGameStore) Game(_ context.Context, id string) (*Game, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	g, ok := m.games[id]
+	if !ok {
+		return nil, ErrNotFound
+	}
+	return &g, nil
+}
+
 func (m *memGameStore) logLen(id string) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -45,6 +45,26 @@ func NewGames(store Store) *Games {
 	return &Games{Store: store, Now: time.Now, Random: rand.Reader, Retries: 3}
 }
 
+// Log is game id's log as stored, up to limit events with version > after
+// (GameReader.Events), for exports, audits and live streams; the caller
+// has checked that the reader may see the game (Get, CanRead).
+func (g *Games) Log(ctx context.Context, id string, after, limit int) ([]RecordedEvent, error) {
+	return g.Store.Events(ctx, id, after, limit)
+}
+
+// List is the games matching f, newest first, and the next page's cursor
+// (GameReader.List); f names the owner whose games are listed.
+func (g *Games) List(ctx context.Context, f GameFilter) ([]Game, string, error) {
+	return g.Store.List(ctx, f)
+}
+
+// Record is game id's record without its log (GameReader.Game): what the
+// audit and the export show of a game whose log no longer replays. The
+// caller checks that the reader may see it (CanRead).
+func (g *Games) Record(ctx context.Context, id string) (*Game, error) {
+	return g.Store.Game(ctx, id)
+}
+
 // NewGame asks for a game. At most one of Seed, Layout and Deal may be set;
 // each makes the game unranked (R6.7). Without any the server
 // picks a secret random seed.

@@ -123,9 +123,29 @@ func (f GameFilter) PageSize() int {
 	return f.Limit
 }
 
+// GameReader is the read side of the event store: the logs and the game
+// records as stored, for exports, audits, replays, live streams and lists
+// (Games.Log, Games.List, Games.Record). Reads change nothing.
+type GameReader interface {
+	// Events returns up to limit recorded events with version > after, in
+	// order. An unknown id gives ErrNotFound.
+	Events(ctx context.Context, gameID string, after, limit int) ([]RecordedEvent, error)
+	// List returns games matching f, newest first, and the cursor of the
+	// next page ("" at the end).
+	List(ctx context.Context, f GameFilter) ([]Game, string, error)
+	// Game returns the game record alone, without replaying its log, so
+	// that a game whose log no longer replays (an event changed in the
+	// database) can still be audited and exported as stored. ErrNotFound
+	// if none.
+	Game(ctx context.Context, gameID string) (*Game, error)
+}
+
 // Store is the event store the rules need; persistence implements it on
-// PostgreSQL and on the embedded database alike.
+// PostgreSQL and on the embedded database alike: the write side (Create,
+// Append) and the state a command is decided on (Load), and the read side
+// (GameReader).
 type Store interface {
+	GameReader
 	// Create stores a new stream: the game record and its first event
 	// (version 1, game_dealt). It fails with ErrConflict if the id exists.
 	// A Receipt in ctx (WithReceipt) is stored in the same transaction,
@@ -147,12 +167,6 @@ type Store interface {
 	// Load returns the game record and its current state, rebuilt from the
 	// newest snapshot and the events after it. ErrNotFound if none.
 	Load(ctx context.Context, gameID string) (*Game, *State, error)
-	// Events returns up to limit recorded events with version > after, in
-	// order. An unknown id gives ErrNotFound.
-	Events(ctx context.Context, gameID string, after, limit int) ([]RecordedEvent, error)
-	// List returns games matching f, newest first, and the cursor of the
-	// next page ("" at the end).
-	List(ctx context.Context, f GameFilter) ([]Game, string, error)
 }
 
 // CommandLoader is a Store that can load a game for a command without the
