@@ -64,7 +64,6 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -169,47 +168,9 @@ type config struct {
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
-	c := config{addr: getenv("SOLITAIRE_ADDR"), store: persistence.Config{
-		DatabaseURL:     getenv("DATABASE_URL"),
-		MigrateURL:      getenv("SOLITAIRE_MIGRATE_DATABASE_URL"),
-		ListenURL:       getenv("SOLITAIRE_LISTEN_DATABASE_URL"),
-		ExecMode:        getenv("SOLITAIRE_DB_EXEC_MODE"),
-		SQLitePath:      getenv("SOLITAIRE_SQLITE_PATH"),
-		SnapshotEvery:   persistence.DefaultSnapshotEvery,
-		StateCacheBytes: persistence.DefaultStateCacheBytes,
-	}}
+	c := config{addr: getenv("SOLITAIRE_ADDR")}
 	if c.addr == "" {
 		c.addr = DefaultAddr
-	}
-	if c.store.SQLitePath == "" {
-		c.store.SQLitePath = persistence.DefaultSQLitePath
-	}
-	if v := getenv("SOLITAIRE_SNAPSHOT_EVERY"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return config{}, fmt.Errorf("SOLITAIRE_SNAPSHOT_EVERY=%q: want a whole number of events, 0 for none", v)
-		}
-		c.store.SnapshotEvery = n
-	}
-	if v := getenv("SOLITAIRE_STATE_CACHE_MB"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > 1<<20 {
-			return config{}, fmt.Errorf("SOLITAIRE_STATE_CACHE_MB=%q: want a whole number of MiB, 0 for no cache", v)
-		}
-		c.store.StateCacheBytes = int64(n) << 20
-	}
-	if v := getenv("SOLITAIRE_DB_MAX_CONNS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1000 {
-			return config{}, fmt.Errorf("SOLITAIRE_DB_MAX_CONNS=%q: want 1..1000 connections", v)
-		}
-		c.store.MaxConns = n
-	}
-	if !persistence.ValidExecMode(c.store.ExecMode) {
-		return config{}, fmt.Errorf("SOLITAIRE_DB_EXEC_MODE=%q: want auto, cache_statement, cache_describe, describe_exec, exec or simple_protocol", c.store.ExecMode)
-	}
-	if c.store.DatabaseURL == "" && (c.store.MigrateURL != "" || c.store.ListenURL != "") {
-		return config{}, errors.New("SOLITAIRE_MIGRATE_DATABASE_URL and SOLITAIRE_LISTEN_DATABASE_URL need DATABASE_URL")
 	}
 	if v := getenv("SOLITAIRE_PPROF_ADDR"); v != "" {
 		if !loopback(v) {
@@ -218,71 +179,115 @@ func loadConfig(getenv func(string) string) (config, error) {
 		c.pprofAddr = v
 	}
 	c.sweepEvery = defaultSweepEvery
-	if v := getenv("SOLITAIRE_SWEEP_EVERY"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 100*time.Millisecond || d > time.Hour {
-			return config{}, fmt.Errorf("SOLITAIRE_SWEEP_EVERY=%q: want a duration of 100ms..1h, e.g. 5s", v)
-		}
-		c.sweepEvery = d
-	}
-	if err := c.loadLimits(getenv); err != nil {
+	if err := durationVar(getenv, "SOLITAIRE_SWEEP_EVERY", 100*time.Millisecond, time.Hour, "5s", &c.sweepEvery); err != nil {
 		return config{}, err
-	}
-	if err := c.loadConns(getenv, openFileLimit()); err != nil {
-		return config{}, err
-	}
-	if err := c.loadLog(getenv); err != nil {
-		return config{}, err
-	}
-	if err := c.loadSolver(getenv); err != nil {
-		return config{}, err
-	}
-	if err := c.loadSupply(getenv); err != nil {
-		return config{}, err
-	}
-	c.heartbeat, c.maxStreams = api.DefaultHeartbeat, api.DefaultMaxStreamsPerPlayer
-	if v := getenv("SOLITAIRE_STREAM_HEARTBEAT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 10*time.Millisecond || d > time.Hour {
-			return config{}, fmt.Errorf("SOLITAIRE_STREAM_HEARTBEAT=%q: want a duration of 10ms..1h, e.g. 15s", v)
-		}
-		c.heartbeat = d
-	}
-	if v := getenv("SOLITAIRE_MAX_STREAMS_PER_PLAYER"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 10000 {
-			return config{}, fmt.Errorf("SOLITAIRE_MAX_STREAMS_PER_PLAYER=%q: want 1..10000 streams", v)
-		}
-		c.maxStreams = n
-	}
-	c.maxStreamsPerAddress = api.DefaultMaxStreamsPerAddress
-	if v := getenv("SOLITAIRE_MAX_STREAMS_PER_ADDRESS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1_000_000 {
-			return config{}, fmt.Errorf("SOLITAIRE_MAX_STREAMS_PER_ADDRESS=%q: want 1..1000000 streams", v)
-		}
-		c.maxStreamsPerAddress = n
-	}
-	c.maxStreamsAll = streamBound(openFileLimit())
-	if v := getenv("SOLITAIRE_MAX_STREAMS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1_000_000 {
-			return config{}, fmt.Errorf("SOLITAIRE_MAX_STREAMS=%q: want 1..1000000 streams", v)
-		}
-		// A set bound gets the default's reason (streamBound): above half
-		// the open-file limit, streams could take the descriptors that
-		// every other request needs, so the server refuses to start.
-		if nofile := openFileLimit(); nofile != 0 && uint64(n) > max(1, nofile/2) {
-			return config{}, fmt.Errorf("SOLITAIRE_MAX_STREAMS=%d: want at most %d, half the open-file limit (ulimit -n %d)", n, max(1, nofile/2), nofile)
-		}
-		c.maxStreamsAll = n
 	}
 	if v := getenv("SOLITAIRE_LOG_LEVEL"); v != "" {
 		if err := c.level.UnmarshalText([]byte(v)); err != nil {
 			return config{}, fmt.Errorf("SOLITAIRE_LOG_LEVEL=%q: want debug, info, warn or error", v)
 		}
 	}
+	for _, load := range []func(func(string) string) error{
+		c.loadStore, c.loadLimits, func(g func(string) string) error { return c.loadConns(g, openFileLimit()) },
+		c.loadLog, c.loadSolver, c.loadSupply, c.loadStreams,
+	} {
+		if err := load(getenv); err != nil {
+			return config{}, err
+		}
+	}
 	return c, nil
+}
+
+// loadStore reads the database settings (README "Configuration"):
+// DATABASE_URL, SOLITAIRE_MIGRATE_DATABASE_URL and
+// SOLITAIRE_LISTEN_DATABASE_URL (the last two need the first),
+// SOLITAIRE_DB_EXEC_MODE, SOLITAIRE_SQLITE_PATH, SOLITAIRE_SNAPSHOT_EVERY
+// (events, 0 for none), SOLITAIRE_STATE_CACHE_MB (MiB, 0 for no cache) and
+// SOLITAIRE_DB_MAX_CONNS (1..1000).
+func (c *config) loadStore(getenv func(string) string) error {
+	c.store = persistence.Config{
+		DatabaseURL:   getenv("DATABASE_URL"),
+		MigrateURL:    getenv("SOLITAIRE_MIGRATE_DATABASE_URL"),
+		ListenURL:     getenv("SOLITAIRE_LISTEN_DATABASE_URL"),
+		ExecMode:      getenv("SOLITAIRE_DB_EXEC_MODE"),
+		SQLitePath:    getenv("SOLITAIRE_SQLITE_PATH"),
+		SnapshotEvery: persistence.DefaultSnapshotEvery,
+	}
+	if c.store.SQLitePath == "" {
+		c.store.SQLitePath = persistence.DefaultSQLitePath
+	}
+	cacheMB := int(persistence.DefaultStateCacheBytes >> 20)
+	for _, v := range []struct {
+		name   string
+		lo, hi int
+		want   string
+		dst    *int
+	}{
+		{"SOLITAIRE_SNAPSHOT_EVERY", 0, 1 << 30, "events between snapshots, 0 for none", &c.store.SnapshotEvery},
+		{"SOLITAIRE_STATE_CACHE_MB", 0, 1 << 20, "MiB, 0 for no cache", &cacheMB},
+		{"SOLITAIRE_DB_MAX_CONNS", 1, 1000, "connections", &c.store.MaxConns},
+	} {
+		if err := intVar(getenv, v.name, v.lo, v.hi, v.want, v.dst); err != nil {
+			return err
+		}
+	}
+	c.store.StateCacheBytes = int64(cacheMB) << 20
+	if !persistence.ValidExecMode(c.store.ExecMode) {
+		return fmt.Errorf("SOLITAIRE_DB_EXEC_MODE=%q: want auto, cache_statement, cache_describe, describe_exec, exec or simple_protocol", c.store.ExecMode)
+	}
+	if c.store.DatabaseURL == "" && (c.store.MigrateURL != "" || c.store.ListenURL != "") {
+		return errors.New("SOLITAIRE_MIGRATE_DATABASE_URL and SOLITAIRE_LISTEN_DATABASE_URL need DATABASE_URL")
+	}
+	return nil
+}
+
+// loadStreams reads the live streams' settings (README "Limits"):
+// SOLITAIRE_STREAM_HEARTBEAT (10ms..1h), SOLITAIRE_MAX_STREAMS_PER_PLAYER
+// (1..10000), SOLITAIRE_MAX_STREAMS_PER_ADDRESS (1..1000000) and
+// SOLITAIRE_MAX_STREAMS (1..1000000, and at most half the open-file limit,
+// as its default is: streamBound).
+func (c *config) loadStreams(getenv func(string) string) error {
+	c.heartbeat, c.maxStreams = api.DefaultHeartbeat, api.DefaultMaxStreamsPerPlayer
+	c.maxStreamsPerAddress, c.maxStreamsAll = api.DefaultMaxStreamsPerAddress, streamBound(openFileLimit())
+	if err := durationVar(getenv, "SOLITAIRE_STREAM_HEARTBEAT", 10*time.Millisecond, time.Hour, "15s", &c.heartbeat); err != nil {
+		return err
+	}
+	for _, v := range []struct {
+		name string
+		hi   int
+		dst  *int
+	}{
+		{"SOLITAIRE_MAX_STREAMS_PER_PLAYER", 10000, &c.maxStreams},
+		{"SOLITAIRE_MAX_STREAMS_PER_ADDRESS", 1_000_000, &c.maxStreamsPerAddress},
+		{"SOLITAIRE_MAX_STREAMS", 1_000_000, &c.maxStreamsAll},
+	} {
+		if err := intVar(getenv, v.name, 1, v.hi, "streams", v.dst); err != nil {
+			return err
+		}
+	}
+	// A set bound gets the default's reason (streamBound): above half the
+	// open-file limit, streams could take the descriptors that every other
+	// request needs, so the server refuses to start.
+	if nofile := openFileLimit(); getenv("SOLITAIRE_MAX_STREAMS") != "" && nofile != 0 && uint64(c.maxStreamsAll) > max(1, nofile/2) {
+		return fmt.Errorf("SOLITAIRE_MAX_STREAMS=%d: want at most %d, half the open-file limit (ulimit -n %d)", c.maxStreamsAll, max(1, nofile/2), nofile)
+	}
+	return nil
+}
+
+// durationVar sets *dst to the duration environment variable name when it
+// is set; one that is not a Go duration in lo..hi is an error that gives
+// example, a value in range.
+func durationVar(getenv func(string) string, name string, lo, hi time.Duration, example string, dst *time.Duration) error {
+	v := getenv(name)
+	if v == "" {
+		return nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < lo || d > hi {
+		return fmt.Errorf("%s=%q: want a duration of %v..%v, e.g. %s", name, v, lo, hi, example)
+	}
+	*dst = d
+	return nil
 }
 
 // streamBound is the default bound of the server's live streams for an
