@@ -128,7 +128,7 @@ func winLine(t testing.TB, variant string, seed uint64) []domain.Move {
 		} else {
 			idle = 0
 		}
-		evs, err := domain.Decide(s, m, start)
+		evs, _, err := domain.Decide(s, m, start)
 		if err != nil {
 			t.Fatalf("%s seed %d: %v", variant, seed, err)
 		}

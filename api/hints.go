@@ -179,19 +179,16 @@ func (c *hintCache) next(id string, st *domain.State) (domain.Move, bool) {
 }
 
 // lineFrom is the cache entry of line from st: where it stands and where
-// its first move leads (played through domain.Decide on a copy). false if
+// its first move leads (played through domain.Decide, which leaves st as
+// it is). false if
 // the line is empty or its first move is refused.
 func lineFrom(st *domain.State, line []domain.Move) (hintLine, bool) {
 	if len(line) == 0 {
 		return hintLine{}, false
 	}
-	after := st.Clone()
-	evs, err := domain.Decide(after, line[0], after.LastAt)
+	_, after, err := domain.Decide(st, line[0], st.LastAt)
 	if err != nil {
 		return hintLine{}, false
-	}
-	for _, e := range evs {
-		after.Apply(e)
 	}
 	e := hintLine{at: positionKey(st), line: line}
 	if len(line) > 1 && !after.Status.Ended() {

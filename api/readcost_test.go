@@ -135,7 +135,7 @@ func readCostNext(tb testing.TB, st *domain.State, rng *rand.Rand, at time.Time)
 	tb.Helper()
 	for range 100 {
 		m := readCostMove(tb, st, rng)
-		evs, err := domain.Decide(st, m, at)
+		evs, _, err := domain.Decide(st, m, at)
 		if err != nil {
 			tb.Fatal(err)
 		}

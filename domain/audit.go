@@ -132,7 +132,10 @@ func Redecide(evs []Event) (*State, int, string) {
 			j++
 		}
 		group := evs[i:j]
-		var want []Event
+		var (
+			want  []Event
+			after *State // the state after want, nil when the group is to be applied to s
+		)
 		if e.Type == EventGameExpired {
 			want = Expire(s, e.OccurredAt)
 		} else {
@@ -141,7 +144,7 @@ func Redecide(evs []Event) (*State, int, string) {
 				return s, e.Version, fmt.Sprintf("event %s does not start a command", e.Type)
 			}
 			var err error
-			want, err = Decide(s, m, e.OccurredAt)
+			want, after, err = Decide(s, m, e.OccurredAt)
 			if err != nil {
 				return s, e.Version, fmt.Sprintf("%v is not legal here: %v", m, err)
 			}
@@ -155,8 +158,12 @@ func Redecide(evs []Event) (*State, int, string) {
 			v := s.Version + len(group) + 1
 			return s, v, "events the rules require are missing (automatic follow-ups)"
 		}
-		for _, g := range group {
-			s.Apply(g)
+		if after != nil {
+			s = after // the group is the events Decide applied to it (sameEvent)
+		} else {
+			for _, g := range group {
+				s.Apply(g)
+			}
 		}
 		i = j
 	}

@@ -111,7 +111,7 @@ func BenchmarkDecide(b *testing.B) {
 		{"refused", Move{Type: MoveCards, From: TableauRef(0), To: TableauRef(1), Count: 13}, false},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			if _, err := Decide(s, c.m, now); (err == nil) != c.ok {
+			if _, _, err := Decide(s, c.m, now); (err == nil) != c.ok {
 				b.Fatalf("%v: %v", c.m, err)
 			}
 			b.ReportAllocs()

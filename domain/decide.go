@@ -6,36 +6,36 @@ import (
 )
 
 // Decide checks move m against state s at instant now and returns the
-// events it causes, numbered from s.Version+1 and stamped Millis(now). s is
-// not changed. The events of one command share Data.Move = s.Moves+1 and
-// include its automatic follow-ups: the auto flip of an uncovered card
-// (R2.4, flip=auto), autocomplete where it is automatic (R2.6), and the win
-// (R2.8).
+// events it causes, numbered from s.Version+1 and stamped Millis(now), and
+// the state after them, which it builds as it decides (each event applied
+// as it is made): the caller goes on from that state rather than applying
+// the events again. s is not changed, and the state after shares no
+// memory that either may write with s (Clone; undorecord.go). The events
+// of one command share Data.Move = s.Moves+1 and include its automatic
+// follow-ups: the auto flip of an uncovered card (R2.4, flip=auto),
+// autocomplete where it is automatic (R2.6), and the win (R2.8).
 //
-// Errors are *MoveError: ReasonGameOver after the end (matches
-// ErrGameOver), ReasonTimeExpired at or after the deadline (matches
-// ErrTimeExpired; the caller appends Expire's event, R5.3), otherwise the
-// reason the move is not in LegalMoves.
-func Decide(s *State, m Move, now time.Time) ([]Event, error) {
+// Errors are *MoveError (with no events and a nil state): ReasonGameOver
+// after the end (matches ErrGameOver), ReasonTimeExpired at or after the
+// deadline (matches ErrTimeExpired; the caller appends Expire's event,
+// R5.3), otherwise the reason the move is not in LegalMoves.
+func Decide(s *State, m Move, now time.Time) ([]Event, *State, error) {
 	now = monotonic(s, now)
 	if s.Version == 0 {
-		return nil, &MoveError{Move: m, Reason: ReasonIllegal, Detail: "the game has no deal"}
+		return nil, nil, &MoveError{Move: m, Reason: ReasonIllegal, Detail: "the game has no deal"}
 	}
 	if s.Status.Ended() {
-		return nil, &MoveError{Move: m, Reason: ReasonGameOver, Detail: "the game is " + string(s.Status)}
+		return nil, nil, &MoveError{Move: m, Reason: ReasonGameOver, Detail: "the game is " + string(s.Status)}
 	}
 	if dl, ok := s.Deadline(); ok && !now.Before(dl) {
-		return nil, &MoveError{Move: m, Reason: ReasonTimeExpired, Detail: "the time limit ran out at " + FormatTime(dl)}
+		return nil, nil, &MoveError{Move: m, Reason: ReasonTimeExpired, Detail: "the time limit ran out at " + FormatTime(dl)}
 	}
 	n := normalize(s, m)
 	if !contains(LegalMoves(s), n) {
 		reason, detail := explain(s, n)
-		return nil, &MoveError{Move: m, Reason: reason, Detail: detail}
+		return nil, nil, &MoveError{Move: m, Reason: reason, Detail: detail}
 	}
 	b := &builder{s: s.Clone(), move: s.Moves + 1, now: now}
-	// The working clone's undo-record appends are given back, so that the
-	// caller applying these events to s appends in place (undorecord.go).
-	defer b.s.discard(s)
 	switch n.Type {
 	case MoveDraw:
 		if k := min(s.Rules.Draw, len(s.Stock)); k > 0 {
@@ -54,7 +54,7 @@ func Decide(s *State, m Move, now time.Time) ([]Event, error) {
 	case MoveUndo:
 		b.emit(EventMoveUndone, EventData{V: UndoPayloadVersion, Undone: s.Turns[len(s.Turns)-1].Version,
 			Changes: s.undoChanges()})
-		return b.events, nil
+		return b.events, b.s, nil
 	case MoveRedo:
 		// One event that names the undo it takes back; Apply re-applies the
 		// turn from the redo record, follow-ups included, so the log needs
@@ -62,10 +62,10 @@ func Decide(s *State, m Move, now time.Time) ([]Event, error) {
 		// follow-up can be due: the turn's own ran before the undo.
 		b.emit(EventMoveRedone, EventData{V: UndoPayloadVersion, Redone: s.Redo[len(s.Redo)-1].Undo,
 			Changes: s.redoChanges()})
-		return b.events, nil
+		return b.events, b.s, nil
 	case MoveResign:
 		b.emit(EventGameResigned, EventData{})
-		return b.events, nil
+		return b.events, b.s, nil
 	case MoveAutocomplete:
 		b.autocomplete()
 	}
@@ -75,7 +75,7 @@ func Decide(s *State, m Move, now time.Time) ([]Event, error) {
 	if b.s.onFoundations() == b.s.Rules.Cards() {
 		b.emit(EventGameWon, EventData{Auto: true})
 	}
-	return b.events, nil
+	return b.events, b.s, nil
 }
 
 // Expire returns the expiry event of R5.3 if s is in progress and now is at

@@ -79,7 +79,7 @@ func ExampleDecide() {
 	// "foundation" without an index: whichever foundation takes the card.
 	to, _ := ParsePileRef("foundation")
 	m := Move{Type: MoveCards, From: TableauRef(2), To: to, Count: 1}
-	events, err := Decide(s, m, now)
+	events, _, err := Decide(s, m, now)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -97,7 +97,7 @@ func ExampleDecide() {
 	fmt.Println("moves:", s.Moves)
 
 	// A refused move says why with a stable reason.
-	_, err = Decide(s, Move{Type: MoveCards, From: TableauRef(1), To: TableauRef(3)}, now)
+	_, _, err = Decide(s, Move{Type: MoveCards, From: TableauRef(1), To: TableauRef(3)}, now)
 	var me *MoveError
 	if errors.As(err, &me) {
 		fmt.Println("refused:", me.Reason)

@@ -162,7 +162,7 @@ func FuzzDecodeMove(f *testing.F) {
 		}
 		s := games[len(data)%len(games)]
 		now := s.LastAt.Add(time.Second)
-		evs, err := Decide(s, m, now)
+		evs, _, err := Decide(s, m, now)
 		legal := contains(LegalMoves(s), normalize(s, m))
 		if err != nil {
 			var me *MoveError

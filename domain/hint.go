@@ -58,7 +58,7 @@ func HintEvent(s *State, h Hint, now time.Time) (Event, Hint) {
 	if h.Verdict == VerdictWinnable {
 		if h.Move == nil {
 			h = Hint{Verdict: VerdictUnknown}
-		} else if _, err := Decide(s, *h.Move, now); err != nil {
+		} else if _, _, err := Decide(s, *h.Move, now); err != nil {
 			h = Hint{Verdict: VerdictUnknown}
 		}
 	} else if !hintVerdicts[h.Verdict] {
@@ -181,7 +181,7 @@ func hintFits(s *State, e Event) string {
 		return c.Fault
 	}
 	if e.Data.Hint != nil {
-		if _, err := Decide(s, *e.Data.Hint, e.OccurredAt); err != nil {
+		if _, _, err := Decide(s, *e.Data.Hint, e.OccurredAt); err != nil {
 			return fmt.Sprintf("the hinted %v is not legal here: %v", *e.Data.Hint, err)
 		}
 	}

@@ -114,7 +114,7 @@ func playRandom(t testing.TB, id string, seed uint64, n int, o Options) (*State,
 		now = now.Add(time.Duration(rng.IntN(3000)) * time.Millisecond)
 		if ev := Expire(s, now); ev != nil {
 			// R5.3: past the deadline every command is refused and the expiry is appended once.
-			if _, err := Decide(s, Move{Type: MoveDraw}, now); !errors.Is(err, ErrTimeExpired) {
+			if _, _, err := Decide(s, Move{Type: MoveDraw}, now); !errors.Is(err, ErrTimeExpired) {
 				t.Fatalf("R5.3: command after the deadline: err = %v", err)
 			}
 			s.Apply(ev[0])
@@ -127,7 +127,7 @@ func playRandom(t testing.TB, id string, seed uint64, n int, o Options) (*State,
 		legal := LegalMoves(s)
 		// Probe: a random move is accepted exactly when it is legal.
 		probe := randomMove(rng)
-		_, perr := Decide(s, probe, now)
+		_, _, perr := Decide(s, probe, now)
 		if (perr == nil) != contains(legal, normalize(s, probe)) {
 			t.Fatalf("%s: Decide(%v) err=%v but membership in LegalMoves=%v", id, probe, perr, perr != nil)
 		}
@@ -153,7 +153,7 @@ func playRandom(t testing.TB, id string, seed uint64, n int, o Options) (*State,
 			}
 		}
 		before := s.Clone()
-		evs, err := Decide(s, m, now)
+		evs, _, err := Decide(s, m, now)
 		if err != nil {
 			t.Fatalf("%s: legal move %v refused: %v", id, m, err)
 		}
@@ -174,7 +174,7 @@ func playRandom(t testing.TB, id string, seed uint64, n int, o Options) (*State,
 		if m.Type != MoveUndo && s.CanUndo() && i%3 == 0 {
 			// R2.5: undo gives back exactly the state before the turn (but the move count and time).
 			u := s.Clone()
-			uevs, err := Decide(u, Move{Type: MoveUndo}, now)
+			uevs, _, err := Decide(u, Move{Type: MoveUndo}, now)
 			if err != nil {
 				t.Fatalf("undo refused: %v", err)
 			}
@@ -203,7 +203,7 @@ func checkRedo(t testing.TB, id string, m Move, s, u *State, _ []Move, rng *rand
 		t.Fatalf("%s: R2.9 no redo offered after the undo of %v", id, m)
 	}
 	r := u.Clone()
-	evs, err := Decide(r, Move{Type: MoveRedo}, now)
+	evs, _, err := Decide(r, Move{Type: MoveRedo}, now)
 	if err != nil || len(evs) != 1 || evs[0].Type != EventMoveRedone {
 		t.Fatalf("%s: R2.9 redo of %v: %v %v", id, m, evs, err)
 	}
@@ -229,7 +229,7 @@ func checkRedo(t testing.TB, id string, m Move, s, u *State, _ []Move, rng *rand
 		return
 	}
 	o := u.Clone()
-	oevs, err := Decide(o, other[rng.IntN(len(other))], now)
+	oevs, _, err := Decide(o, other[rng.IntN(len(other))], now)
 	if err != nil {
 		t.Fatalf("%s: legal move refused: %v", id, err)
 	}
@@ -240,7 +240,7 @@ func checkRedo(t testing.TB, id string, m Move, s, u *State, _ []Move, rng *rand
 		return
 	}
 	var me *MoveError
-	if _, err := Decide(o, Move{Type: MoveRedo}, now); !errors.As(err, &me) || me.Reason != ReasonNothingToRedo || o.CanRedo() {
+	if _, _, err := Decide(o, Move{Type: MoveRedo}, now); !errors.As(err, &me) || me.Reason != ReasonNothingToRedo || o.CanRedo() {
 		t.Fatalf("%s: R2.9 redo after another move: %v", id, err)
 	}
 }

@@ -133,7 +133,7 @@ func TestR2_9_ForgedRedoFaults(t *testing.T) {
 	s := setupPos(t, "relaxed", Options{}, pos)
 	mustPlay(t, s, mvCards("tableau/0", "tableau/1", 1), sec(1))
 	undo := mustPlay(t, s, mvUndo, sec(2))[0]
-	good, err := Decide(s, mvRedo, sec(3))
+	good, _, err := Decide(s, mvRedo, sec(3))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -92,7 +92,7 @@ func setupPos(t testing.TB, id string, o Options, pos string) *State {
 func decideApply(t testing.TB, s *State, m Move, now time.Time) ([]Event, error) {
 	t.Helper()
 	before := s.Clone()
-	evs, err := Decide(s, m, now)
+	evs, _, err := Decide(s, m, now)
 	if mustJSON(t, before.Clone()) != mustJSON(t, s.Clone()) { // Clone normalises empty slices
 
 		t.Fatalf("Decide(%v) changed its input state", m)
@@ -408,9 +408,9 @@ func TestR1_3_PileRefs(t *testing.T) {
 	}
 	// A parsable index beyond the variant's piles is refused by the rules.
 	s := setupPos(t, "klondike", Options{}, ":KS/"+emptyPiles(6)+" - - "+foundUpto("KC", "KD", "KH", "QS")+" 0")
-	_, err := Decide(s, mvCards("tableau/0", "tableau/7", 1), sec(1))
+	_, _, err := Decide(s, mvCards("tableau/0", "tableau/7", 1), sec(1))
 	wantReason(t, err, ReasonNoSuchPile)
-	_, err = Decide(s, mvCards("tableau/0", "foundation/4", 1), sec(1))
+	_, _, err = Decide(s, mvCards("tableau/0", "foundation/4", 1), sec(1))
 	wantReason(t, err, ReasonNoSuchPile)
 }
 
@@ -1139,7 +1139,7 @@ func TestR2_8_WinOnEveryPath(t *testing.T) {
 		t.Fatalf("status %s ended %v", s.Status, s.EndedAt)
 	}
 	for _, m := range []Move{mvDraw, mvUndo, mvResign, mvAutocomplete} {
-		_, err := Decide(s, m, sec(43))
+		_, _, err := Decide(s, m, sec(43))
 		if !errors.Is(err, ErrGameOver) {
 			t.Fatalf("%v after the win: %v", m, err)
 		}
@@ -1678,7 +1678,7 @@ func TestR4_5_NoBackAndForthGain(t *testing.T) {
 			t.Fatalf("%s: back and forth raised the score from %d to %d (points %d -> %d)", sc, start, got, startPoints, s.Score.Points)
 		}
 		// Foundation -> foundation is never a move.
-		_, err := Decide(s, mvCards("foundation/2", "foundation/3", 1), at)
+		_, _, err := Decide(s, mvCards("foundation/2", "foundation/3", 1), at)
 		wantReason(t, err, ReasonUseTakeBack)
 	}
 	// Standard: tableau -> foundation +10, take-back -15: each round trip
@@ -1741,7 +1741,7 @@ func TestR5_2_ClockStart(t *testing.T) {
 	if !s.StartedAt.IsZero() || s.Elapsed(sec(50)) != 0 {
 		t.Fatal("klondike: clock running before the first move")
 	}
-	if _, err := Decide(s, mvUndo, sec(10)); err == nil {
+	if _, _, err := Decide(s, mvUndo, sec(10)); err == nil {
 		t.Fatal("undo accepted")
 	}
 	if !s.StartedAt.IsZero() {
@@ -1791,7 +1791,7 @@ func TestR5_3_Deadline(t *testing.T) {
 	if Expire(s, sec(500)) != nil {
 		t.Fatal("expiry appended twice")
 	}
-	_, err := Decide(s, mvDraw, sec(500))
+	_, _, err := Decide(s, mvDraw, sec(500))
 	if !errors.Is(err, ErrGameOver) {
 		t.Fatalf("after the expiry: %v", err)
 	}
@@ -2263,7 +2263,7 @@ func TestR6_2_ApplyAfterAMisfitIsConsistent(t *testing.T) {
 	if s.Fault == "" {
 		t.Fatal("misfit accepted")
 	}
-	evs, err := Decide(s, mvDraw, sec(2))
+	evs, _, err := Decide(s, mvDraw, sec(2))
 	if err != nil {
 		t.Fatal(err)
 	}

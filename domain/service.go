@@ -460,13 +460,11 @@ func (g *Games) try(ctx context.Context, caller, id string, m Move, expected int
 		return attempt{game: game, s: s, settled: true,
 			err: &MoveError{Move: m, Reason: ReasonTimeExpired, Detail: "the time limit has run out (R5.3)"}}
 	}
-	evs, err := Decide(s, m, now)
+	evs, after, err := Decide(s, m, now)
 	if err != nil {
 		return attempt{game: game, s: s, err: err}
 	}
-	v := s.Version
-	after := applied(s, evs)
-	recs, err := g.Store.Append(ctx, id, v, evs, after)
+	recs, err := g.Store.Append(ctx, id, s.Version, evs, after)
 	switch {
 	case err == nil:
 		game.Project(after)

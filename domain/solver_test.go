@@ -103,7 +103,7 @@ func playSolved(t *testing.T, d domaintest.SolvedDeal, variant string, o domain.
 				return s // relaxed: autocomplete finished early (R2.6)
 			}
 			now = now.Add(100 * time.Millisecond)
-			evs, err := domain.Decide(s, m, now)
+			evs, _, err := domain.Decide(s, m, now)
 			if err != nil {
 				t.Fatalf("%s %s: token %d %q (%v) refused: %v\nposition %s", d.ID, variant, i, tok, m, err, s.Position())
 			}

@@ -7,7 +7,7 @@ import "sync/atomic"
 // shares its arrays instead of copying them. A clone that then appended
 // to an array it shares with its capacity clipped would copy the whole
 // record: a move in a game of n moves would cost O(n) time and memory
-// (Decide's working clone and the applied state each copy it). Instead
+// (the state Decide builds from a Clone would copy it). Instead
 // each array comes with a growth claim: the length that the states
 // sharing it have written so far. A state whose length is the claimed one
 // may append in place, claiming the new elements first (compare-and-swap,
@@ -42,26 +42,8 @@ func grow[T any](s []T, g *growth[T], vs ...T) ([]T, *growth[T]) {
 	return out, ng
 }
 
-// unclaim gives back what a state about to be dropped appended in place
-// past length n of the state it was cloned from, so that the next append
-// to that state's record (the same move, applied for real) is in place
-// too. Only if s's appends are still the newest on the array; the caller
-// never uses s again.
-func unclaim[T any](s []T, g *growth[T], n int) {
-	if g != nil && len(s) > n && g.base == &s[:1][0] {
-		g.used.CompareAndSwap(int64(len(s)), int64(n))
-	}
-}
-
 // pushTurn appends t to the undo record.
 func (s *State) pushTurn(t Turn) { s.Turns, s.turnsGrowth = grow(s.Turns, s.turnsGrowth, t) }
 
 // pushOps appends ops to the undo record.
 func (s *State) pushOps(ops ...Op) { s.Ops, s.opsGrowth = grow(s.Ops, s.opsGrowth, ops...) }
-
-// discard gives back the undo-record growth w, a working clone of s that
-// is dropped now, claimed (unclaim).
-func (w *State) discard(s *State) {
-	unclaim(w.Turns, w.turnsGrowth, len(s.Turns))
-	unclaim(w.Ops, w.opsGrowth, len(s.Ops))
-}

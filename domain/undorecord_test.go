@@ -34,7 +34,7 @@ func TestR2_5_ClonesGrowUndoRecordsApart(t *testing.T) {
 					}
 				}
 				now = now.Add(time.Second)
-				evs, err := Decide(s, m, now)
+				evs, _, err := Decide(s, m, now)
 				if err != nil {
 					t.Errorf("line %d: %v: %v", i, m, err)
 					return
@@ -62,7 +62,7 @@ func TestR2_5_ClonesGrowUndoRecordsApart(t *testing.T) {
 		now := s.LastAt
 		for range plays[i] {
 			now = now.Add(time.Second)
-			evs, err := Decide(s, Move{Type: MoveUndo}, now)
+			evs, _, err := Decide(s, Move{Type: MoveUndo}, now)
 			if err != nil {
 				t.Fatalf("line %d: undo: %v", i, err)
 			}
@@ -78,30 +78,25 @@ func TestR2_5_ClonesGrowUndoRecordsApart(t *testing.T) {
 	}
 }
 
-// BenchmarkMoveOnLongGame is a move (Decide and Apply on a clone, as
-// domain.Games plays one on the cached state) in a game with a long undo
+// BenchmarkMoveOnLongGame is a move (Decide on a clone, as domain.Games
+// plays one on the cached state) in a game with a long undo
 // record: its cost must not grow with the game's length.
 func BenchmarkMoveOnLongGame(b *testing.B) {
 	s, _ := newTestGame(b, "relaxed", 1, Options{})
 	now := s.LastAt
 	for range 5000 {
 		now = now.Add(time.Second)
-		evs, err := Decide(s, Move{Type: MoveDraw}, now)
+		_, after, err := Decide(s, Move{Type: MoveDraw}, now)
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, e := range evs {
-			s.Apply(e)
-		}
+		s = after
 	}
 	b.ReportAllocs()
 	for b.Loop() {
 		c := s.Clone() // what the state cache hands out
 		now = now.Add(time.Second)
-		evs, _ := Decide(c, Move{Type: MoveDraw}, now)
-		for _, e := range evs {
-			c.Apply(e)
-		}
-		s = c // what the cache keeps
+		_, after, _ := Decide(c, Move{Type: MoveDraw}, now)
+		s = after // what the cache keeps
 	}
 }

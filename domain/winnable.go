@@ -148,13 +148,11 @@ func SolutionWins(dealt Event, line []Move) (bool, string) {
 		if s.Status == StatusWon {
 			return false, fmt.Sprintf("the game is won before move %d of the line", i+1)
 		}
-		evs, err := Decide(s, m, dealt.OccurredAt)
+		_, after, err := Decide(s, m, dealt.OccurredAt)
 		if err != nil {
 			return false, fmt.Sprintf("move %d of the line (%v) is not legal: %v", i+1, m, err)
 		}
-		for _, e := range evs {
-			s.Apply(e)
-		}
+		s = after
 		if s.Fault != "" {
 			return false, s.Fault
 		}

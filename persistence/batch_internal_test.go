@@ -81,7 +81,7 @@ func TestBatchLockOrder(t *testing.T) {
 	db := s1.DB()
 	req := func(s *Store, m made) *appendReq {
 		after := m.st.Clone()
-		evs, err := domain.Decide(after, domain.Move{Type: domain.MoveDraw}, m.st.LastAt.Add(time.Second))
+		evs, _, err := domain.Decide(after, domain.Move{Type: domain.MoveDraw}, m.st.LastAt.Add(time.Second))
 		if err != nil {
 			t.Fatal(err)
 		}

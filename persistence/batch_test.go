@@ -78,7 +78,7 @@ func TestBatchAppendRace(t *testing.T) {
 						var evs []domain.Event
 						if round == rounds-1 {
 							var err error
-							evs, err = domain.Decide(mine, domain.Move{Type: domain.MoveResign},
+							evs, _, err = domain.Decide(mine, domain.Move{Type: domain.MoveResign},
 								mine.LastAt.Add(time.Duration(w+1)*time.Millisecond))
 							if err != nil {
 								t.Fatal(err)

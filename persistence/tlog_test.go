@@ -314,7 +314,7 @@ func resignedGame(t testing.TB, id string, seed uint64, at time.Time) (*domain.G
 	first.Data.V, first.Data.Salt = domain.DealPayloadVersion, hex.EncodeToString(salt)
 	s := &domain.State{}
 	s.Apply(first)
-	evs, err := domain.Decide(s, domain.Move{Type: domain.MoveResign}, at)
+	evs, _, err := domain.Decide(s, domain.Move{Type: domain.MoveResign}, at)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func playLog(t *testing.T, variant string, seed uint64, o domain.Options) ([]byt
 		if m.Type == domain.MoveResign && i < 399 {
 			m = legal[0]
 		}
-		evs, err := domain.Decide(s, m, now)
+		evs, _, err := domain.Decide(s, m, now)
 		if err != nil {
 			t.Fatalf("%s: %v", m, err)
 		}
@@ -59,7 +59,7 @@ func playLog(t *testing.T, variant string, seed uint64, o domain.Options) ([]byt
 		log = append(log, evs...)
 	}
 	if s.Status == domain.StatusInProgress {
-		evs, _ := domain.Decide(s, domain.Move{Type: domain.MoveResign}, now)
+		evs, _, _ := domain.Decide(s, domain.Move{Type: domain.MoveResign}, now)
 		s.Apply(evs[0])
 		log = append(log, evs...)
 	}

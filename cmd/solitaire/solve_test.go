@@ -28,7 +28,7 @@ func wins(t *testing.T, s *domain.State, line []domain.Move) bool {
 	t.Helper()
 	st := s.Clone()
 	for i, m := range line {
-		evs, err := domain.Decide(st, m, st.LastAt)
+		evs, _, err := domain.Decide(st, m, st.LastAt)
 		if err != nil {
 			t.Fatalf("move %d %v: %v", i, m, err)
 		}

@@ -230,7 +230,7 @@ func untilStockOut(t *testing.T, s *domain.State, line []domain.Move) *domain.St
 		if len(st.Stock) == 0 {
 			break
 		}
-		evs, err := domain.Decide(st, m, st.LastAt)
+		evs, _, err := domain.Decide(st, m, st.LastAt)
 		if err != nil {
 			t.Fatalf("%v: %v", m, err)
 		}
@@ -247,7 +247,7 @@ func dealOut(t *testing.T, s *domain.State) *domain.State {
 	t.Helper()
 	st := s.Clone()
 	for len(st.Stock) > 0 {
-		evs, err := domain.Decide(st, domain.Move{Type: domain.MoveDraw}, st.LastAt)
+		evs, _, err := domain.Decide(st, domain.Move{Type: domain.MoveDraw}, st.LastAt)
 		if err != nil {
 			t.Fatalf("draw with %d stock cards: %v", len(st.Stock), err)
 		}

@@ -226,7 +226,7 @@ func TestR71MoveGeneratorMatchesLegalMoves(t *testing.T) {
 					pick = others[rng.IntN(len(others))]
 				}
 			}
-			evs, err := domain.Decide(s, pick, s.LastAt)
+			evs, _, err := domain.Decide(s, pick, s.LastAt)
 			if err != nil {
 				t.Fatalf("engine refused its own legal move %v: %v", pick, err)
 			}

@@ -51,7 +51,7 @@ func play(t testing.TB, s *domain.State, line []domain.Move) *domain.State {
 	t.Helper()
 	st := s.Clone()
 	for i, m := range line {
-		evs, err := domain.Decide(st, m, st.LastAt)
+		evs, _, err := domain.Decide(st, m, st.LastAt)
 		if err != nil {
 			t.Fatalf("move %d %v: %v\n%s", i, m, err, st.Board(true))
 		}

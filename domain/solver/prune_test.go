@@ -27,7 +27,7 @@ func walk(rng *rand.Rand, s *domain.State, steps int) *domain.State {
 			break
 		}
 		next := st.Clone()
-		evs, err := domain.Decide(next, moves[rng.IntN(len(moves))], next.LastAt)
+		evs, _, err := domain.Decide(next, moves[rng.IntN(len(moves))], next.LastAt)
 		if err != nil {
 			panic(err)
 		}

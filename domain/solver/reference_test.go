@@ -108,7 +108,7 @@ func reference(s *domain.State, limit int) (winnable, ok bool) {
 				continue
 			}
 			next := st.Clone()
-			evs, err := domain.Decide(next, m, next.LastAt)
+			evs, _, err := domain.Decide(next, m, next.LastAt)
 			if err != nil {
 				panic(err)
 			}

@@ -235,13 +235,11 @@ func portfolio(sr, rx *search, mk func() *search, maxNodes int64) (won, lost boo
 func verify(s *domain.State, line []domain.Move) ([]domain.Move, bool) {
 	st := s.Clone()
 	for i, m := range line {
-		evs, err := domain.Decide(st, m, st.LastAt)
+		_, after, err := domain.Decide(st, m, st.LastAt)
 		if err != nil {
 			return nil, false
 		}
-		for _, e := range evs {
-			st.Apply(e)
-		}
+		st = after
 		if st.Fault != "" {
 			return nil, false
 		}

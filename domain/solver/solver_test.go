@@ -94,7 +94,7 @@ func TestR71BudgetGivesUnknown(t *testing.T) {
 func TestR71EndedGames(t *testing.T) {
 	t.Parallel()
 	s := seeded(t, "klondike", domain.Options{}, 2)
-	evs, err := domain.Decide(s, domain.Move{Type: domain.MoveResign}, s.LastAt)
+	evs, _, err := domain.Decide(s, domain.Move{Type: domain.MoveResign}, s.LastAt)
 	if err != nil {
 		t.Fatal(err)
 	}

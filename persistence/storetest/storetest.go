@@ -769,7 +769,7 @@ func (f *fixture) playRandom(id string, st *domain.State, moves int, greedy bool
 				}
 			}
 			var err error
-			evs, err = domain.Decide(st, m, now)
+			evs, _, err = domain.Decide(st, m, now)
 			if err != nil {
 				f.t.Fatalf("domain.Decide refused legal move %v at version %d: %v", m, st.Version, err)
 			}
