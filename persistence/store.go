@@ -45,7 +45,16 @@ const postgresMaxIdle = 5 * time.Minute
 // Config says which database to use and how.
 type Config struct {
 	// DatabaseURL is a postgres:// (or postgresql://) URL. Empty selects
-	// the embedded SQLite database at SQLitePath.
+	// the embedded SQLite database at SQLitePath. It may list several
+	// hosts, as libpq and pgx read it
+	// (postgres://u@h1:5432,h2:5432/db?target_session_attrs=read-write,
+	// what `pg_autoctl show uri` prints for a pg_auto_failover
+	// formation): each new connection goes to the first host that
+	// answers and takes writes, so after a failover the pool, the LISTEN
+	// connection of live streams, the transparency log's sequencer and
+	// the appender reach the new primary by themselves, and a connection
+	// that meets a read-only server (SQLSTATE 25006) is closed (its
+	// request gets ErrUnavailable, the API's 503).
 	DatabaseURL string
 	// SQLitePath is the SQLite file, created if missing; "" means
 	// DefaultSQLitePath. It may not contain '?'. Ignored with DatabaseURL.
@@ -218,9 +227,14 @@ func connect(ctx context.Context, cfg Config) (*Store, error) {
 		if !ValidExecMode(cfg.ExecMode) {
 			return nil, fmt.Errorf("persistence: open postgres: unknown exec mode %q", cfg.ExecMode)
 		}
-		pool, _, pooled, err := postgresPool(ctx, cfg.DatabaseURL, cfg.ExecMode)
+		pool, pcfg, pooled, err := postgresPool(ctx, cfg.DatabaseURL, cfg.ExecMode)
 		if err != nil {
 			return nil, fmt.Errorf("persistence: open postgres: %w", err)
+		}
+		if hostCount(&pcfg.Config) > 1 && pcfg.ValidateConnect == nil {
+			log.Warn("persistence: DATABASE_URL lists several hosts and no target_session_attrs: " +
+				"connections may be made to a standby, where every write fails (503); " +
+				"add target_session_attrs=read-write to the URL")
 		}
 		s.pooled = pooled
 		if pooled {
