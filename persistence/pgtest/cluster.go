@@ -30,8 +30,8 @@ type Cluster struct {
 	args           []string // extra server arguments (-c name=value ...)
 
 	mu     sync.Mutex
-	proc   *os.Process   // the postmaster, while running
-	exited chan struct{} // closed when proc has exited
+	proc   *os.Process     // the postmaster, while running
+	exited <-chan struct{} // closed when proc has exited
 }
 
 // NewCluster initialises and starts a cluster for t and stops it (and
@@ -110,25 +110,9 @@ func (c *Cluster) Start() error {
 		"-c", "listen_addresses=127.0.0.1"}, c.args...)
 	cmd := exec.Command(filepath.Join(c.bin, "postgres"), args...)
 	cmd.Dir = c.dir
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	// Pdeathsig is sent when the thread that started the child exits, so
-	// the child is started from a goroutine that keeps its thread locked
-	// for as long as the server runs.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred, Pdeathsig: syscall.SIGINT}
-	started := make(chan error, 1)
-	exited := make(chan struct{})
-	go func() {
-		runtime.LockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		cmd.Wait()
-		logFile.Close()
-		close(exited)
-	}()
-	if err := <-started; err != nil {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred}
+	exited, err := startTied(cmd, logFile, syscall.SIGINT)
+	if err != nil {
 		return fmt.Errorf("start postgres: %v", err)
 	}
 	c.mu.Lock()
@@ -152,6 +136,35 @@ func (c *Cluster) Start() error {
 			return fmt.Errorf("postgres did not answer within a minute: %v", err)
 		}
 	}
+}
+
+// startTied starts cmd with its output to logFile, tied to the test
+// binary: cmd gets signal sig when the binary exits (Pdeathsig, set on
+// cmd.SysProcAttr, which must not be nil). The returned channel is closed
+// once cmd has exited (logFile is closed then). Pdeathsig is sent when
+// the thread that started the child exits, so the child is started from
+// a goroutine that keeps its thread locked for as long as it runs.
+func startTied(cmd *exec.Cmd, logFile *os.File, sig syscall.Signal) (<-chan struct{}, error) {
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr.Pdeathsig = sig
+	started := make(chan error, 1)
+	exited := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		if err := cmd.Start(); err != nil {
+			logFile.Close()
+			started <- err
+			return
+		}
+		started <- nil
+		cmd.Wait()
+		logFile.Close()
+		close(exited)
+	}()
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	return exited, nil
 }
 
 // Crash stops the server at once, as `pg_ctl stop -m immediate` does
