@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -193,7 +195,7 @@ func NewAutoFailover(t testing.TB) *AutoFailover {
 func (f *AutoFailover) start(ctx context.Context) error {
 	ports := make([]int, 3)
 	for i := range ports {
-		p, err := freePort()
+		p, err := listenPort()
 		if err != nil {
 			return err
 		}
@@ -261,6 +263,40 @@ func (f *AutoFailover) start(ctx context.Context) error {
 	u.RawQuery = q.Encode()
 	f.URL = u.String()
 	return nil
+}
+
+// listenPort returns a port that is free on every address and lies below
+// the kernel's range of ephemeral ports (net.ipv4.ip_local_port_range),
+// for a server that listens on all addresses (the monitor: pg_autoctl
+// sets listen_addresses '*'). A port from the ephemeral range, as
+// freePort gives, may meanwhile be the local port of some process's
+// outgoing connection; the server's bind on 0.0.0.0 then fails, it
+// listens on [::] only, and 127.0.0.1 is refused.
+func listenPort() (int, error) {
+	low := 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if n, err := strconv.Atoi(f[0]); err == nil && n > 2048 {
+				low = n
+			}
+		}
+	}
+	for range 100 {
+		p := 1024 + rand.IntN(low-1024)
+		l4, err := net.Listen("tcp4", net.JoinHostPort("0.0.0.0", strconv.Itoa(p)))
+		if err != nil {
+			continue
+		}
+		l6, err := net.Listen("tcp6", net.JoinHostPort("::", strconv.Itoa(p)))
+		l4.Close()
+		if err == nil {
+			l6.Close()
+			return p, nil
+		} else if !errors.Is(err, syscall.EADDRINUSE) {
+			return p, nil // no IPv6 on the machine
+		}
+	}
+	return 0, errors.New("no free port below the ephemeral range")
 }
 
 // sleep waits d, or returns an error (naming last, the reason to wait)
