@@ -39,18 +39,29 @@ type serverProcess struct {
 // buildBinary builds this command into a temporary directory.
 func buildBinary(t *testing.T) string {
 	t.Helper()
+	bin, err := buildInto(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// buildInto builds this command into dir and returns the binary's path;
+// unlike buildBinary it may run on a goroutine of its own (it does not
+// fail the test), while the test starts what else it needs.
+func buildInto(dir string) (string, error) {
 	goTool, err := exec.LookPath("go")
 	if err != nil && os.Getenv("GOROOT") != "" { // go test sets GOROOT for the binaries it runs
 		goTool, err = filepath.Join(os.Getenv("GOROOT"), "bin", "go"), nil
 	}
 	if err != nil {
-		t.Fatalf("no go command to build the server with: %v", err)
+		return "", fmt.Errorf("no go command to build the server with: %v", err)
 	}
-	bin := filepath.Join(t.TempDir(), "solitaire-server")
+	bin := filepath.Join(dir, "solitaire-server")
 	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
 	}
-	return bin
+	return bin, nil
 }
 
 // testOrigin is the log origin the tests' server processes get unless
