@@ -131,8 +131,8 @@ func detectPooler(ctx context.Context, cfg *pgx.ConnConfig) (bool, error) {
 // failover or switchover. Closed, it leaves the pool (database/sql drops
 // a closed connection), and the next one is made anew, to the host that
 // is primary by then when the URL lists several hosts with
-// target_session_attrs=read-write. Kept, it would send every later write
-// to the same read-only server.
+// target_session_attrs=read-write. Kept, it would send the writes that
+// follow to the same read-only server.
 func dropReadOnly(cfg *pgconn.Config) {
 	prev := cfg.OnPgError
 	cfg.OnPgError = func(c *pgconn.PgConn, pe *pgconn.PgError) bool {

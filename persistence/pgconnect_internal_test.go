@@ -54,7 +54,7 @@ func TestReadOnlyDropsConnection(t *testing.T) {
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
-	if _, err := db.Exec(`SET SESSION default_transaction_read_only = on`); err != nil {
+	if _, err := db.Exec(`SET default_transaction_read_only = on`); err != nil {
 		t.Fatal(err)
 	}
 	_, err = db.Exec(`CREATE TABLE read_only_probe (x integer)`)

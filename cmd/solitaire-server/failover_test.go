@@ -295,7 +295,7 @@ func TestFailover(t *testing.T) {
 	t.Logf("the serving server's log: %d notification sends failed, %d LISTEN reconnects; the stream's server's: %d LISTEN reconnects",
 		strings.Count(p.logs.String(), "notifications not sent"), strings.Count(p.logs.String(), "LISTEN connection lost"),
 		strings.Count(watcher.logs.String(), "LISTEN connection lost"))
-	t.Logf("formation up in %v, servers started; kill at %v, promoted %v later; switchover from %v to %v",
+	t.Logf("formation up in %v, servers started; kill at %v, promoted %v after the kill; switchover from %v to %v",
 		began.Sub(testStart).Round(time.Second), killed.Sub(began).Round(time.Second), promoted.Round(100*time.Millisecond),
 		switched.Sub(began).Round(time.Second), switchEnd.Sub(began).Round(time.Second))
 	waitAcked(progress.Load()+failoverPhase, "after the switchover")

@@ -470,7 +470,7 @@ func (f *AutoFailover) kill(name string) {
 		return
 	}
 	syscall.Kill(-p.proc.Pid, syscall.SIGKILL)
-	// The postmaster, should pg_autoctl have started it in a session of
+	// The postmaster, should pg_autoctl have started it in a process group of
 	// its own (through pg_ctl), with its backends.
 	if b, err := os.ReadFile(filepath.Join(f.dir, name, "postmaster.pid")); err == nil {
 		if pid, err := strconv.Atoi(strings.SplitN(string(b), "\n", 2)[0]); err == nil && pid > 0 {
