@@ -155,4 +155,4 @@ func hostCount(cfg *pgconn.Config) int {
 }
 
 // errNoPostgres is returned for a Postgres-only setting on SQLite.
-var errNoPostgres = errors.New("persistence: ListenURL, MigrateURL and ExecMode need DatabaseURL")
+var errNoPostgres = errors.New("persistence: ListenURL, MigrateURL, ReadURL and ExecMode need DatabaseURL")

@@ -104,6 +104,15 @@ type Config struct {
 	// at once, and Listen wakes every subscriber each 0.5 s for other
 	// processes' appends (each reads its game's log: more queries).
 	ListenURL string
+	// ReadURL, if set, is a read replica of DatabaseURL (a hot standby,
+	// or several: a multi-host URL, or a pooler in front of them) that
+	// serves the reads of ended history: a game's events (replays,
+	// audits, exports, GET …/events) and the boards. A read goes there
+	// only when the replica has what the primary had when the read began,
+	// so a client never sees less than it has already been answered
+	// (replica.go); otherwise it goes to the primary. "" means every read
+	// is on DatabaseURL.
+	ReadURL string
 }
 
 // Store is the event store on one database. It implements domain.Store and
@@ -120,6 +129,7 @@ type Store struct {
 	notifier      notifier    // post-commit pg_notify batches (notify.go)
 	appender      appender    // group commit of one-statement appends (batch.go)
 	snapshots     snapshotter // snapshots written after their appends (snapshots.go)
+	replica       replica     // Config.ReadURL's pool (replica.go)
 	// pooled is true when a connection pooler was detected in front of
 	// DatabaseURL (pgconnect.go); listenURL and migrateURL are
 	// Config.ListenURL and Config.MigrateURL.
@@ -181,6 +191,11 @@ func (s *Store) Close() error {
 	s.appender.close()
 	s.snapshots.close() // after the appender, which queues snapshots
 	s.notifier.close()
+	if s.replica.db != nil {
+		if db, err := s.replica.db.DB(); err == nil {
+			db.Close()
+		}
+	}
 	if err := s.sqlDB.Close(); err != nil {
 		return fmt.Errorf("persistence: close: %w", err)
 	}
@@ -246,8 +261,23 @@ func connect(ctx context.Context, cfg Config) (*Store, error) {
 			pool.Close()
 			return nil, fmt.Errorf("persistence: open postgres: %w", err)
 		}
+		if cfg.ReadURL != "" {
+			rpool, _, _, err := postgresPool(ctx, cfg.ReadURL, cfg.ExecMode)
+			if err == nil {
+				s.replica.db, err = gorm.Open(postgres.New(postgres.Config{Conn: rpool}), gcfg)
+				if err != nil {
+					rpool.Close()
+				}
+			}
+			if err != nil {
+				pool.Close()
+				return nil, fmt.Errorf("persistence: open the read replica: %w", err)
+			}
+			rpool.SetMaxOpenConns(max(cfg.MaxConns, DefaultMaxConns))
+			rpool.SetConnMaxIdleTime(postgresMaxIdle)
+		}
 	} else {
-		if cfg.ListenURL != "" || cfg.MigrateURL != "" || (cfg.ExecMode != "" && cfg.ExecMode != ExecModeAuto) {
+		if cfg.ListenURL != "" || cfg.MigrateURL != "" || cfg.ReadURL != "" || (cfg.ExecMode != "" && cfg.ExecMode != ExecModeAuto) {
 			return nil, errNoPostgres
 		}
 		s.dialect = DialectSQLite

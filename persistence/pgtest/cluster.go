@@ -187,3 +187,41 @@ func (c *Cluster) Crash() {
 		<-exited
 	}
 }
+
+// Standby makes a hot standby of c for t: a base backup of c
+// (pg_basebackup -R: it streams c's WAL and replays it) started on a free
+// port of its own, and returns it once it answers. It is stopped and
+// removed when t ends. It calls t.Fatal if the backup or the start fails.
+func (c *Cluster) Standby(t testing.TB) *Cluster {
+	t.Helper()
+	dir, err := os.MkdirTemp("", clusterPrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.WriteFile(filepath.Join(dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c.cred != nil {
+		if err := os.Chown(dir, int(c.cred.Uid), int(c.cred.Gid)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sb := &Cluster{bin: c.bin, dir: dir, data: filepath.Join(dir, "data"), cred: c.cred, args: c.args}
+	backup := exec.Command(filepath.Join(c.bin, "pg_basebackup"), "-h", "127.0.0.1", "-p", strconv.Itoa(c.port),
+		"-U", "postgres", "-D", sb.data, "-R", "-X", "stream", "-c", "fast", "--no-sync")
+	backup.Dir = dir
+	backup.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred}
+	if out, err := backup.CombinedOutput(); err != nil {
+		t.Fatalf("pgtest: pg_basebackup: %v: %s", err, lastLines(out))
+	}
+	if sb.port, err = freePort(); err != nil {
+		t.Fatal(err)
+	}
+	sb.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", sb.port)
+	if err := sb.Start(); err != nil {
+		t.Fatalf("pgtest: standby: %v", err)
+	}
+	t.Cleanup(sb.Crash)
+	return sb
+}
