@@ -544,12 +544,12 @@ func TestLoadStreamAndDatabaseSettings(t *testing.T) {
 	}
 	c, err := loadConfig(env(map[string]string{"DATABASE_URL": "postgres://pool/db", "SOLITAIRE_DB_EXEC_MODE": "cache_describe",
 		"SOLITAIRE_MIGRATE_DATABASE_URL": "postgres://db/db", "SOLITAIRE_LISTEN_DATABASE_URL": "postgres://db/db2",
-		"SOLITAIRE_MAX_STREAMS_PER_ADDRESS": "5", "SOLITAIRE_MAX_STREAMS": "7"}))
+		"SOLITAIRE_READ_DATABASE_URL": "postgres://standby/db", "SOLITAIRE_MAX_STREAMS_PER_ADDRESS": "5", "SOLITAIRE_MAX_STREAMS": "7"}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.store.ExecMode != "cache_describe" || c.store.MigrateURL != "postgres://db/db" || c.store.ListenURL != "postgres://db/db2" ||
-		c.maxStreamsPerAddress != 5 || c.maxStreamsAll != 7 {
+		c.store.ReadURL != "postgres://standby/db" || c.maxStreamsPerAddress != 5 || c.maxStreamsAll != 7 {
 		t.Errorf("from env: %+v", c)
 	}
 	if c, _ := loadConfig(env(nil)); c.maxStreamsPerAddress != 64 || c.maxStreamsAll != streamBound(openFileLimit()) {
@@ -557,7 +557,8 @@ func TestLoadStreamAndDatabaseSettings(t *testing.T) {
 	}
 	for _, bad := range []map[string]string{
 		{"SOLITAIRE_DB_EXEC_MODE": "fast"}, {"SOLITAIRE_LISTEN_DATABASE_URL": "postgres://db/db"},
-		{"SOLITAIRE_MIGRATE_DATABASE_URL": "postgres://db/db"}, {"SOLITAIRE_MAX_STREAMS": "0"},
+		{"SOLITAIRE_MIGRATE_DATABASE_URL": "postgres://db/db"}, {"SOLITAIRE_READ_DATABASE_URL": "postgres://db/db"},
+		{"SOLITAIRE_MAX_STREAMS": "0"},
 		{"SOLITAIRE_MAX_STREAMS_PER_ADDRESS": "x"},
 	} {
 		if _, err := loadConfig(env(bad)); err == nil {
