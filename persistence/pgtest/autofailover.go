@@ -128,7 +128,7 @@ func HaveAutoFailover() bool {
 // (about 15 s); everything is killed and removed when t ends. It skips t
 // when pg_autoctl or the extension is not installed (Debian:
 // apt-get install postgresql-15-auto-failover; .ci/run does), and calls
-// t.Fatal when the formation does not come up within two minutes.
+// t.Fatal when the formation does not come up within three minutes.
 func NewAutoFailover(t testing.TB) *AutoFailover {
 	t.Helper()
 	autoctl, bin, ok := findAutoCtl()
@@ -183,7 +183,7 @@ func NewAutoFailover(t testing.TB) *AutoFailover {
 			os.Chown("/var/run/postgresql", uid, gid)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	if err := f.start(ctx); err != nil {
 		t.Fatalf("pgtest: pg_auto_failover formation: %v\n%s", err, f.Logs())
@@ -503,7 +503,7 @@ func (f *AutoFailover) Start(name string) error {
 // status, with its output.
 func (f *AutoFailover) Switchover(ctx context.Context) error {
 	cmd := f.command("perform", "switchover", "--pgdata", filepath.Join(f.dir, "monitor"), "--formation", "default",
-		"--group", "0")
+		"--group", "0", "--wait", "180")
 	done := make(chan error, 1)
 	var out []byte
 	go func() {
