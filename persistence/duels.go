@@ -281,7 +281,12 @@ func (s *Store) endDuelLocked(tx *gorm.DB, duelID string, now time.Time) (bool, 
 
 // queryGames runs a query that selects gameColumns and scans every row.
 func (s *Store) queryGames(ctx context.Context, q string, args ...any) ([]domain.Game, error) {
-	rows, err := s.db.WithContext(ctx).Raw(q, args...).Rows()
+	return queryGamesOn(s.db.WithContext(ctx), q, args...)
+}
+
+// queryGamesOn is queryGames on db (the primary's or the replica's).
+func queryGamesOn(db *gorm.DB, q string, args ...any) ([]domain.Game, error) {
+	rows, err := db.Raw(q, args...).Rows()
 	if err != nil {
 		return nil, err
 	}

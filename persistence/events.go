@@ -571,6 +571,9 @@ func (s *Store) Events(ctx context.Context, gameID string, after, limit int) ([]
 	if recs, ok := s.cache.events(gameID, max(after, 0), limit); ok {
 		return recs, nil // all limit of them: the log has them, and they never change
 	}
+	if recs, _, ok := s.replicaEvents(ctx, gameID, max(after, 0), limit); ok {
+		return recs, nil
+	}
 	db := s.db.WithContext(ctx)
 	recs, err := readEvents(db, gameID, max(after, 0), 0, limit)
 	if err != nil {
@@ -590,14 +593,16 @@ func (s *Store) Events(ctx context.Context, gameID string, after, limit int) ([]
 // missing or extra tail event counts as broken). It returns 0 if all is
 // well, else the first broken version. Errors: domain.ErrNotFound.
 func (s *Store) VerifyChain(ctx context.Context, gameID string) (int, error) {
-	db := s.db.WithContext(ctx)
-	version, err := s.gameVersion(db, gameID)
-	if err != nil {
-		return 0, wrap("verify chain", err)
-	}
-	recs, err := readEvents(db, gameID, 0, 0, 0)
-	if err != nil {
-		return 0, wrap("verify chain", err)
+	recs, version, ok := s.replicaEvents(ctx, gameID, 0, 0)
+	if !ok {
+		db := s.db.WithContext(ctx)
+		var err error
+		if version, err = s.gameVersion(db, gameID); err != nil {
+			return 0, wrap("verify chain", err)
+		}
+		if recs, err = readEvents(db, gameID, 0, 0, 0); err != nil {
+			return 0, wrap("verify chain", err)
+		}
 	}
 	if bad := domain.VerifyChain(gameID, recs); bad != 0 {
 		return bad, nil

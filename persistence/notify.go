@@ -38,7 +38,12 @@ type AppendNotice struct {
 // Reconnect backoff and health check of the LISTEN connection.
 const (
 	listenBackoffMin = 100 * time.Millisecond
-	listenBackoffMax = 5 * time.Second
+	// listenBackoffMax is short: after a failover, which leaves no
+	// primary for a few seconds (RELIABILITY.md "Failover"), live streams
+	// in other processes hear of appends again within a second of the
+	// new primary taking writes; meanwhile an attempt a second costs the
+	// database next to nothing.
+	listenBackoffMax = time.Second
 	// listenIdle is how long the listener waits for a notification before
 	// it pings the server: a connection that died silently (a dropped
 	// route, a failover) is noticed within this time, not at the next
@@ -300,7 +305,7 @@ func (s *Store) polling() bool { return s.pooled && s.listenURL == "" }
 // until ctx is done, then returns nil. It holds one dedicated connection,
 // made with the settings of the store's pool, outside the pool; when the
 // connection fails it reconnects with exponential backoff (100 ms doubling
-// up to 5 s), logging a warning, and wakes every subscriber after each
+// up to 1 s), logging a warning, and wakes every subscriber after each
 // (re)connect, since notifications sent while it was away are lost. An
 // idle connection is pinged every 30 s. The connection is made to
 // Config.ListenURL if set. Behind a transaction pooler without ListenURL

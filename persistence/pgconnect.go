@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
@@ -66,6 +67,7 @@ func postgresPool(ctx context.Context, url, mode string) (*sql.DB, *pgx.ConnConf
 	if err != nil {
 		return nil, nil, false, err
 	}
+	dropReadOnly(&pcfg.Config)
 	pooled := false
 	switch {
 	case mode != "" && mode != ExecModeAuto:
@@ -122,5 +124,35 @@ func detectPooler(ctx context.Context, cfg *pgx.ConnConfig) (bool, error) {
 	return ip == nil || !ip.Equal(tcp.IP) || *port != fmt.Sprint(tcp.Port), nil
 }
 
+// dropReadOnly makes connections of cfg close themselves when the server
+// answers SQLSTATE 25006 (read_only_sql_transaction), besides on FATAL
+// errors as pgx's default handler does. Such a connection reached a
+// server that takes no writes: a standby, or a primary being demoted in a
+// failover or switchover. Closed, it leaves the pool (database/sql drops
+// a closed connection), and the next one is made anew, to the host that
+// is primary by then when the URL lists several hosts with
+// target_session_attrs=read-write. Kept, it would send the writes that
+// follow to the same read-only server.
+func dropReadOnly(cfg *pgconn.Config) {
+	prev := cfg.OnPgError
+	cfg.OnPgError = func(c *pgconn.PgConn, pe *pgconn.PgError) bool {
+		if pe.Code == pgReadOnlyTransaction {
+			return false
+		}
+		return prev == nil || prev(c, pe)
+	}
+}
+
+// hostCount is the number of distinct hosts (host and port) a connection
+// of cfg may be made to: the URL's hosts, counted once each, whatever
+// TLS fallbacks sslmode=prefer adds.
+func hostCount(cfg *pgconn.Config) int {
+	seen := map[string]bool{net.JoinHostPort(cfg.Host, fmt.Sprint(cfg.Port)): true}
+	for _, f := range cfg.Fallbacks {
+		seen[net.JoinHostPort(f.Host, fmt.Sprint(f.Port))] = true
+	}
+	return len(seen)
+}
+
 // errNoPostgres is returned for a Postgres-only setting on SQLite.
-var errNoPostgres = errors.New("persistence: ListenURL, MigrateURL and ExecMode need DatabaseURL")
+var errNoPostgres = errors.New("persistence: ListenURL, MigrateURL, ReadURL and ExecMode need DatabaseURL")

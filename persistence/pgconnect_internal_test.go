@@ -40,3 +40,51 @@ func TestDetectPooler(t *testing.T) {
 		t.Error("an unknown exec mode was accepted")
 	}
 }
+
+// TestReadOnlyDropsConnection: a write that a read-only server refuses
+// (SQLSTATE 25006, as on a standby or a primary being demoted) is an
+// outage, and the connection it came on leaves the pool, so the next
+// statement runs on a new connection (to the primary, when the URL lists
+// several hosts with target_session_attrs=read-write).
+func TestReadOnlyDropsConnection(t *testing.T) {
+	t.Parallel()
+	db, _, _, err := postgresPool(t.Context(), pgtest.DSN(t), ExecModeAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(`SET default_transaction_read_only = on`); err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec(`CREATE TABLE read_only_probe (x integer)`)
+	if !isUnavailable(err) {
+		t.Fatalf("a write on a read-only connection: %v, want an outage (25006)", err)
+	}
+	var ro string
+	if err := db.QueryRow(`SHOW default_transaction_read_only`).Scan(&ro); err != nil || ro != "off" {
+		t.Errorf("the next statement ran on a connection with default_transaction_read_only %q (%v): the read-only one was kept", ro, err)
+	}
+	if _, err := db.Exec(`CREATE TABLE read_only_probe (x integer)`); err != nil {
+		t.Errorf("a write after the read-only connection left: %v", err)
+	}
+}
+
+// TestHostCount: the hosts of a URL are counted once each, whatever
+// fallbacks sslmode adds.
+func TestHostCount(t *testing.T) {
+	for url, want := range map[string]int{
+		"postgres://u@h1:5432/db?sslmode=prefer":                                         1,
+		"postgres://u@h1:5432/db?sslmode=disable":                                        1,
+		"postgres://u@h1:5432,h2:5433/db?sslmode=prefer&target_session_attrs=read-write": 2,
+		"postgres://u@h1:5432,h1:5433,h2:5432/db?sslmode=disable":                        3,
+	} {
+		cfg, err := pgx.ParseConfig(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := hostCount(&cfg.Config); got != want {
+			t.Errorf("%s: hostCount = %d, want %d", url, got, want)
+		}
+	}
+}

@@ -69,7 +69,7 @@ func (s *Store) Leaderboard(ctx context.Context, variant string, draw int, winna
 			SELECT games.*, ROW_NUMBER() OVER (PARTITION BY games.owner ORDER BY ` + inner + `) AS best
 			FROM games JOIN tlog_leaves l ON l.game_id = games.id WHERE ` + strings.Join(where, " AND ") + `
 		) ranked_wins WHERE best = 1 ORDER BY ` + order + ` LIMIT ?`
-	out, err := s.queryGames(ctx, q, append(args, limit)...)
+	out, err := queryGamesOn(s.boardDB(ctx), q, append(args, limit)...)
 	if err != nil {
 		return nil, wrap("leaderboard", err)
 	}

@@ -45,7 +45,16 @@ const postgresMaxIdle = 5 * time.Minute
 // Config says which database to use and how.
 type Config struct {
 	// DatabaseURL is a postgres:// (or postgresql://) URL. Empty selects
-	// the embedded SQLite database at SQLitePath.
+	// the embedded SQLite database at SQLitePath. It may list several
+	// hosts, as libpq and pgx read it
+	// (postgres://u@h1:5432,h2:5432/db?target_session_attrs=read-write,
+	// what `pg_autoctl show uri` prints for a pg_auto_failover
+	// formation): each new connection goes to the first host that
+	// answers and takes writes, so after a failover the pool, the LISTEN
+	// connection of live streams, the transparency log's sequencer and
+	// the appender reach the new primary by themselves, and a connection
+	// that meets a read-only server (SQLSTATE 25006) is closed (its
+	// request gets ErrUnavailable, the API's 503).
 	DatabaseURL string
 	// SQLitePath is the SQLite file, created if missing; "" means
 	// DefaultSQLitePath. It may not contain '?'. Ignored with DatabaseURL.
@@ -95,6 +104,15 @@ type Config struct {
 	// at once, and Listen wakes every subscriber each 0.5 s for other
 	// processes' appends (each reads its game's log: more queries).
 	ListenURL string
+	// ReadURL, if set, is a read replica of DatabaseURL (a hot standby,
+	// or several: a multi-host URL, or a pooler in front of them) that
+	// serves the reads of ended history: a game's events (replays,
+	// audits, exports, GET …/events) and the boards. A read goes there
+	// only when the replica has what the primary had when the read began,
+	// so a client never sees less than it has already been answered
+	// (replica.go); otherwise it goes to the primary. "" means every read
+	// is on DatabaseURL.
+	ReadURL string
 }
 
 // Store is the event store on one database. It implements domain.Store and
@@ -111,6 +129,7 @@ type Store struct {
 	notifier      notifier    // post-commit pg_notify batches (notify.go)
 	appender      appender    // group commit of one-statement appends (batch.go)
 	snapshots     snapshotter // snapshots written after their appends (snapshots.go)
+	replica       replica     // Config.ReadURL's pool (replica.go)
 	// pooled is true when a connection pooler was detected in front of
 	// DatabaseURL (pgconnect.go); listenURL and migrateURL are
 	// Config.ListenURL and Config.MigrateURL.
@@ -172,6 +191,11 @@ func (s *Store) Close() error {
 	s.appender.close()
 	s.snapshots.close() // after the appender, which queues snapshots
 	s.notifier.close()
+	if s.replica.db != nil {
+		if db, err := s.replica.db.DB(); err == nil {
+			db.Close()
+		}
+	}
 	if err := s.sqlDB.Close(); err != nil {
 		return fmt.Errorf("persistence: close: %w", err)
 	}
@@ -218,9 +242,14 @@ func connect(ctx context.Context, cfg Config) (*Store, error) {
 		if !ValidExecMode(cfg.ExecMode) {
 			return nil, fmt.Errorf("persistence: open postgres: unknown exec mode %q", cfg.ExecMode)
 		}
-		pool, _, pooled, err := postgresPool(ctx, cfg.DatabaseURL, cfg.ExecMode)
+		pool, pcfg, pooled, err := postgresPool(ctx, cfg.DatabaseURL, cfg.ExecMode)
 		if err != nil {
 			return nil, fmt.Errorf("persistence: open postgres: %w", err)
+		}
+		if hostCount(&pcfg.Config) > 1 && pcfg.ValidateConnect == nil {
+			log.Warn("persistence: DATABASE_URL lists several hosts and no target_session_attrs: " +
+				"connections may be made to a standby, where every write fails (503); " +
+				"add target_session_attrs=read-write to the URL")
 		}
 		s.pooled = pooled
 		if pooled {
@@ -232,8 +261,23 @@ func connect(ctx context.Context, cfg Config) (*Store, error) {
 			pool.Close()
 			return nil, fmt.Errorf("persistence: open postgres: %w", err)
 		}
+		if cfg.ReadURL != "" {
+			rpool, _, _, err := postgresPool(ctx, cfg.ReadURL, cfg.ExecMode)
+			if err == nil {
+				s.replica.db, err = gorm.Open(postgres.New(postgres.Config{Conn: rpool}), gcfg)
+				if err != nil {
+					rpool.Close()
+				}
+			}
+			if err != nil {
+				pool.Close()
+				return nil, fmt.Errorf("persistence: open the read replica: %w", err)
+			}
+			rpool.SetMaxOpenConns(max(cfg.MaxConns, DefaultMaxConns))
+			rpool.SetConnMaxIdleTime(postgresMaxIdle)
+		}
 	} else {
-		if cfg.ListenURL != "" || cfg.MigrateURL != "" || (cfg.ExecMode != "" && cfg.ExecMode != ExecModeAuto) {
+		if cfg.ListenURL != "" || cfg.MigrateURL != "" || cfg.ReadURL != "" || (cfg.ExecMode != "" && cfg.ExecMode != ExecModeAuto) {
 			return nil, errNoPostgres
 		}
 		s.dialect = DialectSQLite

@@ -15,7 +15,9 @@ import (
 
 // ErrUnavailable: the database could not be reached or dropped the
 // connection (refused, reset, closed, shutting down, too many
-// connections, locked for longer than the busy timeout). The store wraps it
+// connections, locked for longer than the busy timeout), or the server
+// reached is read-only (SQLSTATE 25006: a standby, or a primary being
+// demoted in a failover or switchover; nothing was written). The store wraps it
 // around such failures, together with the driver's error, so callers can
 // answer "try again later" (the API's 503) with errors.Is. For a write it
 // means the outcome is unknown: the transaction either committed whole or
@@ -43,6 +45,11 @@ const (
 	pgAdminShutdown            = "57P01"
 	pgCrashShutdown            = "57P02"
 	pgCannotConnectNow         = "57P03"
+	// pgReadOnlyTransaction (read_only_sql_transaction) is a write sent
+	// to a server that takes none: a hot standby, or a primary that a
+	// failover manager (pg_auto_failover, Patroni) is demoting. The
+	// primary is elsewhere or on its way: an outage, not a refusal.
+	pgReadOnlyTransaction = "25006"
 )
 
 // SQLite primary result codes of a database locked by another process for
@@ -66,7 +73,7 @@ func isUnavailable(err error) bool {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch pe.Code {
-		case pgTooManyConnections, pgAdminShutdown, pgCrashShutdown, pgCannotConnectNow:
+		case pgTooManyConnections, pgAdminShutdown, pgCrashShutdown, pgCannotConnectNow, pgReadOnlyTransaction:
 			return true
 		}
 		return strings.HasPrefix(pe.Code, pgConnectionExceptionClass)

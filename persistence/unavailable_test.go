@@ -39,6 +39,7 @@ func TestUnavailable(t *testing.T) {
 		{"cannot connect now", &pgconn.PgError{Code: "57P03"}, true},
 		{"too many connections", &pgconn.PgError{Code: "53300"}, true},
 		{"connection failure", &pgconn.PgError{Code: "08006"}, true},
+		{"read-only server", &pgconn.PgError{Code: "25006", Severity: "ERROR"}, true},
 		{"sqlite busy", sqlite3.Error{Code: sqlite3.ErrBusy}, true},
 		{"sqlite busy snapshot", fmt.Errorf("exec: %w", sqlite3.Error{Code: sqlite3.ErrBusy, ExtendedCode: sqlite3.ErrBusySnapshot}), true},
 		{"sqlite locked", sqlite3.Error{Code: sqlite3.ErrLocked, ExtendedCode: sqlite3.ErrLocked.Extend(1)}, true},

@@ -120,20 +120,7 @@ func TestCrashRetries(t *testing.T) {
 			clients := make([]*crashClient, crashClients)
 			for i := range clients {
 				c := &crashClient{}
-				var pl struct {
-					Token string `json:"token"`
-				}
-				if s, err := jsonCall(client, "POST", base+"/v1/players", "", nil, map[string]string{"name": "c" + strconv.Itoa(i)}, &pl); err != nil || s != 201 {
-					t.Fatalf("player: %d %v", s, err)
-				}
-				var g struct {
-					ID      string `json:"id"`
-					Version int    `json:"version"`
-				}
-				if s, err := jsonCall(client, "POST", base+"/v1/games", pl.Token, nil, map[string]string{"variant": "relaxed"}, &g); err != nil || s != 201 {
-					t.Fatalf("game: %d %v", s, err)
-				}
-				c.token, c.game, c.version = pl.Token, g.ID, g.Version
+				c.token, c.game, c.version = relaxedGame(t, client, base, "c"+strconv.Itoa(i))
 				clients[i] = c
 			}
 
@@ -178,26 +165,8 @@ func TestCrashRetries(t *testing.T) {
 				if len(c.other) > 0 {
 					t.Errorf("client %d: %v", i, c.other)
 				}
-				var g struct {
-					Version int `json:"version"`
-				}
-				if s, err := jsonCall(client, "GET", base+"/v1/games/"+c.game, c.token, nil, nil, &g); err != nil || s != 200 {
-					t.Fatalf("game %s: %d %v", c.game, s, err)
-				}
-				var audit struct {
-					ChainOK bool `json:"chain_ok"`
-				}
-				if s, err := jsonCall(client, "GET", base+"/v1/games/"+c.game+"/audit", c.token, nil, nil, &audit); err != nil || s != 200 || !audit.ChainOK {
-					t.Errorf("game %s: audit %d %v, chain ok %v", c.game, s, err, audit.ChainOK)
-				}
-				// Events after the deal in the log, against those answered.
-				inLog := g.Version - 1
-				if inLog > c.events {
-					duplicates += inLog - c.events
-				}
-				if g.Version < c.version {
-					lost += c.version - g.Version
-				}
+				inLog, twice, missing := logAgainstAnswers(t, client, base, c.token, c.game, c.events, c.version)
+				duplicates, lost = duplicates+twice, lost+missing
 				total, events, logged, gaps = total+c.acked, events+c.events, logged+inLog, gaps+c.gaps
 				retries, s500 = retries+c.retries, s500+c.status500
 			}
@@ -214,6 +183,53 @@ func TestCrashRetries(t *testing.T) {
 				logged, duplicates, lost, retries, s500)
 		})
 	}
+}
+
+// relaxedGame creates a player called name and a relaxed game of theirs
+// (draws are always legal) on the server at base, and returns the
+// player's token, the game's id and its version. It calls t.Fatal if
+// either is not created.
+func relaxedGame(t *testing.T, client *http.Client, base, name string) (token, game string, version int) {
+	t.Helper()
+	var pl struct {
+		Token string `json:"token"`
+	}
+	if s, err := jsonCall(client, "POST", base+"/v1/players", "", nil, map[string]string{"name": name}, &pl); err != nil || s != 201 {
+		t.Fatalf("player: %d %v", s, err)
+	}
+	var g struct {
+		ID      string `json:"id"`
+		Version int    `json:"version"`
+	}
+	if s, err := jsonCall(client, "POST", base+"/v1/games", pl.Token, nil, map[string]string{"variant": "relaxed"}, &g); err != nil || s != 201 {
+		t.Fatalf("game: %d %v", s, err)
+	}
+	return pl.Token, g.ID, g.Version
+}
+
+// logAgainstAnswers compares game's log on the server at base with what
+// the answers to its moves said: answered events in all, and version the
+// latest answer gave. It returns the events after the deal in the log,
+// how many of them no answer listed (moves applied twice, when every
+// request was answered in the end) and how many answered versions the log
+// lacks (moves lost). It reports a chain that does not verify with
+// t.Errorf, and calls t.Fatal if the game cannot be read.
+func logAgainstAnswers(t *testing.T, client *http.Client, base, token, game string, events, version int) (inLog, twice, lost int) {
+	t.Helper()
+	var g struct {
+		Version int `json:"version"`
+	}
+	if s, err := jsonCall(client, "GET", base+"/v1/games/"+game, token, nil, nil, &g); err != nil || s != 200 {
+		t.Fatalf("game %s: %d %v", game, s, err)
+	}
+	var audit struct {
+		ChainOK bool `json:"chain_ok"`
+	}
+	if s, err := jsonCall(client, "GET", base+"/v1/games/"+game+"/audit", token, nil, nil, &audit); err != nil || s != 200 || !audit.ChainOK {
+		t.Errorf("game %s: audit %d %v, chain ok %v", game, s, err, audit.ChainOK)
+	}
+	inLog = g.Version - 1
+	return inLog, max(0, inLog-events), max(0, version-g.Version)
 }
 
 // freePort returns a loopback port that was free a moment ago.

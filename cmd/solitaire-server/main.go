@@ -14,6 +14,8 @@
 //	SOLITAIRE_MIGRATE_DATABASE_URL  where migrations run (default DATABASE_URL; a direct URL behind a pooler)
 //	SOLITAIRE_LISTEN_DATABASE_URL   the LISTEN connection of live streams (default DATABASE_URL; a direct
 //	                          URL behind a transaction pooler, which cannot hold a LISTEN)
+//	SOLITAIRE_READ_DATABASE_URL     a read replica (a hot standby) for game histories and boards; each
+//	                          read goes there only once it has what the primary has (default: none)
 //	SOLITAIRE_SQLITE_PATH     the SQLite file (default solitaire.db)
 //	SOLITAIRE_SNAPSHOT_EVERY  events between state snapshots (default 100, 0 = none)
 //	SOLITAIRE_LOG_LEVEL       debug, info (default), warn or error
@@ -199,8 +201,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 }
 
 // loadStore reads the database settings (README "Configuration"):
-// DATABASE_URL, SOLITAIRE_MIGRATE_DATABASE_URL and
-// SOLITAIRE_LISTEN_DATABASE_URL (the last two need the first),
+// DATABASE_URL, SOLITAIRE_MIGRATE_DATABASE_URL,
+// SOLITAIRE_LISTEN_DATABASE_URL and SOLITAIRE_READ_DATABASE_URL (the last
+// three need the first),
 // SOLITAIRE_DB_EXEC_MODE, SOLITAIRE_SQLITE_PATH, SOLITAIRE_SNAPSHOT_EVERY
 // (events, 0 for none), SOLITAIRE_STATE_CACHE_MB (MiB, 0 for no cache) and
 // SOLITAIRE_DB_MAX_CONNS (1..1000).
@@ -209,6 +212,7 @@ func (c *config) loadStore(getenv func(string) string) error {
 		DatabaseURL:   getenv("DATABASE_URL"),
 		MigrateURL:    getenv("SOLITAIRE_MIGRATE_DATABASE_URL"),
 		ListenURL:     getenv("SOLITAIRE_LISTEN_DATABASE_URL"),
+		ReadURL:       getenv("SOLITAIRE_READ_DATABASE_URL"),
 		ExecMode:      getenv("SOLITAIRE_DB_EXEC_MODE"),
 		SQLitePath:    getenv("SOLITAIRE_SQLITE_PATH"),
 		SnapshotEvery: persistence.DefaultSnapshotEvery,
@@ -235,8 +239,8 @@ func (c *config) loadStore(getenv func(string) string) error {
 	if !persistence.ValidExecMode(c.store.ExecMode) {
 		return fmt.Errorf("SOLITAIRE_DB_EXEC_MODE=%q: want auto, cache_statement, cache_describe, describe_exec, exec or simple_protocol", c.store.ExecMode)
 	}
-	if c.store.DatabaseURL == "" && (c.store.MigrateURL != "" || c.store.ListenURL != "") {
-		return errors.New("SOLITAIRE_MIGRATE_DATABASE_URL and SOLITAIRE_LISTEN_DATABASE_URL need DATABASE_URL")
+	if c.store.DatabaseURL == "" && (c.store.MigrateURL != "" || c.store.ListenURL != "" || c.store.ReadURL != "") {
+		return errors.New("SOLITAIRE_MIGRATE_DATABASE_URL, SOLITAIRE_LISTEN_DATABASE_URL and SOLITAIRE_READ_DATABASE_URL need DATABASE_URL")
 	}
 	return nil
 }

@@ -39,18 +39,29 @@ type serverProcess struct {
 // buildBinary builds this command into a temporary directory.
 func buildBinary(t *testing.T) string {
 	t.Helper()
+	bin, err := buildInto(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// buildInto builds this command into dir and returns the binary's path;
+// unlike buildBinary it may run on a goroutine of its own (it does not
+// fail the test), while the test starts what else it needs.
+func buildInto(dir string) (string, error) {
 	goTool, err := exec.LookPath("go")
 	if err != nil && os.Getenv("GOROOT") != "" { // go test sets GOROOT for the binaries it runs
 		goTool, err = filepath.Join(os.Getenv("GOROOT"), "bin", "go"), nil
 	}
 	if err != nil {
-		t.Fatalf("no go command to build the server with: %v", err)
+		return "", fmt.Errorf("no go command to build the server with: %v", err)
 	}
-	bin := filepath.Join(t.TempDir(), "solitaire-server")
+	bin := filepath.Join(dir, "solitaire-server")
 	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
 	}
-	return bin
+	return bin, nil
 }
 
 // testOrigin is the log origin the tests' server processes get unless
@@ -533,12 +544,12 @@ func TestLoadStreamAndDatabaseSettings(t *testing.T) {
 	}
 	c, err := loadConfig(env(map[string]string{"DATABASE_URL": "postgres://pool/db", "SOLITAIRE_DB_EXEC_MODE": "cache_describe",
 		"SOLITAIRE_MIGRATE_DATABASE_URL": "postgres://db/db", "SOLITAIRE_LISTEN_DATABASE_URL": "postgres://db/db2",
-		"SOLITAIRE_MAX_STREAMS_PER_ADDRESS": "5", "SOLITAIRE_MAX_STREAMS": "7"}))
+		"SOLITAIRE_READ_DATABASE_URL": "postgres://standby/db", "SOLITAIRE_MAX_STREAMS_PER_ADDRESS": "5", "SOLITAIRE_MAX_STREAMS": "7"}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.store.ExecMode != "cache_describe" || c.store.MigrateURL != "postgres://db/db" || c.store.ListenURL != "postgres://db/db2" ||
-		c.maxStreamsPerAddress != 5 || c.maxStreamsAll != 7 {
+		c.store.ReadURL != "postgres://standby/db" || c.maxStreamsPerAddress != 5 || c.maxStreamsAll != 7 {
 		t.Errorf("from env: %+v", c)
 	}
 	if c, _ := loadConfig(env(nil)); c.maxStreamsPerAddress != 64 || c.maxStreamsAll != streamBound(openFileLimit()) {
@@ -546,7 +557,8 @@ func TestLoadStreamAndDatabaseSettings(t *testing.T) {
 	}
 	bad := []map[string]string{
 		{"SOLITAIRE_DB_EXEC_MODE": "fast"}, {"SOLITAIRE_LISTEN_DATABASE_URL": "postgres://db/db"},
-		{"SOLITAIRE_MIGRATE_DATABASE_URL": "postgres://db/db"}, {"SOLITAIRE_MAX_STREAMS": "0"},
+		{"SOLITAIRE_MIGRATE_DATABASE_URL": "postgres://db/db"}, {"SOLITAIRE_READ_DATABASE_URL": "postgres://db/db"},
+		{"SOLITAIRE_MAX_STREAMS": "0"},
 		{"SOLITAIRE_MAX_STREAMS_PER_ADDRESS": "x"},
 	}
 	if nofile := openFileLimit(); nofile != 0 && nofile/2 < 1_000_000 {

@@ -30,8 +30,8 @@ type Cluster struct {
 	args           []string // extra server arguments (-c name=value ...)
 
 	mu     sync.Mutex
-	proc   *os.Process   // the postmaster, while running
-	exited chan struct{} // closed when proc has exited
+	proc   *os.Process     // the postmaster, while running
+	exited <-chan struct{} // closed when proc has exited
 }
 
 // NewCluster initialises and starts a cluster for t and stops it (and
@@ -110,25 +110,9 @@ func (c *Cluster) Start() error {
 		"-c", "listen_addresses=127.0.0.1"}, c.args...)
 	cmd := exec.Command(filepath.Join(c.bin, "postgres"), args...)
 	cmd.Dir = c.dir
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	// Pdeathsig is sent when the thread that started the child exits, so
-	// the child is started from a goroutine that keeps its thread locked
-	// for as long as the server runs.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred, Pdeathsig: syscall.SIGINT}
-	started := make(chan error, 1)
-	exited := make(chan struct{})
-	go func() {
-		runtime.LockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		cmd.Wait()
-		logFile.Close()
-		close(exited)
-	}()
-	if err := <-started; err != nil {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred}
+	exited, err := startTied(cmd, logFile, syscall.SIGINT)
+	if err != nil {
 		return fmt.Errorf("start postgres: %v", err)
 	}
 	c.mu.Lock()
@@ -154,6 +138,35 @@ func (c *Cluster) Start() error {
 	}
 }
 
+// startTied starts cmd with its output to logFile, tied to the test
+// binary: cmd gets signal sig when the binary exits (Pdeathsig, set on
+// cmd.SysProcAttr, which must not be nil). The returned channel is closed
+// once cmd has exited (logFile is closed then). Pdeathsig is sent when
+// the thread that started the child exits, so the child is started from
+// a goroutine that keeps its thread locked for as long as it runs.
+func startTied(cmd *exec.Cmd, logFile *os.File, sig syscall.Signal) (<-chan struct{}, error) {
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr.Pdeathsig = sig
+	started := make(chan error, 1)
+	exited := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		if err := cmd.Start(); err != nil {
+			logFile.Close()
+			started <- err
+			return
+		}
+		started <- nil
+		cmd.Wait()
+		logFile.Close()
+		close(exited)
+	}()
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	return exited, nil
+}
+
 // Crash stops the server at once, as `pg_ctl stop -m immediate` does
 // (SIGQUIT to the postmaster: every backend quits without a checkpoint;
 // the next Start recovers from the WAL), and waits until it has exited.
@@ -173,4 +186,42 @@ func (c *Cluster) Crash() {
 		p.Kill()
 		<-exited
 	}
+}
+
+// Standby makes a hot standby of c for t: a base backup of c
+// (pg_basebackup -R: it streams c's WAL and replays it) started on a free
+// port of its own, and returns it once it answers. It is stopped and
+// removed when t ends. It calls t.Fatal if the backup or the start fails.
+func (c *Cluster) Standby(t testing.TB) *Cluster {
+	t.Helper()
+	dir, err := os.MkdirTemp("", clusterPrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.WriteFile(filepath.Join(dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c.cred != nil {
+		if err := os.Chown(dir, int(c.cred.Uid), int(c.cred.Gid)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sb := &Cluster{bin: c.bin, dir: dir, data: filepath.Join(dir, "data"), cred: c.cred, args: c.args}
+	backup := exec.Command(filepath.Join(c.bin, "pg_basebackup"), "-h", "127.0.0.1", "-p", strconv.Itoa(c.port),
+		"-U", "postgres", "-D", sb.data, "-R", "-X", "stream", "-c", "fast", "--no-sync")
+	backup.Dir = dir
+	backup.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred}
+	if out, err := backup.CombinedOutput(); err != nil {
+		t.Fatalf("pgtest: pg_basebackup: %v: %s", err, lastLines(out))
+	}
+	if sb.port, err = freePort(); err != nil {
+		t.Fatal(err)
+	}
+	sb.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", sb.port)
+	if err := sb.Start(); err != nil {
+		t.Fatalf("pgtest: standby: %v", err)
+	}
+	t.Cleanup(sb.Crash)
+	return sb
 }
