@@ -108,7 +108,8 @@ func (s *server) createGame(c *gin.Context, body []byte) reply {
 		}
 		ng.Layout = pos
 	}
-	g, st, err := s.cfg.Games.Create(receiptContext(c), ng)
+	ng.Receipt = receiptOf(c)
+	g, st, err := s.cfg.Games.Create(c.Request.Context(), ng)
 	if errors.Is(err, domain.ErrReceiptTaken) {
 		return s.replayKey(c)
 	}
@@ -389,7 +390,7 @@ func (s *server) postMove(c *gin.Context, body []byte) reply {
 	if err != nil {
 		return s.fail(c, err)
 	}
-	g, st, recs, err := s.cfg.Games.Play(receiptContext(c), playerOf(c).ID, id, m, expected)
+	g, st, recs, err := s.cfg.Games.Play(c.Request.Context(), playerOf(c).ID, id, m, expected, receiptOf(c))
 	if errors.Is(err, domain.ErrReceiptTaken) {
 		return s.replayKey(c)
 	}

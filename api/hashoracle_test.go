@@ -337,7 +337,7 @@ func TestR6_8LegacyChainHidden(t *testing.T) {
 		s := &domain.State{}
 		s.Apply(first)
 		g.Project(s)
-		if err := e.store.Create(ctx, g, first, s); err != nil {
+		if err := e.store.Create(ctx, g, first, s, nil); err != nil {
 			t.Fatal(err)
 		}
 		e.play(g.ID, draw())

@@ -84,7 +84,7 @@ func keepable(r reply) bool {
 //
 // A handler whose effect is one write through domain.Games (a move, a
 // game's creation) passes the request's domain.Receipt to it
-// (receiptContext): the store writes the key with the events, in the same
+// (receiptOf): the store writes the key with the events, in the same
 // transaction, so no crash or lost connection can leave a move applied
 // and its key unwritten, and a retry is answered from the log. Any other
 // keepable reply (a refusal, or a handler that writes otherwise) is
@@ -96,7 +96,7 @@ func (s *server) idempotent(h func(c *gin.Context, body []byte) reply) gin.Handl
 }
 
 // idempotentWrite is idempotent for a handler whose every effect is one
-// write through domain.Games that carries the receipt (receiptContext):
+// write through domain.Games that carries the receipt (receiptOf):
 // it runs the handler first and looks the key up only when that write did
 // not go through, so a keyed move costs no query more than one without a
 // key. That is as safe as looking first: a write that commits has stored
@@ -188,16 +188,17 @@ const (
 	ctxReceiptPassed = "solitaire.receipt_passed"
 )
 
-// receiptContext returns the request's context, carrying the receipt of
-// its Idempotency-Key (domain.WithReceipt) if it sent one, for the one
-// write through domain.Games that is the request's effect.
-func receiptContext(c *gin.Context) context.Context {
-	ctx := c.Request.Context()
-	if v, ok := c.Get(ctxReceipt); ok {
-		c.Set(ctxReceiptPassed, true)
-		return domain.WithReceipt(ctx, v.(*domain.Receipt))
+// receiptOf is the receipt of request c's Idempotency-Key, nil if it sent
+// none, for the one write through domain.Games that is the request's
+// effect (domain.Games.Play's receipt, domain.NewGame.Receipt); taking it
+// marks it passed.
+func receiptOf(c *gin.Context) *domain.Receipt {
+	v, ok := c.Get(ctxReceipt)
+	if !ok {
+		return nil
 	}
-	return ctx
+	c.Set(ctxReceiptPassed, true)
+	return v.(*domain.Receipt)
 }
 
 // replayKey answers a request whose write found its receipt's key taken

@@ -36,7 +36,7 @@ func TestLogTilesTorchwood(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, _, _, err := e.games.Play(t.Context(), e.player, g.ID, domain.Move{Type: domain.MoveResign}, -1); err != nil {
+			if _, _, _, err := e.games.Play(t.Context(), e.player, g.ID, domain.Move{Type: domain.MoveResign}, -1, nil); err != nil {
 				t.Fatal(err)
 			}
 			ended[g.ID] = true

@@ -110,10 +110,10 @@ func TestIdempotencyKeyAfterLostAnswer(t *testing.T) {
 		body := `{"type":"draw"}`
 		fp := sha256.Sum256([]byte("POST\n" + path + "\n" + body))
 		now := domain.Millis(e.clock.Now())
-		ctx := domain.WithReceipt(context.Background(), &domain.Receipt{Owner: e.player, Key: "lost",
-			Fingerprint: fp[:], CreatedAt: now, ExpiresAt: now.Add(api.IdempotencyTTL)})
+		receipt := &domain.Receipt{Owner: e.player, Key: "lost",
+			Fingerprint: fp[:], CreatedAt: now, ExpiresAt: now.Add(api.IdempotencyTTL)}
 		// The move as the server makes it; its answer is lost.
-		_, st, recs, err := e.games.Play(ctx, e.player, g.ID, domain.Move{Type: domain.MoveDraw}, -1)
+		_, st, recs, err := e.games.Play(context.Background(), e.player, g.ID, domain.Move{Type: domain.MoveDraw}, -1, receipt)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,7 +24,7 @@ func (e *cenv) playQuick(token, id string, line []domain.Move, step time.Duratio
 	}
 	for _, m := range line {
 		e.clock.Advance(step)
-		if _, _, _, err := e.games.Play(context.Background(), game.Owner, id, m, -1); err != nil {
+		if _, _, _, err := e.games.Play(context.Background(), game.Owner, id, m, -1, nil); err != nil {
 			e.t.Fatalf("game %s: %v: %v", id, m, err)
 		}
 	}

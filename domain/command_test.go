@@ -94,7 +94,7 @@ func TestPlayOnStaleCommandState(t *testing.T) {
 			if len(ms) == 0 {
 				break
 			}
-			if _, st, _, err = games.Play(t.Context(), "p", g.ID, ms[rng.IntN(len(ms))], -1); err != nil {
+			if _, st, _, err = games.Play(t.Context(), "p", g.ID, ms[rng.IntN(len(ms))], -1, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -116,7 +116,7 @@ func TestPlayOnStaleCommandState(t *testing.T) {
 		unchecked := &staleStore{memGameStore: copyStore(ref), at: map[string]int{g.ID: staleAt}}
 		answer := func(s Store) string {
 			gs := &Games{Store: s, Now: func() time.Time { return at }, Random: random, Retries: 3}
-			rg, rs, evs, err := gs.Play(t.Context(), "p", g.ID, m, expected)
+			rg, rs, evs, err := gs.Play(t.Context(), "p", g.ID, m, expected, nil)
 			return outcome(t, rg, rs, evs, err)
 		}
 		want, got := answer(plain), answer(unchecked)

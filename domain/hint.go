@@ -106,7 +106,7 @@ func (g *Games) Hint(ctx context.Context, caller, id string, advise Advisor) (*G
 		now := g.Now()
 		if ev := Expire(s, now); ev != nil {
 			v := s.Version
-			if _, err := g.Store.Append(WithReceipt(ctx, nil), id, v, ev, applied(s, ev)); err != nil {
+			if _, err := g.Store.Append(ctx, id, v, ev, applied(s, ev), nil); err != nil {
 				if errors.Is(err, ErrConflict) && n < retries {
 					continue
 				}
@@ -125,7 +125,7 @@ func (g *Games) Hint(ctx context.Context, caller, id string, advise Advisor) (*G
 		ev, h := HintEvent(s, h, now)
 		v := s.Version
 		after := applied(s, []Event{ev})
-		recs, err := g.Store.Append(ctx, id, v, []Event{ev}, after)
+		recs, err := g.Store.Append(ctx, id, v, []Event{ev}, after, nil)
 		switch {
 		case err == nil:
 			game.Project(after)

@@ -2230,7 +2230,7 @@ func TestR5_3_ServiceExpiresOnReadAndOnCommand(t *testing.T) {
 				t.Fatalf("read %d past the deadline: status %s, %d events", i+1, s.Status, st.logLen(game.ID))
 			}
 		}
-		if _, _, _, err := g.Play(ctx, "p", game.ID, mvDraw, -1); !errors.Is(err, ErrGameOver) {
+		if _, _, _, err := g.Play(ctx, "p", game.ID, mvDraw, -1, nil); !errors.Is(err, ErrGameOver) {
 			t.Fatalf("command after the expiry: %v", err)
 		}
 	})
@@ -2242,7 +2242,7 @@ func TestR5_3_ServiceExpiresOnReadAndOnCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 		now = sec(300)
-		_, s, evs, err := g.Play(ctx, "p", game.ID, mvDraw, -1)
+		_, s, evs, err := g.Play(ctx, "p", game.ID, mvDraw, -1, nil)
 		var me *MoveError
 		if !errors.As(err, &me) || me.Reason != ReasonTimeExpired || !errors.Is(err, ErrTimeExpired) {
 			t.Fatalf("command at the deadline: %v, want time_expired (%d events in the log)", err, st.logLen(game.ID))
@@ -2308,7 +2308,7 @@ func newMemGameStore() *memGameStore {
 	return &memGameStore{games: map[string]Game{}, logs: map[string][]Event{}}
 }
 
-func (m *memGameStore) Create(_ context.Context, g *Game, first Event, _ *State) error {
+func (m *memGameStore) Create(_ context.Context, g *Game, first Event, _ *State, _ *Receipt) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.games[g.ID]; ok {
@@ -2319,7 +2319,7 @@ func (m *memGameStore) Create(_ context.Context, g *Game, first Event, _ *State)
 	return nil
 }
 
-func (m *memGameStore) Append(_ context.Context, id string, expected int, evs []Event, after *State) ([]RecordedEvent, error) {
+func (m *memGameStore) Append(_ context.Context, id string, expected int, evs []Event, after *State, _ *Receipt) ([]RecordedEvent, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g, ok := m.games[id]

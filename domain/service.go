@@ -81,6 +81,9 @@ type NewGame struct {
 	// daily deal (set by Competitions, with ServerSeed).
 	CompetitionID string
 	DailyDate     string
+	// Receipt is the request's idempotency receipt, stored with the game
+	// (Store.Create); nil for none.
+	Receipt *Receipt
 	// ServerSeed and Salt deal a game from a secret the server keeps (a
 	// duel's or a day's deal, R6.3): the game stays ranked, and every game
 	// dealt from the same seed and salt shows the same commitment.
@@ -195,7 +198,7 @@ func (g *Games) Create(ctx context.Context, req NewGame) (*Game, *State, error) 
 		return nil, nil, err
 	}
 	game.Project(s)
-	if err := g.Store.Create(ctx, game, first, s); err != nil {
+	if err := g.Store.Create(ctx, game, first, s, req.Receipt); err != nil {
 		return nil, nil, err
 	}
 	return game, s, nil
@@ -351,7 +354,7 @@ func (g *Games) Get(ctx context.Context, caller, id string) (*Game, *State, erro
 	}
 	if ev := Expire(s, g.Now()); ev != nil {
 		v := s.Version
-		if _, err := g.Store.Append(WithReceipt(ctx, nil), id, v, ev, applied(s, ev)); err != nil && !errors.Is(err, ErrConflict) {
+		if _, err := g.Store.Append(ctx, id, v, ev, applied(s, ev), nil); err != nil && !errors.Is(err, ErrConflict) {
 			return nil, nil, err
 		}
 		return g.Get(ctx, caller, id) // reread: ours or a racing writer's expiry
@@ -372,8 +375,9 @@ func applied(s *State, evs []Event) *State {
 // returned them (hashes included). Errors: ErrNotFound (no such game, or
 // not the caller's), ErrStaleVersion, *MoveError (matching ErrGameOver or
 // ErrTimeExpired where so), ErrConflict after repeated lost races,
-// ErrReceiptTaken when ctx carries a Receipt whose key another request
-// used first, or the store's.
+// ErrReceiptTaken when receipt (the request's idempotency receipt, nil for
+// none; stored with the move's events, never with an expiry appended
+// first) names a key another request used first, or the store's.
 //
 // Play runs in two phases. When the Store is a CommandLoader, the first is
 // one optimistic try on its cached state, which may be older than the log:
@@ -383,7 +387,7 @@ func applied(s *State, evs []Event) *State {
 // second phase, on Load's checked state, before it is answered. So callers
 // see exactly what a Load-only Play would answer. The second phase retries
 // lost races up to Retries times when the client sent no If-Match.
-func (g *Games) Play(ctx context.Context, caller, id string, m Move, expected int) (*Game, *State, []RecordedEvent, error) {
+func (g *Games) Play(ctx context.Context, caller, id string, m Move, expected int, receipt *Receipt) (*Game, *State, []RecordedEvent, error) {
 	retries := g.Retries
 	if retries <= 0 {
 		retries = 3
@@ -403,7 +407,7 @@ func (g *Games) Play(ctx context.Context, caller, id string, m Move, expected in
 		return nil, nil, nil, err
 	}
 	if !verified {
-		if a := g.try(ctx, caller, id, m, expected, game, s); a.settled {
+		if a := g.try(ctx, caller, id, m, expected, receipt, game, s); a.settled {
 			return a.result()
 		}
 		if game, s, err = g.Store.Load(ctx, id); err != nil {
@@ -411,7 +415,7 @@ func (g *Games) Play(ctx context.Context, caller, id string, m Move, expected in
 		}
 	}
 	for n := 0; ; n++ {
-		a := g.try(ctx, caller, id, m, expected, game, s)
+		a := g.try(ctx, caller, id, m, expected, receipt, game, s)
 		if !a.retry || n >= retries {
 			return a.result()
 		}
@@ -440,7 +444,7 @@ func (a attempt) result() (*Game, *State, []RecordedEvent, error) { return a.gam
 // try decides m on state s of game and appends what it decides: the
 // expiry first if the game's time has run out (R5.3), else the move's
 // events, with the version s had as the expected one.
-func (g *Games) try(ctx context.Context, caller, id string, m Move, expected int, game *Game, s *State) attempt {
+func (g *Games) try(ctx context.Context, caller, id string, m Move, expected int, receipt *Receipt, game *Game, s *State) attempt {
 	if game.Owner != caller {
 		return attempt{err: ErrNotFound, settled: true}
 	}
@@ -449,10 +453,11 @@ func (g *Games) try(ctx context.Context, caller, id string, m Move, expected int
 	}
 	now := g.Now()
 	if ev := Expire(s, now); ev != nil {
-		// The expiry is not the move the receipt stands for. v is read
-		// before applied advances s (argument order is unspecified).
+		// The expiry is not the move the receipt stands for: appended
+		// without it. v is read before applied advances s (argument order
+		// is unspecified).
 		v := s.Version
-		_, err := g.Store.Append(WithReceipt(ctx, nil), id, v, ev, applied(s, ev))
+		_, err := g.Store.Append(ctx, id, v, ev, applied(s, ev), nil)
 		if err != nil {
 			return attempt{err: err, settled: !errors.Is(err, ErrConflict), retry: errors.Is(err, ErrConflict)}
 		}
@@ -464,7 +469,7 @@ func (g *Games) try(ctx context.Context, caller, id string, m Move, expected int
 	if err != nil {
 		return attempt{game: game, s: s, err: err}
 	}
-	recs, err := g.Store.Append(ctx, id, s.Version, evs, after)
+	recs, err := g.Store.Append(ctx, id, s.Version, evs, after, receipt)
 	switch {
 	case err == nil:
 		game.Project(after)

@@ -148,22 +148,23 @@ type Store interface {
 	GameReader
 	// Create stores a new stream: the game record and its first event
 	// (version 1, game_dealt). It fails with ErrConflict if the id exists.
-	// A Receipt in ctx (WithReceipt) is stored in the same transaction,
-	// naming the game and version 1; if its key is taken, nothing is
-	// written and the error is ErrReceiptTaken.
-	Create(ctx context.Context, g *Game, first Event, s *State) error
+	// A receipt (nil: none) is stored in the same transaction, naming the
+	// game and version 1; if its key is taken, nothing is written and the
+	// error is ErrReceiptTaken.
+	Create(ctx context.Context, g *Game, first Event, s *State, receipt *Receipt) error
 	// Append adds events (versions expected+1 …) to the stream in one
 	// transaction, chained to the stream's head, and updates the game's
 	// projection from after (the state with the events applied). It
 	// returns the records it stored (hashes included, Position set where
 	// the store knows it), one per event, in order; they are the caller's.
 	// If the stream's version is not expected it writes nothing and
-	// returns ErrConflict; an unknown id gives ErrNotFound. A Receipt in
-	// ctx (WithReceipt) is stored in the same transaction, naming the game
-	// and the versions appended, so that a retry of the request is answered
-	// from the log and never appends again (RELIABILITY.md "Outages"); if its key
-	// is taken, nothing is written and the error is ErrReceiptTaken.
-	Append(ctx context.Context, gameID string, expected int, events []Event, after *State) ([]RecordedEvent, error)
+	// returns ErrConflict; an unknown id gives ErrNotFound. A receipt
+	// (nil: none) is stored in the same transaction, naming the game and
+	// the versions appended, so that a retry of the request is answered
+	// from the log and never appends again (RELIABILITY.md "Outages"); if
+	// its key is taken, nothing is written and the error is
+	// ErrReceiptTaken.
+	Append(ctx context.Context, gameID string, expected int, events []Event, after *State, receipt *Receipt) ([]RecordedEvent, error)
 	// Load returns the game record and its current state, rebuilt from the
 	// newest snapshot and the events after it. ErrNotFound if none.
 	Load(ctx context.Context, gameID string) (*Game, *State, error)
@@ -225,22 +226,6 @@ type Receipt struct {
 // expired: another request with the same key was written first. Nothing
 // was written; the caller answers with what the stored receipt names.
 var ErrReceiptTaken = errors.New("idempotency key already used")
-
-type receiptKey struct{}
-
-// WithReceipt returns ctx carrying r for the next Store.Create or
-// Store.Append made with it (nil: none, which hides one ctx carries).
-// Games.Play passes it only to the append of the move, not to an expiry
-// it appends first.
-func WithReceipt(ctx context.Context, r *Receipt) context.Context {
-	return context.WithValue(ctx, receiptKey{}, r)
-}
-
-// ReceiptOf returns the Receipt ctx carries, or nil.
-func ReceiptOf(ctx context.Context) *Receipt {
-	r, _ := ctx.Value(receiptKey{}).(*Receipt)
-	return r
-}
 
 // IdempotencyRecord is the stored outcome of a request sent with an
 // Idempotency-Key (README "The API in brief"), by owner (a player id) and

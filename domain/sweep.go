@@ -121,7 +121,7 @@ func (g *Games) expireOne(ctx context.Context, id string, now time.Time) (bool, 
 			return false, nil
 		}
 		v := s.Version // read before applied advances s (argument order is unspecified)
-		_, err = g.Store.Append(ctx, id, v, ev, applied(s, ev))
+		_, err = g.Store.Append(ctx, id, v, ev, applied(s, ev), nil)
 		if err == nil {
 			return true, nil
 		}
@@ -147,7 +147,7 @@ func (g *Games) CloseGame(ctx context.Context, id string) (bool, error) {
 	if s.Status.Ended() {
 		return false, nil
 	}
-	_, _, _, err = g.Play(ctx, game.Owner, id, Move{Type: MoveResign}, -1)
+	_, _, _, err = g.Play(ctx, game.Owner, id, Move{Type: MoveResign}, -1, nil)
 	switch {
 	case err == nil, errors.Is(err, ErrTimeExpired):
 		return true, nil // resigned, or expired on the way (Play appended it)

@@ -79,7 +79,7 @@ func TestR5_3_ExpireDue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, _, err := g.Play(ctx, "ada", free.ID, Move{Type: MoveDraw}, -1); err != nil {
+	if _, _, _, err := g.Play(ctx, "ada", free.ID, Move{Type: MoveDraw}, -1, nil); err != nil {
 		t.Fatal(err)
 	}
 	now = now.Add(299 * time.Second)
@@ -130,7 +130,7 @@ func TestCloseDue(t *testing.T) {
 		return game.ID
 	}
 	running, timed, done := mk("klondike"), mk("klassik"), mk("klondike")
-	if _, _, _, err := g.Play(ctx, "ada", done, Move{Type: MoveResign}, -1); err != nil {
+	if _, _, _, err := g.Play(ctx, "ada", done, Move{Type: MoveResign}, -1, nil); err != nil {
 		t.Fatal(err)
 	}
 	now = now.Add(10 * time.Minute) // past klassik's 300 s

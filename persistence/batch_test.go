@@ -96,7 +96,7 @@ func TestBatchAppendRace(t *testing.T) {
 						expected := states[i].Version
 						wg.Go(func() {
 							<-start
-							_, err := s.Append(context.Background(), id, expected, evs, mine)
+							_, err := s.Append(context.Background(), id, expected, evs, mine, nil)
 							outcomes[i].add(err, mine)
 						})
 					}
@@ -183,7 +183,7 @@ func TestBatchOneBadAppend(t *testing.T) {
 			expected := states[i].Version
 			wg.Go(func() {
 				<-start
-				_, errs[i] = s.Append(context.Background(), id, expected, []domain.Event{e}, afters[i])
+				_, errs[i] = s.Append(context.Background(), id, expected, []domain.Event{e}, afters[i], nil)
 			})
 		}
 		close(start)
@@ -231,7 +231,7 @@ func TestBatchClose(t *testing.T) {
 			if i%4 == 0 { // some submit a little later, when Close may be done
 				time.Sleep(time.Duration(i) * 100 * time.Microsecond)
 			}
-			_, errs[i] = s.Append(context.Background(), id, states[i].Version, []domain.Event{e}, after)
+			_, errs[i] = s.Append(context.Background(), id, states[i].Version, []domain.Event{e}, after, nil)
 		})
 	}
 	close(start)

@@ -73,7 +73,7 @@ func benchAppends(b *testing.B, s *persistence.Store, writers int) {
 				at = at.Add(time.Second)
 				e := drawEvent(st, at)
 				st.Apply(e)
-				if _, err := s.Append(context.Background(), ids[w], st.Version-1, []domain.Event{e}, st); err != nil {
+				if _, err := s.Append(context.Background(), ids[w], st.Version-1, []domain.Event{e}, st, nil); err != nil {
 					failed.Store(&err)
 					return
 				}

@@ -153,7 +153,7 @@ func TestCacheSeesOtherStores(t *testing.T) {
 					writer, other = gb, a
 				}
 				for range 1 + rng.IntN(3) {
-					_, after, _, err := writer.Play(t.Context(), "p", game.ID, randomMove(t, st, rng), -1)
+					_, after, _, err := writer.Play(t.Context(), "p", game.ID, randomMove(t, st, rng), -1, nil)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -191,7 +191,7 @@ func TestCacheRandomGames(t *testing.T) {
 					t.Fatal(err)
 				}
 				for i := 0; i < 60 && !st.Status.Ended(); i++ {
-					_, after, evs, err := games.Play(t.Context(), "p", game.ID, randomMove(t, st, rng), st.Version)
+					_, after, evs, err := games.Play(t.Context(), "p", game.ID, randomMove(t, st, rng), st.Version, nil)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -284,7 +284,7 @@ func TestCacheRace(t *testing.T) {
 						e := drawEvent(mine, at.Add(time.Duration(round*writers+w+1)*time.Millisecond))
 						mine.Apply(e)
 						<-start
-						_, err := s.Append(context.Background(), id, st.Version, []domain.Event{e}, mine)
+						_, err := s.Append(context.Background(), id, st.Version, []domain.Event{e}, mine, nil)
 						switch {
 						case err == nil:
 							wins.Add(1)
@@ -431,7 +431,7 @@ func BenchmarkLoad(b *testing.B) {
 					st.Apply(e)
 					batch = append(batch, e)
 					if st.Version%persistence.DefaultSnapshotEvery == 0 || st.Version == events {
-						if _, err := s.Append(context.Background(), id, st.Version-len(batch), batch, st); err != nil {
+						if _, err := s.Append(context.Background(), id, st.Version-len(batch), batch, st, nil); err != nil {
 							b.Fatal(err)
 						}
 						batch = nil
@@ -501,7 +501,7 @@ func TestCommandOnStaleCache(t *testing.T) {
 				// ... then a plays one to three moves, so b's cache is behind.
 				cur := sameAsLog(t, "a", a, plain, id, stale.Version)
 				for range 1 + rng.IntN(3) {
-					_, after, _, err := ga.Play(t.Context(), "p", id, randomMove(t, cur, rng), -1)
+					_, after, _, err := ga.Play(t.Context(), "p", id, randomMove(t, cur, rng), -1, nil)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -514,7 +514,7 @@ func TestCommandOnStaleCache(t *testing.T) {
 					if len(ms) == 0 {
 						continue
 					}
-					_, _, _, err := gb.Play(t.Context(), "p", id, ms[rng.IntN(len(ms))], -1)
+					_, _, _, err := gb.Play(t.Context(), "p", id, ms[rng.IntN(len(ms))], -1, nil)
 					var me *domain.MoveError
 					if !errors.As(err, &me) {
 						t.Fatalf("move legal only at stale version %d (log at %d): err %v, want a MoveError",
@@ -527,21 +527,21 @@ func TestCommandOnStaleCache(t *testing.T) {
 					if len(ms) == 0 {
 						continue
 					}
-					_, after, _, err := gb.Play(t.Context(), "p", id, ms[rng.IntN(len(ms))], -1)
+					_, after, _, err := gb.Play(t.Context(), "p", id, ms[rng.IntN(len(ms))], -1, nil)
 					if err != nil {
 						t.Fatalf("move legal at version %d, b's cache at %d: %v", cur.Version, stale.Version, err)
 					}
 					cur = after
 					cases[1]++
 				case 2: // If-Match of the newest version: accepted
-					_, after, _, err := gb.Play(t.Context(), "p", id, randomMove(t, cur, rng), cur.Version)
+					_, after, _, err := gb.Play(t.Context(), "p", id, randomMove(t, cur, rng), cur.Version, nil)
 					if err != nil {
 						t.Fatalf("If-Match %d, b's cache at %d: %v", cur.Version, stale.Version, err)
 					}
 					cur = after
 					cases[2]++
 				case 3: // If-Match of the stale version: refused
-					_, _, _, err := gb.Play(t.Context(), "p", id, randomMove(t, stale, rng), stale.Version)
+					_, _, _, err := gb.Play(t.Context(), "p", id, randomMove(t, stale, rng), stale.Version, nil)
 					if !errors.Is(err, domain.ErrStaleVersion) {
 						t.Fatalf("If-Match %d, log at %d: err %v, want ErrStaleVersion", stale.Version, cur.Version, err)
 					}
@@ -597,7 +597,7 @@ func TestCommandSkipsEntriesBehind(t *testing.T) {
 		t.Fatalf("before any notice: verified %v, err %v; want the cached state", verified, err)
 	}
 	rng := rand.New(rand.NewPCG(3, 3))
-	if _, st, _, err = ga.Play(t.Context(), "p", game.ID, randomMove(t, st, rng), -1); err != nil {
+	if _, st, _, err = ga.Play(t.Context(), "p", game.ID, randomMove(t, st, rng), -1, nil); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)

@@ -143,7 +143,7 @@ func TestR6_3_DuelSeats(t *testing.T) {
 		}
 		for i, p := range seated {
 			now = t0.Add(time.Duration(i+1) * time.Minute)
-			if _, _, _, err := g.Play(ctx, p, ids[i], domain.Move{Type: domain.MoveResign}, -1); err != nil {
+			if _, _, _, err := g.Play(ctx, p, ids[i], domain.Move{Type: domain.MoveResign}, -1, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -212,7 +212,7 @@ func TestDuelLastSeatRace(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if _, _, _, err := g.Play(ctx, "ada", game.ID, domain.Move{Type: domain.MoveResign}, -1); err != nil {
+				if _, _, _, err := g.Play(ctx, "ada", game.ID, domain.Move{Type: domain.MoveResign}, -1, nil); err != nil {
 					t.Error(err)
 				}
 				if _, err := s.EndDuel(ctx, d.ID, now); err != nil {

@@ -40,12 +40,12 @@ const insertBatch = 500
 // would not decode) and for database failures. Either every event is stored or none is.
 //
 // It returns the records stored, Position included, as copies the caller
-// may keep. A domain.Receipt in ctx (domain.WithReceipt) is written in the
-// same transaction, or the same statement, as an idempotency record naming
+// may keep. A receipt (nil: none) is written in the same transaction, or
+// the same statement, as an idempotency record naming
 // gameID and versions expected+1..after.Version (receiptSQL); when its key
 // is taken by a record that has not expired, nothing is written and the
 // error matches domain.ErrReceiptTaken.
-func (s *Store) Append(ctx context.Context, gameID string, expected int, events []domain.Event, after *domain.State) ([]domain.RecordedEvent, error) {
+func (s *Store) Append(ctx context.Context, gameID string, expected int, events []domain.Event, after *domain.State, receipt *domain.Receipt) ([]domain.RecordedEvent, error) {
 	if len(events) == 0 {
 		return nil, errors.New("persistence: append: no events")
 	}
@@ -61,7 +61,6 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 	if after == nil || after.Version != last {
 		return nil, fmt.Errorf("persistence: append: state after is not at version %d", last)
 	}
-	receipt := domain.ReceiptOf(ctx)
 	var p domain.Game
 	p.Project(after)
 	// A hint makes the game unranked from then on (R7.3): the one change

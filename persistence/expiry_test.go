@@ -124,7 +124,7 @@ func TestDueForClosing(t *testing.T) {
 		}
 		inDuel := mk("ada", domain.NewGame{CompetitionID: duel.ID, ServerSeed: &duel.Seed, Salt: duel.Salt})
 		endedInDuel := mk("bob", domain.NewGame{CompetitionID: duel.ID, ServerSeed: &duel.Seed, Salt: duel.Salt})
-		if _, _, _, err := g.Play(ctx, "bob", endedInDuel, domain.Move{Type: domain.MoveResign}, -1); err != nil {
+		if _, _, _, err := g.Play(ctx, "bob", endedInDuel, domain.Move{Type: domain.MoveResign}, -1, nil); err != nil {
 			t.Fatal(err)
 		}
 		daily := mk("ada", domain.NewGame{DailyDate: "2026-11-29", CompetitionID: "daily:klondike:2026-11-29"})

@@ -34,9 +34,9 @@ const gameColumns = `id, variant, rules, options, owner, ranked, seed, has_seed,
 // "persistence: create: ..." for arguments that do not fit (first not a
 // version-1 game_dealt or its time not UTC in whole milliseconds, s not at
 // version 1, an id of 0 or more than 64 bytes) and for database failures.
-// A domain.Receipt in ctx is written in the same transaction, naming g.ID
+// A receipt (nil: none) is written in the same transaction, naming g.ID
 // and version 1 (receiptSQL); domain.ErrReceiptTaken if its key is taken.
-func (s *Store) Create(ctx context.Context, g *domain.Game, first domain.Event, st *domain.State) error {
+func (s *Store) Create(ctx context.Context, g *domain.Game, first domain.Event, st *domain.State, receipt *domain.Receipt) error {
 	switch {
 	case g == nil || st == nil:
 		return errors.New("persistence: create: nil game or state")
@@ -80,8 +80,8 @@ func (s *Store) Create(ctx context.Context, g *domain.Game, first domain.Event, 
 		if err := insertEvents(tx, recs); err != nil {
 			return err
 		}
-		if r := domain.ReceiptOf(ctx); r != nil {
-			if err := writeReceipt(tx, r, g.ID, 1, 1); err != nil {
+		if receipt != nil {
+			if err := writeReceipt(tx, receipt, g.ID, 1, 1); err != nil {
 				return err
 			}
 		}

@@ -26,7 +26,7 @@ func notifyGame(t *testing.T, s *persistence.Store) (*domain.Games, string) {
 // draw plays one draw in game id.
 func draw(t *testing.T, g *domain.Games, id string) {
 	t.Helper()
-	if _, _, _, err := g.Play(t.Context(), "p1", id, domain.Move{Type: domain.MoveDraw}, -1); err != nil {
+	if _, _, _, err := g.Play(t.Context(), "p1", id, domain.Move{Type: domain.MoveDraw}, -1, nil); err != nil {
 		t.Fatal(err)
 	}
 }

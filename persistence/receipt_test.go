@@ -2,7 +2,6 @@ package persistence_test
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -42,7 +41,7 @@ func receiptStores(t *testing.T) map[string]func(t *testing.T) *persistence.Stor
 	}
 }
 
-// TestReceipts: a domain.Receipt in an append's or a create's context is
+// TestReceipts: a domain.Receipt given to an append or a create is
 // written in the same transaction as the events (RELIABILITY.md "Outages"): the
 // record names the game and the versions appended; a second write with the
 // same key writes nothing and fails with ErrReceiptTaken, also when it is
@@ -57,9 +56,9 @@ func TestReceipts(t *testing.T) {
 			s := open(t)
 			games := domain.NewGames(s)
 			now := domain.Millis(time.Now())
-			receipt := func(key string) context.Context {
-				return domain.WithReceipt(t.Context(), &domain.Receipt{Owner: "ada", Key: key,
-					Fingerprint: []byte(key), CreatedAt: now, ExpiresAt: now.Add(persistence.IdempotencyTTL)})
+			receipt := func(key string) *domain.Receipt {
+				return &domain.Receipt{Owner: "ada", Key: key,
+					Fingerprint: []byte(key), CreatedAt: now, ExpiresAt: now.Add(persistence.IdempotencyTTL)}
 			}
 			record := func(key string) *domain.IdempotencyRecord {
 				t.Helper()
@@ -78,7 +77,7 @@ func TestReceipts(t *testing.T) {
 				return g.Version
 			}
 
-			g, _, err := games.Create(receipt("create"), domain.NewGame{Owner: "ada", Variant: "klondike"})
+			g, _, err := games.Create(t.Context(), domain.NewGame{Owner: "ada", Variant: "klondike", Receipt: receipt("create")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +85,7 @@ func TestReceipts(t *testing.T) {
 				!bytes.Equal(r.Fingerprint, []byte("create")) || r.Status != 0 || len(r.Body) != 0 {
 				t.Fatalf("create's record: %+v", r)
 			}
-			if _, _, err := games.Create(receipt("create"), domain.NewGame{Owner: "ada", Variant: "klondike"}); !errors.Is(err, domain.ErrReceiptTaken) {
+			if _, _, err := games.Create(t.Context(), domain.NewGame{Owner: "ada", Variant: "klondike", Receipt: receipt("create")}); !errors.Is(err, domain.ErrReceiptTaken) {
 				t.Fatalf("second create with the key: %v, want ErrReceiptTaken", err)
 			}
 			if list, _, err := s.List(t.Context(), domain.GameFilter{Owner: "ada", Limit: 10}); err != nil || len(list) != 1 {
@@ -95,7 +94,7 @@ func TestReceipts(t *testing.T) {
 
 			for i := range 3 {
 				key := fmt.Sprintf("draw-%d", i)
-				_, st, recs, err := games.Play(receipt(key), "ada", g.ID, domain.Move{Type: domain.MoveDraw}, -1)
+				_, st, recs, err := games.Play(t.Context(), "ada", g.ID, domain.Move{Type: domain.MoveDraw}, -1, receipt(key))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -111,7 +110,7 @@ func TestReceipts(t *testing.T) {
 				}
 			}
 			v := version(g.ID)
-			if _, _, _, err := games.Play(receipt("draw-0"), "ada", g.ID, domain.Move{Type: domain.MoveDraw}, -1); !errors.Is(err, domain.ErrReceiptTaken) {
+			if _, _, _, err := games.Play(t.Context(), "ada", g.ID, domain.Move{Type: domain.MoveDraw}, -1, receipt("draw-0")); !errors.Is(err, domain.ErrReceiptTaken) {
 				t.Fatalf("a move with a used key: %v, want ErrReceiptTaken", err)
 			}
 			if got := version(g.ID); got != v {
@@ -124,7 +123,7 @@ func TestReceipts(t *testing.T) {
 				Status: 200, Body: []byte("{}"), CreatedAt: old, ExpiresAt: old.Add(persistence.IdempotencyTTL)}); err != nil {
 				t.Fatal(err)
 			}
-			if _, _, _, err := games.Play(receipt("old"), "ada", g.ID, domain.Move{Type: domain.MoveDraw}, -1); err != nil {
+			if _, _, _, err := games.Play(t.Context(), "ada", g.ID, domain.Move{Type: domain.MoveDraw}, -1, receipt("old")); err != nil {
 				t.Fatalf("a move with an expired key: %v", err)
 			}
 			if r := record("old"); r.GameID != g.ID || r.LastVersion != v+1 {
@@ -153,7 +152,7 @@ func TestReceipts(t *testing.T) {
 					}
 					wg.Go(func() {
 						<-start
-						_, _, _, errs[i] = games.Play(receipt(key), "ada", id, domain.Move{Type: domain.MoveDraw}, -1)
+						_, _, _, errs[i] = games.Play(t.Context(), "ada", id, domain.Move{Type: domain.MoveDraw}, -1, receipt(key))
 					})
 				}
 				close(start)

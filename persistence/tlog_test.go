@@ -61,7 +61,7 @@ func endGames(t *testing.T, s *persistence.Store, n int) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, _, err := g.Play(t.Context(), "p1", game.ID, domain.Move{Type: domain.MoveResign}, -1); err != nil {
+		if _, _, _, err := g.Play(t.Context(), "p1", game.ID, domain.Move{Type: domain.MoveResign}, -1, nil); err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, game.ID)

@@ -113,10 +113,10 @@ func (m *MemStore) record(g *memGame, events []domain.Event) ([]domain.RecordedE
 }
 
 // Create stores a new stream: g's record and its first event (version 1,
-// game_dealt). Errors: ErrConflict if the id exists, or the owner already
+// game_dealt), keeping no receipt (as Append). Errors: ErrConflict if the id exists, or the owner already
 // has a daily game of g's variant and day; a plain error for a first event
 // that is not game_dealt at version 1.
-func (m *MemStore) Create(_ context.Context, g *domain.Game, first domain.Event, s *domain.State) error {
+func (m *MemStore) Create(_ context.Context, g *domain.Game, first domain.Event, s *domain.State, _ *domain.Receipt) error {
 	if g == nil || g.ID == "" || first.Version != 1 || first.Type != domain.EventGameDealt {
 		return errors.New("domaintest: create: a record with an id and a game_dealt event at version 1 required")
 	}
@@ -151,7 +151,7 @@ func (m *MemStore) Create(_ context.Context, g *domain.Game, first domain.Event,
 // if the stream is not at version expected, a plain error for events that
 // cannot follow expected (no events, a gap, an unknown type, a time not in
 // whole UTC milliseconds, after at another version).
-func (m *MemStore) Append(_ context.Context, gameID string, expected int, events []domain.Event, after *domain.State) ([]domain.RecordedEvent, error) {
+func (m *MemStore) Append(_ context.Context, gameID string, expected int, events []domain.Event, after *domain.State, _ *domain.Receipt) ([]domain.RecordedEvent, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g, ok := m.games[gameID]

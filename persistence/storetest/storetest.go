@@ -239,7 +239,7 @@ func (f *fixture) appendDraws(id string, st *domain.State, n int, rng *rand.Rand
 	for n > 0 {
 		k := min(n, 1+rng.IntN(3))
 		evs, after := f.draws(st, k)
-		if _, err := f.s.Append(f.ctx, id, st.Version, evs, after); err != nil {
+		if _, err := f.s.Append(f.ctx, id, st.Version, evs, after, nil); err != nil {
 			f.t.Fatalf("append %d events at version %d: %v", k, st.Version, err)
 		}
 		st, n = after, n-k
@@ -386,7 +386,7 @@ func testRoundTrip(t *testing.T, s Store) {
 
 	// The game ends: the projection follows.
 	f.clock.Advance(time.Second)
-	_, won, evs, err := f.games.Play(f.ctx, "p1", g.ID, domain.Move{Type: domain.MoveResign}, st.Version)
+	_, won, evs, err := f.games.Play(f.ctx, "p1", g.ID, domain.Move{Type: domain.MoveResign}, st.Version, nil)
 	if err != nil {
 		t.Fatalf("resign: %v", err)
 	}
@@ -510,7 +510,7 @@ func testVersionRules(t *testing.T, s Store) {
 			evs[i].Version = expected + 1 + i
 		}
 		after.Version = expected + len(evs)
-		_, err := s.Append(f.ctx, g.ID, expected, evs, after)
+		_, err := s.Append(f.ctx, g.ID, expected, evs, after, nil)
 		if !errors.Is(err, domain.ErrConflict) {
 			t.Errorf("append at expected %d (head %d): %v, want ErrConflict", expected, st.Version, err)
 		}
@@ -528,7 +528,7 @@ func testVersionRules(t *testing.T, s Store) {
 	f.checkLoad(g.ID, st)
 	// The right expected version still works.
 	evs, next := f.draws(st, 1)
-	if _, err := s.Append(f.ctx, g.ID, st.Version, evs, next); err != nil {
+	if _, err := s.Append(f.ctx, g.ID, st.Version, evs, next, nil); err != nil {
 		t.Fatal(err)
 	}
 	f.checkLoad(g.ID, next)
@@ -541,7 +541,7 @@ func testVersionRules(t *testing.T, s Store) {
 	first := &domain.State{}
 	deal := domain.DealtEvent(rec.Rules, domain.Deal(rec.Rules, 1), rec.Commitment, f.clock.Now())
 	first.Apply(deal)
-	if err := s.Create(f.ctx, rec, deal, first); !errors.Is(err, domain.ErrConflict) {
+	if err := s.Create(f.ctx, rec, deal, first, nil); !errors.Is(err, domain.ErrConflict) {
 		t.Errorf("create with an existing id: %v, want ErrConflict", err)
 	}
 	if got := f.events(g.ID); got != next.Version {
@@ -554,7 +554,7 @@ func testUnknownGame(t *testing.T, s Store) {
 	g, st := f.create(domain.NewGame{})
 	evs, after := f.draws(st, 1)
 	const id = "no-such-game"
-	if _, err := s.Append(f.ctx, id, st.Version, evs, after); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := s.Append(f.ctx, id, st.Version, evs, after, nil); !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("Append: %v, want ErrNotFound", err)
 	}
 	if _, _, err := s.Load(f.ctx, id); !errors.Is(err, domain.ErrNotFound) {
@@ -605,7 +605,7 @@ func testBadAppend(t *testing.T, s Store) {
 		{"time not in UTC", local, after},
 	}
 	for _, c := range cases {
-		_, err := s.Append(f.ctx, g.ID, st.Version, c.evs, c.after)
+		_, err := s.Append(f.ctx, g.ID, st.Version, c.evs, c.after, nil)
 		if err == nil || errors.Is(err, domain.ErrConflict) || errors.Is(err, domain.ErrNotFound) {
 			t.Errorf("%s: %v, want a plain error", c.name, err)
 		}
@@ -781,7 +781,7 @@ func (f *fixture) playRandom(id string, st *domain.State, moves int, greedy bool
 		if after.Fault != "" {
 			f.t.Fatalf("decided events do not apply: %s", after.Fault)
 		}
-		if _, err := f.s.Append(f.ctx, id, st.Version, evs, after); err != nil {
+		if _, err := f.s.Append(f.ctx, id, st.Version, evs, after, nil); err != nil {
 			f.t.Fatalf("append %d events at %d: %v", len(evs), st.Version, err)
 		}
 		st = after
@@ -883,7 +883,7 @@ func testRace(t *testing.T, s Store) {
 		for i := range writers {
 			wg.Go(func() {
 				<-start
-				_, errs[i] = s.Append(f.ctx, g.ID, st.Version, batches[i], afters[i])
+				_, errs[i] = s.Append(f.ctx, g.ID, st.Version, batches[i], afters[i], nil)
 			})
 		}
 		close(start)
@@ -1071,7 +1071,7 @@ func testList(t *testing.T, s Store) {
 		seed := uint64(i)
 		g, st := f.create(domain.NewGame{Owner: owner, Variant: variant, Seed: &seed})
 		if i%4 == 1 {
-			_, st, _, err := f.games.Play(f.ctx, owner, g.ID, domain.Move{Type: domain.MoveResign}, st.Version)
+			_, st, _, err := f.games.Play(f.ctx, owner, g.ID, domain.Move{Type: domain.MoveResign}, st.Version, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
