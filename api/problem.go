@@ -148,24 +148,35 @@ const UnavailableRetryAfter = 2 * time.Second
 // problemFor is the one place that maps errors to responses (STYLE.md
 // "Errors"). The bool is false for an unexpected error: the problem is a
 // generic 500 and the caller logs err.
+//
+// The mapping is tried in a fixed order of precedence, because one error
+// may match several cases (an outage may arrive wrapped in a move error,
+// a NotFoundError also matches ErrNotFound): requestProblem first, then
+// stateProblem, then limitProblem; within each, the order of its cases.
 func problemFor(err error) (Problem, bool) {
+	for _, match := range []func(error) (Problem, bool){requestProblem, stateProblem, limitProblem} {
+		if p, ok := match(err); ok {
+			return p, true
+		}
+	}
+	return newProblem(http.StatusInternalServerError, CodeInternal,
+		"an internal error occurred; quote the request id when reporting it"), false
+}
+
+// requestProblem is the first part of problemFor: an outage, a proof not
+// ready in time, and errors in what the request asked for (its body,
+// move, variant, options, layout or deal). The bool is false when err is
+// none of these, so that problemFor tries the next part.
+func requestProblem(err error) (Problem, bool) {
 	var (
-		joined     *domain.AlreadyJoinedError
-		played     *domain.DailyAlreadyPlayedError
-		fieldErr   *domain.FieldError
-		notFound   *domain.NotFoundError
+		outage     unavailable
 		reqErr     *requestError
+		maxBytes   *http.MaxBytesError
 		moveErr    *domain.MoveError
+		variantErr *domain.UnknownVariantError
 		optErr     *domain.OptionError
 		layoutErr  *domain.LayoutError
 		dealErr    *domain.DealError
-		variantErr *domain.UnknownVariantError
-		maxBytes   *http.MaxBytesError
-		outage     unavailable
-		streams    *TooManyStreamsError
-		games      *TooManyGamesError
-		busy       *solverBusyError
-		searches   *TooManySearchesError
 	)
 	switch {
 	case errors.As(err, &outage) && outage.Unavailable():
@@ -176,7 +187,7 @@ func problemFor(err error) (Problem, bool) {
 				"answered so was made whole or not at all: read the game, or resend the move with If-Match"), true
 	case errors.Is(err, domain.ErrDealNotReady):
 		// Before any other: a proof is never waited for long, and a
-		// request that finds none ready in time comes back later.
+		// request that finds none ready in time comes back afterwards.
 		return newProblem(http.StatusServiceUnavailable, CodeDealNotReady, (&domain.DealNotReadyError{}).Error()), true
 	case errors.As(err, &reqErr):
 		p := newProblem(reqErr.status, reqErr.code, reqErr.detail)
@@ -186,19 +197,7 @@ func problemFor(err error) (Problem, bool) {
 		return newProblem(http.StatusRequestEntityTooLarge, CodeBodyTooLarge,
 			"the request body is larger than the limit of "+strconv.FormatInt(maxBytes.Limit, 10)+" bytes"), true
 	case errors.As(err, &moveErr):
-		// A move on a game that has ended conflicts with the game's state
-		// rather than with the rules: 409. Every other rejection is 422.
-		status := http.StatusUnprocessableEntity
-		if errors.Is(err, domain.ErrGameOver) || errors.Is(err, domain.ErrTimeExpired) {
-			status = http.StatusConflict
-		}
-		detail := moveErr.Detail
-		if detail == "" {
-			detail = "the move is not legal now"
-		}
-		p := newProblem(status, CodeIllegalMove, detail)
-		p.Reason = string(moveErr.Reason)
-		return p, true
+		return moveProblem(err, moveErr), true
 	case errors.As(err, &variantErr):
 		p := newProblem(http.StatusUnprocessableEntity, CodeUnknownVariant,
 			"no such variant; GET /v1/variants lists them")
@@ -217,6 +216,41 @@ func problemFor(err error) (Problem, bool) {
 		p := newProblem(http.StatusUnprocessableEntity, CodeInvalidField, dealErr.Error())
 		p.Param = "deal"
 		return p, true
+	}
+	return Problem{}, false
+}
+
+// moveProblem answers a rejected move (moveErr, found in err). A move on
+// a game that has ended conflicts with the game's state rather than with
+// the rules: 409. Every other rejection is 422. Reason carries the
+// MoveError's reason so that clients can tell rejections apart.
+func moveProblem(err error, moveErr *domain.MoveError) Problem {
+	status := http.StatusUnprocessableEntity
+	if errors.Is(err, domain.ErrGameOver) || errors.Is(err, domain.ErrTimeExpired) {
+		status = http.StatusConflict
+	}
+	detail := moveErr.Detail
+	if detail == "" {
+		detail = "the move is not legal now"
+	}
+	p := newProblem(status, CodeIllegalMove, detail)
+	p.Reason = string(moveErr.Reason)
+	return p
+}
+
+// stateProblem is the second part of problemFor: errors that depend on
+// the state of a game, duel or daily deal (a stale If-Match, an invalid
+// field, a duel already joined, ended or full, a bad cursor or version,
+// something not found, a concurrent change). The bool is false when err
+// is none of these.
+func stateProblem(err error) (Problem, bool) {
+	var (
+		fieldErr *domain.FieldError
+		joined   *domain.AlreadyJoinedError
+		played   *domain.DailyAlreadyPlayedError
+		notFound *domain.NotFoundError
+	)
+	switch {
 	case errors.Is(err, domain.ErrStaleVersion):
 		p := newProblem(http.StatusPreconditionFailed, CodeStaleVersion,
 			"If-Match does not name the game's current version; nothing was changed")
@@ -253,6 +287,22 @@ func problemFor(err error) (Problem, bool) {
 	case errors.Is(err, domain.ErrConflict):
 		return newProblem(http.StatusConflict, CodeConflict,
 			"another request changed the game at the same time; nothing was changed, try again"), true
+	}
+	return Problem{}, false
+}
+
+// limitProblem is the last part of problemFor: a limit reached (games in
+// progress, live streams, searches, solver workers) and what a game's
+// rules withhold (hints on a shared deal, a sealed deal, the analysis of
+// a game in progress). The bool is false when err is none of these.
+func limitProblem(err error) (Problem, bool) {
+	var (
+		games    *TooManyGamesError
+		streams  *TooManyStreamsError
+		searches *TooManySearchesError
+		busy     *solverBusyError
+	)
+	switch {
 	case errors.As(err, &games):
 		return newProblem(http.StatusConflict, CodeTooManyGames, games.Error()), true
 	case errors.As(err, &streams):
@@ -272,6 +322,5 @@ func problemFor(err error) (Problem, bool) {
 		return newProblem(http.StatusConflict, CodeGameInProgress,
 			"the game is still in progress; its analysis is given once it has ended"), true
 	}
-	return newProblem(http.StatusInternalServerError, CodeInternal,
-		"an internal error occurred; quote the request id when reporting it"), false
+	return Problem{}, false
 }
