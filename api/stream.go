@@ -239,40 +239,15 @@ func (s *server) stream(c *gin.Context, slots *streamSlots, heartbeat time.Durat
 	}
 	view := viewOf(reveal, st)
 
-	w := c.Writer
-	rc := http.NewResponseController(w)
-	// A stream outlives the server's read and write timeouts; instead each
-	// write gets its own deadline.
-	_ = rc.SetReadDeadline(time.Time{})
-	out := newStreamWriter(c)
-	h := w.Header()
-	h.Set("Content-Type", out.contentType())
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
-	w.WriteHeader(http.StatusOK)
-	_ = rc.SetWriteDeadline(time.Now().Add(heartbeat + streamWriteGrace))
-	if rc.Flush() != nil || c.Request.Method == http.MethodHead {
+	out, rc, ok := openStream(c, heartbeat)
+	if !ok {
 		return // a HEAD gets the stream's headers, and no stream
 	}
 
 	ticker := time.NewTicker(heartbeat)
 	defer ticker.Stop()
-	var poll <-chan time.Time
-	if wake == nil {
-		t := time.NewTicker(min(streamPoll, heartbeat))
-		defer t.Stop()
-		poll = t.C
-	}
-	// A game with a time limit expires when it is read past its deadline
-	// (R5.3); the stream reads it then, so its watchers see the expiry.
-	var expiry <-chan time.Time
-	if st != nil && !game.Status.Ended() {
-		if dl, ok := st.Deadline(); ok {
-			t := time.NewTimer(max(dl.Sub(s.now()), 0) + 10*time.Millisecond)
-			defer t.Stop()
-			expiry = t.C
-		}
-	}
+	poll, expiry, stop := s.streamTimers(wake, game, st, heartbeat)
+	defer stop()
 	var done <-chan struct{} = s.cfg.Done
 
 	c.Stream(func(io.Writer) bool {
@@ -306,6 +281,61 @@ func (s *server) stream(c *gin.Context, slots *streamSlots, heartbeat time.Durat
 		}
 		return true
 	})
+}
+
+// openStream answers 200 with the stream's headers (the content type of
+// the streamWriter the request asked for, no caching, no proxy buffering)
+// and flushes them. A stream outlives the server's read and write
+// timeouts, so the read deadline is cleared and each write gets its own
+// deadline of heartbeat plus streamWriteGrace. ok is false when nothing
+// more is to be written: the flush failed (the client went away) or the
+// request is a HEAD.
+func openStream(c *gin.Context, heartbeat time.Duration) (out streamWriter, rc *http.ResponseController, ok bool) {
+	w := c.Writer
+	rc = http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
+	out = newStreamWriter(c)
+	h := w.Header()
+	h.Set("Content-Type", out.contentType())
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
+	w.WriteHeader(http.StatusOK)
+	_ = rc.SetWriteDeadline(time.Now().Add(heartbeat + streamWriteGrace))
+	if rc.Flush() != nil || c.Request.Method == http.MethodHead {
+		return out, rc, false
+	}
+	return out, rc, true
+}
+
+// streamTimers gives a stream's two timed wake-ups besides the heartbeat.
+// poll ticks every streamPoll (at most heartbeat) when there is no feed
+// to wake the stream (wake is nil), and is nil otherwise. expiry fires
+// just after the deadline of a game in progress with a time limit, and is
+// nil for any other game: such a game expires when it is read past its
+// deadline (R5.3), so the stream reads it then and its watchers see the
+// expiry. stop releases both timers; the caller defers it.
+func (s *server) streamTimers(wake <-chan struct{}, game *domain.Game, st *domain.State,
+	heartbeat time.Duration) (poll, expiry <-chan time.Time, stop func()) {
+	var ticker *time.Ticker
+	var timer *time.Timer
+	if wake == nil {
+		ticker = time.NewTicker(min(streamPoll, heartbeat))
+		poll = ticker.C
+	}
+	if st != nil && !game.Status.Ended() {
+		if dl, ok := st.Deadline(); ok {
+			timer = time.NewTimer(max(dl.Sub(s.now()), 0) + 10*time.Millisecond)
+			expiry = timer.C
+		}
+	}
+	return poll, expiry, func() {
+		if ticker != nil {
+			ticker.Stop()
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+	}
 }
 
 // sendNew writes every event after *last to out and advances *last. It
