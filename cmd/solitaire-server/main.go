@@ -338,15 +338,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 	}
 	defer store.Close()
 
-	// Live streams hear of appends by every server on the database
-	// (PostgreSQL LISTEN/NOTIFY; on SQLite appends notify in-process).
-	listenCtx, stopListen := context.WithCancel(context.Background())
-	listened := make(chan struct{})
-	go func() {
-		defer close(listened)
-		_ = store.Listen(listenCtx)
-	}()
-	defer func() { stopListen(); <-listened }()
+	defer runListen(store)()
 	// Closed when shutdown begins: open streams end, so Shutdown need not
 	// wait for their clients; they resume elsewhere with Last-Event-ID.
 	streamsDone := make(chan struct{})
@@ -367,38 +359,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 	}
 	defer runLog(tlog, cfg.tlog.every)()
 	log.Info("transparency log", "origin", tlog.Origin(), "verifier_key", tlog.VerifierKey())
-	handler, err := api.New(api.Config{
-		Games:       games,
-		Players:     persistence.NewPlayerCache(store, playerCacheSize, playerCacheTTL),
-		Idempotency: store,
-		Ready:       store.Ping,
-		Spec:        solitaire.OpenAPIYAML,
-		Metrics:     reg,
-		Logger:      log,
-		RateLimit:   cfg.rateLimit,
-		RateBurst:   cfg.rateBurst,
-		CORSOrigins: cfg.corsOrigins,
-
-		ProbeRateLimit: cfg.probeRate,
-
-		PlayersPerHour:     cfg.playersPerHour,
-		MaxGamesInProgress: cfg.gamesInProgress,
-		InProgress:         store,
-
-		Feed:                 store,
-		Heartbeat:            cfg.heartbeat,
-		MaxStreamsPerPlayer:  cfg.maxStreams,
-		MaxStreamsPerAddress: cfg.maxStreamsPerAddress,
-		MaxStreams:           cfg.maxStreamsAll,
-		Done:                 streamsDone,
-
-		Competitions: competitions,
-		Stats:        store,
-		Log:          tlog,
-
-		Solver:          api.NewSolverPool(cfg.solverWorkers, cfg.solverQueue, cfg.solverShare, reg),
-		SolverMaxBudget: cfg.solverMaxBudget,
-	})
+	handler, err := api.New(apiConfig(cfg, store, games, competitions, tlog, reg, log, streamsDone))
 	if err != nil {
 		return err
 	}
@@ -421,20 +382,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 
 	srv.RegisterOnShutdown(func() { close(streamsDone) })
 
-	purgeCtx, stopPurge := context.WithCancel(context.Background())
-	purged := make(chan struct{})
-	go func() {
-		defer close(purged)
-		purgeLoop(purgeCtx, store, purgeEvery, log)
-	}()
-	defer func() { stopPurge(); <-purged }()
-
-	swept := make(chan struct{})
-	go func() {
-		defer close(swept)
-		sweepLoop(purgeCtx, games, cfg.sweepEvery, log)
-	}()
-	defer func() { stopPurge(); <-swept }()
+	defer runHousekeeping(store, games, cfg.sweepEvery, log)()
 
 	if cfg.pprofAddr != "" {
 		stopPprof, err := servePprof(cfg.pprofAddr, log)
@@ -468,6 +416,80 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// apiConfig is the api.Config that serve hands to api.New: the handler's
+// stores (all backed by store, the players through a cache), its limits
+// from cfg, the metrics registry reg, the transparency log tlog and the
+// solver pool. streamsDone is closed when shutdown begins, so that open
+// live streams end and Shutdown need not wait for their clients.
+func apiConfig(cfg config, store *persistence.Store, games *domain.Games, competitions *domain.Competitions,
+	tlog *persistence.Log, reg *prometheus.Registry, log *slog.Logger, streamsDone chan struct{}) api.Config {
+	return api.Config{
+		Games:       games,
+		Players:     persistence.NewPlayerCache(store, playerCacheSize, playerCacheTTL),
+		Idempotency: store,
+		Ready:       store.Ping,
+		Spec:        solitaire.OpenAPIYAML,
+		Metrics:     reg,
+		Logger:      log,
+		RateLimit:   cfg.rateLimit,
+		RateBurst:   cfg.rateBurst,
+		CORSOrigins: cfg.corsOrigins,
+
+		ProbeRateLimit: cfg.probeRate,
+
+		PlayersPerHour:     cfg.playersPerHour,
+		MaxGamesInProgress: cfg.gamesInProgress,
+		InProgress:         store,
+
+		Feed:                 store,
+		Heartbeat:            cfg.heartbeat,
+		MaxStreamsPerPlayer:  cfg.maxStreams,
+		MaxStreamsPerAddress: cfg.maxStreamsPerAddress,
+		MaxStreams:           cfg.maxStreamsAll,
+		Done:                 streamsDone,
+
+		Competitions: competitions,
+		Stats:        store,
+		Log:          tlog,
+
+		Solver:          api.NewSolverPool(cfg.solverWorkers, cfg.solverQueue, cfg.solverShare, reg),
+		SolverMaxBudget: cfg.solverMaxBudget,
+	}
+}
+
+// runListen has live streams hear of appends by every server on the
+// database (PostgreSQL LISTEN/NOTIFY; on SQLite appends notify
+// in-process): it runs store.Listen until the returned stop is called,
+// and stop waits for it to return.
+func runListen(store *persistence.Store) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	listened := make(chan struct{})
+	go func() {
+		defer close(listened)
+		_ = store.Listen(ctx)
+	}()
+	return func() { cancel(); <-listened }
+}
+
+// runHousekeeping runs the server's background loops, purgeLoop (expired
+// idempotency keys, every purgeEvery) and sweepLoop (games past their
+// time limit or of closed competitions, every sweepEvery), until the
+// returned stop is called; stop waits for both to return.
+func runHousekeeping(store *persistence.Store, games *domain.Games, sweepEvery time.Duration, log *slog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	purged := make(chan struct{})
+	go func() {
+		defer close(purged)
+		purgeLoop(ctx, store, purgeEvery, log)
+	}()
+	swept := make(chan struct{})
+	go func() {
+		defer close(swept)
+		sweepLoop(ctx, games, sweepEvery, log)
+	}()
+	return func() { cancel(); <-swept; <-purged }
 }
 
 // servePprof serves the runtime profiles of net/http/pprof on addr (its
