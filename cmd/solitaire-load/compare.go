@@ -168,21 +168,9 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 		fmt.Fprintf(w, "product      %.1f moves/s, p50 %s, p99 %s, %.2f commits per move, %d errors\n",
 			row.Product.PerSecond(), ms(row.Product.Quantile(50)), ms(row.Product.Quantile(99)), row.ProductCommits, row.Product.Errors)
 		if cfg.SQLite {
-			senv := append([]string{"SOLITAIRE_SQLITE_PATH=" + filepath.Join(tmp, "compare-"+strconv.Itoa(clients)+".db")}, cfg.Env...)
-			srv, err := startServer(ctx, server, senv, "warn", false, logPath)
-			if err != nil {
+			if row.SQLite, err = compareSQLite(ctx, server, tmp, logPath, clients, cfg, w); err != nil {
 				return nil, err
 			}
-			targets, err := setUpGames(ctx, srv.url, clients)
-			if err == nil {
-				row.SQLite, err = leanLoad(ctx, srv.url, targets, clients, cfg.Duration, cfg.Warmup)
-			}
-			srv.stop(w)
-			if err != nil {
-				return nil, fmt.Errorf("sqlite: %w", err)
-			}
-			fmt.Fprintf(w, "sqlite       %.1f moves/s, p50 %s, p99 %s, %d errors\n",
-				row.SQLite.PerSecond(), ms(row.SQLite.Quantile(50)), ms(row.SQLite.Quantile(99)), row.SQLite.Errors)
 		}
 		rows = append(rows, row)
 	}
@@ -199,6 +187,32 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 		}
 	}
 	return rows, nil
+}
+
+// compareSQLite is runCompare's optional run of the product on SQLite at
+// one client count: a server (binary server, log at logPath) on a fresh
+// SQLite file in tmp, a player and a relaxed game per client, then the
+// lean generator for cfg's duration. It writes the result's line to w.
+// The error is the server's failure to start, unwrapped, or a failure of
+// the set-up or the load, wrapped as "sqlite: ...".
+func compareSQLite(ctx context.Context, server, tmp, logPath string, clients int, cfg compareConfig, w io.Writer) (*leanResult, error) {
+	senv := append([]string{"SOLITAIRE_SQLITE_PATH=" + filepath.Join(tmp, "compare-"+strconv.Itoa(clients)+".db")}, cfg.Env...)
+	srv, err := startServer(ctx, server, senv, "warn", false, logPath)
+	if err != nil {
+		return nil, err
+	}
+	targets, err := setUpGames(ctx, srv.url, clients)
+	var res *leanResult
+	if err == nil {
+		res, err = leanLoad(ctx, srv.url, targets, clients, cfg.Duration, cfg.Warmup)
+	}
+	srv.stop(w)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	fmt.Fprintf(w, "sqlite       %.1f moves/s, p50 %s, p99 %s, %d errors\n",
+		res.PerSecond(), ms(res.Quantile(50)), ms(res.Quantile(99)), res.Errors)
+	return res, nil
 }
 
 // measureLean starts a server with start, runs the lean generator on it,

@@ -100,61 +100,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		res.Report(out)
 		return nil
 	case "bench":
-		cfg := defaultBenchConfig()
-		fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-		fs.SetOutput(out)
-		fs.StringVar(&cfg.PG, "pg", cfg.PG, "postgres:// URL of a role that may CREATE DATABASE (loopback only)")
-		fs.IntVar(&cfg.Clients, "clients", cfg.Clients, "pgbench clients and load players")
-		fs.IntVar(&cfg.Jobs, "jobs", cfg.Jobs, "pgbench threads (-j)")
-		fs.StringVar(&cfg.Pgbench, "pgbench", "", "the pgbench binary (default: /usr/lib/postgresql/*/bin/pgbench, then $PATH)")
-		fs.StringVar(&cfg.Server, "server", "", "the solitaire-server binary (default: go build ./cmd/solitaire-server)")
-		fs.BoolVar(&cfg.SQLite, "sqlite", cfg.SQLite, "also measure the server on SQLite")
-		fs.IntVar(&cfg.Games, "games", cfg.Games, "memory phase: games to create and leave in progress (0: skip)")
-		fs.IntVar(&cfg.GameMoves, "memory-game-moves", cfg.GameMoves, "memory phase: moves in each game")
-		fs.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "the server's SOLITAIRE_LOG_LEVEL")
-		fs.StringVar(&cfg.Profile, "cpuprofile", "", "write a CPU profile of the server during the PostgreSQL load to this file")
-		env := fs.String("env", "", "extra server environment, NAME=value,NAME=value (e.g. SOLITAIRE_STATE_CACHE=0)")
-		loadFlags(fs, &cfg.Load)
-		if err := fs.Parse(args[1:]); err != nil {
-			return err
-		}
-		cfg.Duration, cfg.Warmup = cfg.Load.Duration, cfg.Load.Warmup
-		if *env != "" {
-			cfg.Env = strings.Split(*env, ",")
-		}
-		_, err := runBench(ctx, cfg, out)
-		return err
+		return benchCommand(ctx, args[1:], out)
 	case "compare":
-		cfg := defaultCompareConfig()
-		fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-		fs.SetOutput(out)
-		fs.StringVar(&cfg.PG, "pg", cfg.PG, "postgres:// URL of a role that may CREATE DATABASE (loopback only)")
-		clients := fs.String("clients", "1,16,64", "client counts, comma-separated, each run in turn")
-		fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "length of each run, warm-up included (max 10m)")
-		fs.DurationVar(&cfg.Warmup, "warmup", cfg.Warmup, "first part of each HTTP run not counted")
-		fs.IntVar(&cfg.Jobs, "jobs", cfg.Jobs, "pgbench threads (-j), at most the clients")
-		fs.StringVar(&cfg.Pgbench, "pgbench", "", "the pgbench binary (default: /usr/lib/postgresql/*/bin/pgbench, then $PATH)")
-		fs.StringVar(&cfg.Server, "server", "", "the solitaire-server binary (default: go build ./cmd/solitaire-server)")
-		fs.BoolVar(&cfg.SQLite, "sqlite", false, "also run the server on SQLite at each client count")
-		fs.StringVar(&cfg.Profile, "cpuprofile", "", "write CPU profiles of the product's run on PostgreSQL to PREFIX-<clients>.pprof")
-		fs.BoolVar(&cfg.ProductOnly, "product-only", false, "run only the product (no pgbench, baseline or table)")
-		env := fs.String("env", "", "extra server environment, NAME=value,NAME=value")
-		if err := fs.Parse(args[1:]); err != nil {
-			return err
-		}
-		if *env != "" {
-			cfg.Env = strings.Split(*env, ",")
-		}
-		cfg.Clients = nil
-		for _, c := range strings.Split(*clients, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(c))
-			if err != nil {
-				return fmt.Errorf("-clients %q: want numbers, e.g. 1,16,64", *clients)
-			}
-			cfg.Clients = append(cfg.Clients, n)
-		}
-		_, err := runCompare(ctx, cfg, out)
-		return err
+		return compareCommand(ctx, args[1:], out)
 	case "floor":
 		cfg := defaultFloorConfig()
 		fs := flag.NewFlagSet("floor", flag.ContinueOnError)
@@ -182,6 +130,75 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return runBaseline(ctx, *addr, *pg, *conns, nil)
 	}
 	return fmt.Errorf("unknown command %q\n%s", args[0], usage)
+}
+
+// benchCommand is "solitaire-load bench": args are the flags after the
+// command name (the bench's run and environment, and the load's mix from
+// loadFlags). It runs runBench, which writes its report to out; an error
+// is a bad flag or a failed bench.
+func benchCommand(ctx context.Context, args []string, out io.Writer) error {
+	cfg := defaultBenchConfig()
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.StringVar(&cfg.PG, "pg", cfg.PG, "postgres:// URL of a role that may CREATE DATABASE (loopback only)")
+	fs.IntVar(&cfg.Clients, "clients", cfg.Clients, "pgbench clients and load players")
+	fs.IntVar(&cfg.Jobs, "jobs", cfg.Jobs, "pgbench threads (-j)")
+	fs.StringVar(&cfg.Pgbench, "pgbench", "", "the pgbench binary (default: /usr/lib/postgresql/*/bin/pgbench, then $PATH)")
+	fs.StringVar(&cfg.Server, "server", "", "the solitaire-server binary (default: go build ./cmd/solitaire-server)")
+	fs.BoolVar(&cfg.SQLite, "sqlite", cfg.SQLite, "also measure the server on SQLite")
+	fs.IntVar(&cfg.Games, "games", cfg.Games, "memory phase: games to create and leave in progress (0: skip)")
+	fs.IntVar(&cfg.GameMoves, "memory-game-moves", cfg.GameMoves, "memory phase: moves in each game")
+	fs.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "the server's SOLITAIRE_LOG_LEVEL")
+	fs.StringVar(&cfg.Profile, "cpuprofile", "", "write a CPU profile of the server during the PostgreSQL load to this file")
+	env := fs.String("env", "", "extra server environment, NAME=value,NAME=value (e.g. SOLITAIRE_STATE_CACHE=0)")
+	loadFlags(fs, &cfg.Load)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg.Duration, cfg.Warmup = cfg.Load.Duration, cfg.Load.Warmup
+	if *env != "" {
+		cfg.Env = strings.Split(*env, ",")
+	}
+	_, err := runBench(ctx, cfg, out)
+	return err
+}
+
+// compareCommand is "solitaire-load compare": args are the flags after
+// the command name, -clients a comma-separated list of client counts
+// each run in turn. It runs runCompare, which writes its table to out;
+// an error is a bad flag (a client count that is not a number among
+// them) or a failed comparison.
+func compareCommand(ctx context.Context, args []string, out io.Writer) error {
+	cfg := defaultCompareConfig()
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.StringVar(&cfg.PG, "pg", cfg.PG, "postgres:// URL of a role that may CREATE DATABASE (loopback only)")
+	clients := fs.String("clients", "1,16,64", "client counts, comma-separated, each run in turn")
+	fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "length of each run, warm-up included (max 10m)")
+	fs.DurationVar(&cfg.Warmup, "warmup", cfg.Warmup, "first part of each HTTP run not counted")
+	fs.IntVar(&cfg.Jobs, "jobs", cfg.Jobs, "pgbench threads (-j), at most the clients")
+	fs.StringVar(&cfg.Pgbench, "pgbench", "", "the pgbench binary (default: /usr/lib/postgresql/*/bin/pgbench, then $PATH)")
+	fs.StringVar(&cfg.Server, "server", "", "the solitaire-server binary (default: go build ./cmd/solitaire-server)")
+	fs.BoolVar(&cfg.SQLite, "sqlite", false, "also run the server on SQLite at each client count")
+	fs.StringVar(&cfg.Profile, "cpuprofile", "", "write CPU profiles of the product's run on PostgreSQL to PREFIX-<clients>.pprof")
+	fs.BoolVar(&cfg.ProductOnly, "product-only", false, "run only the product (no pgbench, baseline or table)")
+	env := fs.String("env", "", "extra server environment, NAME=value,NAME=value")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *env != "" {
+		cfg.Env = strings.Split(*env, ",")
+	}
+	cfg.Clients = nil
+	for _, c := range strings.Split(*clients, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(c))
+		if err != nil {
+			return fmt.Errorf("-clients %q: want numbers, e.g. 1,16,64", *clients)
+		}
+		cfg.Clients = append(cfg.Clients, n)
+	}
+	_, err := runCompare(ctx, cfg, out)
+	return err
 }
 
 // loadFlags adds the flags of the player mix and the run's length.
