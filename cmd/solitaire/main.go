@@ -222,36 +222,7 @@ func audit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(out)
 	} else {
-		fmt.Fprintf(stdout, "game %s: %d events, head %s\n", recs[0].GameID, a.Events, a.HeadHash)
-		if a.DealHidden {
-			fmt.Fprintf(stdout, "deal:       hidden until the game ends (RULES R6.4, R6.6); export it again then\n")
-			fmt.Fprintf(stdout, "chain:      %s\n", verdict(a.ChainOK, a.ChainBrokenAt, "")+
-				" from the deal's hash on (the deal's own hash covers the hidden cards and salt)")
-			fmt.Fprintf(stdout, "rules:      not replayed (the deal is hidden)\n")
-		} else {
-			fmt.Fprintf(stdout, "chain:      %s\n", verdict(a.ChainOK, a.ChainBrokenAt, ""))
-			fmt.Fprintf(stdout, "rules:      %s\n", verdict(a.ReplayOK, a.ReplayBrokenAt, a.ReplayProblem))
-		}
-		switch {
-		case a.DealHidden:
-			fmt.Fprintf(stdout, "commitment: not checked (the deal is hidden)\n")
-		case a.CommitmentOK == nil:
-			fmt.Fprintf(stdout, "commitment: not checked (give -salt)\n")
-		case *a.CommitmentOK:
-			fmt.Fprintf(stdout, "commitment: ok (%s)\n", a.Commitment)
-		default:
-			fmt.Fprintf(stdout, "commitment: MISMATCH (%s)\n", a.Commitment)
-		}
-		if sol != nil {
-			if sol.OK {
-				fmt.Fprintf(stdout, "solution:   ok, %d moves win the deal (%s)\n", len(line), sol.Commitment)
-			} else {
-				fmt.Fprintf(stdout, "solution:   FAILED: %s\n", sol.Problem)
-			}
-		}
-		if a.State != nil && a.State.Version > 0 {
-			fmt.Fprintf(stdout, "final:      %s after %d moves\n", a.State.Status, a.State.Moves)
-		}
+		writeAuditText(stdout, recs[0].GameID, a, sol, len(line))
 	}
 	if a.FirstBroken() != 0 || (a.CommitmentOK != nil && !*a.CommitmentOK) || (sol != nil && !sol.OK) {
 		return 1
@@ -260,6 +231,44 @@ func audit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitDealHidden
 	}
 	return 0
+}
+
+// writeAuditText writes audit's report a on the log of gameID for people
+// (audit without -json), one line per check: the chain, the rules (both
+// qualified when the deal is hidden), the commitment, the solution when
+// sol is not nil (moves is the length of its line) and the final status
+// when the log has moves. Write errors are ignored, as audit's are.
+func writeAuditText(stdout io.Writer, gameID string, a domain.AuditReport, sol *domain.SolutionReport, moves int) {
+	fmt.Fprintf(stdout, "game %s: %d events, head %s\n", gameID, a.Events, a.HeadHash)
+	if a.DealHidden {
+		fmt.Fprintf(stdout, "deal:       hidden until the game ends (RULES R6.4, R6.6); export it again then\n")
+		fmt.Fprintf(stdout, "chain:      %s\n", verdict(a.ChainOK, a.ChainBrokenAt, "")+
+			" from the deal's hash on (the deal's own hash covers the hidden cards and salt)")
+		fmt.Fprintf(stdout, "rules:      not replayed (the deal is hidden)\n")
+	} else {
+		fmt.Fprintf(stdout, "chain:      %s\n", verdict(a.ChainOK, a.ChainBrokenAt, ""))
+		fmt.Fprintf(stdout, "rules:      %s\n", verdict(a.ReplayOK, a.ReplayBrokenAt, a.ReplayProblem))
+	}
+	switch {
+	case a.DealHidden:
+		fmt.Fprintf(stdout, "commitment: not checked (the deal is hidden)\n")
+	case a.CommitmentOK == nil:
+		fmt.Fprintf(stdout, "commitment: not checked (give -salt)\n")
+	case *a.CommitmentOK:
+		fmt.Fprintf(stdout, "commitment: ok (%s)\n", a.Commitment)
+	default:
+		fmt.Fprintf(stdout, "commitment: MISMATCH (%s)\n", a.Commitment)
+	}
+	if sol != nil {
+		if sol.OK {
+			fmt.Fprintf(stdout, "solution:   ok, %d moves win the deal (%s)\n", moves, sol.Commitment)
+		} else {
+			fmt.Fprintf(stdout, "solution:   FAILED: %s\n", sol.Problem)
+		}
+	}
+	if a.State != nil && a.State.Version > 0 {
+		fmt.Fprintf(stdout, "final:      %s after %d moves\n", a.State.Status, a.State.Moves)
+	}
 }
 
 // exitDealHidden is the exit status of audit and replay on a log whose
