@@ -25,68 +25,16 @@ import (
 // any, is left alone. Bouncer calls t.Fatal if pgbouncer cannot be run.
 func Bouncer(t testing.TB, dsn string) string {
 	t.Helper()
-	bin, err := exec.LookPath("pgbouncer")
-	if err != nil {
-		for _, p := range []string{"/usr/sbin/pgbouncer", "/usr/bin/pgbouncer"} {
-			if isExec(p) {
-				bin, err = p, nil
-				break
-			}
-		}
-	}
-	if err != nil {
-		t.Fatal("pgtest: pgbouncer not found; install the Debian package pgbouncer (.ci/run does)")
-	}
+	bin := bouncerBinary(t)
 	u, err := url.Parse(dsn)
 	if err != nil {
 		t.Fatalf("pgtest: bouncer: %v", err)
 	}
-	host, port := u.Hostname(), u.Port()
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	if port == "" {
-		port = "5432"
-	}
-	userName := u.User.Username()
-	password, _ := u.User.Password()
 	listen, err := freePort()
 	if err != nil {
 		t.Fatalf("pgtest: bouncer: %v", err)
 	}
-	// pgbouncer refuses to run as root; -u drops to another user, who must
-	// read the configuration.
-	dir, err := os.MkdirTemp("", "pgtest-bouncer-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	quote := func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-	users := filepath.Join(dir, "users.txt")
-	ini := filepath.Join(dir, "pgbouncer.ini")
-	conf := fmt.Sprintf(`[databases]
-* = host=%s port=%s
-
-[pgbouncer]
-listen_addr = 127.0.0.1
-listen_port = %d
-unix_socket_dir =
-auth_type = trust
-auth_file = %s
-pool_mode = transaction
-max_client_conn = 2000
-default_pool_size = 20
-ignore_startup_parameters = extra_float_digits,search_path
-server_login_retry = 1
-`, host, port, listen, users)
-	for path, content := range map[string]string{users: quote(userName) + " " + quote(password) + "\n", ini: conf} {
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ini := writeBouncerConfig(t, u, listen)
 	args := []string{ini}
 	if os.Geteuid() == 0 {
 		runAs := "nobody"
@@ -133,6 +81,79 @@ server_login_retry = 1
 	through := *u
 	through.Host = addr
 	return through.String()
+}
+
+// bouncerBinary is the path of the pgbouncer program: on $PATH, or in
+// /usr/sbin or /usr/bin, where the Debian package puts it (often not on
+// a user's $PATH). It calls t.Fatal if there is none.
+func bouncerBinary(t testing.TB) string {
+	t.Helper()
+	bin, err := exec.LookPath("pgbouncer")
+	if err != nil {
+		for _, p := range []string{"/usr/sbin/pgbouncer", "/usr/bin/pgbouncer"} {
+			if isExec(p) {
+				bin, err = p, nil
+				break
+			}
+		}
+	}
+	if err != nil {
+		t.Fatal("pgtest: pgbouncer not found; install the Debian package pgbouncer (.ci/run does)")
+	}
+	return bin
+}
+
+// writeBouncerConfig writes Bouncer's configuration into a new temporary
+// directory, removed when t ends, and returns the path of its
+// pgbouncer.ini: transaction pooling on 127.0.0.1:listen in front of the
+// server of u (default 127.0.0.1:5432), trust auth to its clients, and an
+// auth file with u's user and password (if any) for the server. It calls
+// t.Fatal if a file cannot be written.
+func writeBouncerConfig(t testing.TB, u *url.URL, listen int) string {
+	t.Helper()
+	host, port := u.Hostname(), u.Port()
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	if port == "" {
+		port = "5432"
+	}
+	userName := u.User.Username()
+	password, _ := u.User.Password()
+	// pgbouncer refuses to run as root; -u drops to another user, who must
+	// read the configuration.
+	dir, err := os.MkdirTemp("", "pgtest-bouncer-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	quote := func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+	users := filepath.Join(dir, "users.txt")
+	ini := filepath.Join(dir, "pgbouncer.ini")
+	conf := fmt.Sprintf(`[databases]
+* = host=%s port=%s
+
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = %d
+unix_socket_dir =
+auth_type = trust
+auth_file = %s
+pool_mode = transaction
+max_client_conn = 2000
+default_pool_size = 20
+ignore_startup_parameters = extra_float_digits,search_path
+server_login_retry = 1
+`, host, port, listen, users)
+	for path, content := range map[string]string{users: quote(userName) + " " + quote(password) + "\n", ini: conf} {
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ini
 }
 
 // lockedLog collects a process's output.
