@@ -339,22 +339,29 @@ func startServer(ctx context.Context, bin string, env []string, level string, pp
 		base = append(base, "SOLITAIRE_PPROF_ADDR="+paddr)
 		p.pprof = "http://" + paddr
 	}
-	logf, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
-	p.cmd = exec.Command(bin)
-	p.cmd.Env = append(base, env...)
-	p.cmd.Stdout, p.cmd.Stderr = logf, logf
-	if err := p.cmd.Start(); err != nil {
-		logf.Close()
-		return nil, err
-	}
-	go func() { p.exit <- p.cmd.Wait(); logf.Close() }()
-	if err := p.waitReady(ctx, logPath); err != nil {
+	cmd := exec.Command(bin)
+	cmd.Env = append(base, env...)
+	if err := p.start(ctx, cmd, logPath); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// start runs cmd as p's process, its output to a new file at logPath, and
+// waits until it is ready (waitReady); p.exit receives its end.
+func (p *serverProc) start(ctx context.Context, cmd *exec.Cmd, logPath string) error {
+	logf, err := os.Create(logPath)
+	if err != nil {
+		return err
+	}
+	p.cmd = cmd
+	p.cmd.Stdout, p.cmd.Stderr = logf, logf
+	if err := p.cmd.Start(); err != nil {
+		logf.Close()
+		return err
+	}
+	go func() { p.exit <- p.cmd.Wait(); logf.Close() }()
+	return p.waitReady(ctx, logPath)
 }
 
 // waitReady waits up to 30 s for p's /readyz to answer 200; if it does

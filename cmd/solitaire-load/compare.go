@@ -273,19 +273,8 @@ func startBaseline(ctx context.Context, self, dbURL, logPath string) (*serverPro
 	if err != nil {
 		return nil, err
 	}
-	logf, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
 	p := &serverProc{url: "http://" + addr, exit: make(chan error, 1)}
-	p.cmd = exec.Command(self, "baseline", "-addr", addr, "-pg", dbURL)
-	p.cmd.Stdout, p.cmd.Stderr = logf, logf
-	if err := p.cmd.Start(); err != nil {
-		logf.Close()
-		return nil, err
-	}
-	go func() { p.exit <- p.cmd.Wait(); logf.Close() }()
-	if err := p.waitReady(ctx, logPath); err != nil {
+	if err := p.start(ctx, exec.Command(self, "baseline", "-addr", addr, "-pg", dbURL), logPath); err != nil {
 		return nil, err
 	}
 	return p, nil

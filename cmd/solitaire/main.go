@@ -107,6 +107,26 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// readSaltAndLog decodes saltHex (hex, "" for no salt) and reads the export
+// named name (readLog) for the audit and verify commands; on a failure it
+// says why on stderr and returns exit status 2 (bad usage), else 0.
+func readSaltAndLog(saltHex, name string, stdin io.Reader, stderr io.Writer) ([]byte, []domain.RecordedEvent, int) {
+	var salt []byte
+	if saltHex != "" {
+		var err error
+		if salt, err = hex.DecodeString(saltHex); err != nil {
+			fmt.Fprintf(stderr, "solitaire: -salt: %v\n", err)
+			return nil, nil, 2
+		}
+	}
+	recs, err := readLog(name, stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "solitaire: %s: %v\n", name, err)
+		return nil, nil, 2
+	}
+	return salt, recs, 0
+}
+
 // readLog reads an NDJSON export (one domain.ExportedEvent per line).
 func readLog(name string, stdin io.Reader) ([]domain.RecordedEvent, error) {
 	r := stdin
@@ -180,17 +200,9 @@ func audit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			*saltHex = auditSalt
 		}
 	}
-	var salt []byte
-	if *saltHex != "" {
-		if salt, err = hex.DecodeString(*saltHex); err != nil {
-			fmt.Fprintf(stderr, "solitaire: -salt: %v\n", err)
-			return 2
-		}
-	}
-	recs, err := readLog(pos[0], stdin)
-	if err != nil {
-		fmt.Fprintf(stderr, "solitaire: %s: %v\n", pos[0], err)
-		return 2
+	salt, recs, code := readSaltAndLog(*saltHex, pos[0], stdin, stderr)
+	if code != 0 {
+		return code
 	}
 	var sol *domain.SolutionReport
 	if *solFile != "" {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -56,17 +55,9 @@ func verify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "solitaire: -key: %v\n", err)
 		return 2
 	}
-	var salt []byte
-	if *saltHex != "" {
-		if salt, err = hex.DecodeString(*saltHex); err != nil {
-			fmt.Fprintf(stderr, "solitaire: -salt: %v\n", err)
-			return 2
-		}
-	}
-	recs, err := readLog(pos[0], stdin)
-	if err != nil {
-		fmt.Fprintf(stderr, "solitaire: %s: %v\n", pos[0], err)
-		return 2
+	salt, recs, code := readSaltAndLog(*saltHex, pos[0], stdin, stderr)
+	if code != 0 {
+		return code
 	}
 	gameID := recs[0].GameID
 	var kept []byte
