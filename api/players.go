@@ -42,28 +42,38 @@ func hashToken(token string) []byte {
 }
 
 // validName reports whether name may be a display name: 1..64
-// characters, valid UTF-8, no control characters (Cc) and no format
-// characters (Cf: zero-width spaces, bidirectional overrides), and at
-// least one visible one (graphic, not a space). Names appear on shared
+// characters, valid UTF-8, no control characters (Cc), no format
+// characters (Cf: zero-width spaces, bidirectional overrides) but the
+// zero-width joiner and the tag characters of emoji sequences and flags,
+// and at least one visible character (visible). Names appear on shared
 // standings, where an invisible name, or one whose text a bidirectional
 // override shows reversed, would pass itself off as another player's.
-// The zero-width joiner (U+200D) is the one format character allowed,
-// since emoji sequences need it.
 func validName(name string) bool {
 	n := utf8.RuneCountInString(name)
 	if n < 1 || n > 64 {
 		return false
 	}
-	visible := false
+	seen := false
 	for _, r := range name {
 		switch {
-		case r == utf8.RuneError || unicode.IsControl(r) || (unicode.Is(unicode.Cf, r) && r != '\u200d'):
+		case r == utf8.RuneError || unicode.IsControl(r):
 			return false
-		case unicode.IsGraphic(r) && !unicode.IsSpace(r) && r != '\u200d':
-			visible = true
+		case unicode.Is(unicode.Cf, r) && r != '\u200d' && (r < 0xe0020 || r > 0xe007f):
+			return false
 		}
+		seen = seen || visible(r)
 	}
-	return visible
+	return seen
+}
+
+// visible reports whether r shows as a mark of its own: a letter, digit,
+// punctuation or symbol that Unicode does not call ignorable (the Hangul
+// fillers are letters that show nothing) and not the blank Braille
+// pattern. Spaces, combining marks and variation selectors alone show
+// nothing, or only on another character.
+func visible(r rune) bool {
+	return unicode.In(r, unicode.L, unicode.N, unicode.P, unicode.S) &&
+		!unicode.In(r, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector) && r != '\u2800'
 }
 
 // createPlayer registers a player and returns its token.
