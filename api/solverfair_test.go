@@ -213,9 +213,10 @@ func total[K comparable](m map[K]int) int {
 // TestSolverQueueLeave: a waiting search whose client goes away gives its
 // queue place back at once. With one worker busy and a queue of one, a
 // third player is refused 503 solver_busy while a second player's search
-// waits (behind a first player's search of 3 s); once the second player's request is cancelled, the queue is
-// empty again and the third player's search waits its turn and is
-// answered 200, as is the first.
+// waits (behind a first player's search of 8 s, long enough for the steps
+// that need it running on a loaded machine); once the second player's
+// request is cancelled, the queue is empty again and the third player's
+// search waits its turn and is answered 200, as is the first.
 func TestSolverQueueLeave(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, solverQueueLeave, func(c *api.Config) { c.Solver = api.NewSolverPool(1, 1, api.DefaultSolverShare()) })
@@ -228,7 +229,7 @@ func solverQueueLeave(t *testing.T, e *env) {
 	firstDone := make(chan struct{})
 	go func() {
 		defer close(firstDone)
-		first = e.do(hardSolve(t, "", 3*time.Second))
+		first = e.do(hardSolve(t, "", 8*time.Second))
 	}()
 	e.waitMetric(map[string]string{"solitaire_solver_running": "1"})
 

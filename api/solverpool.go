@@ -172,15 +172,6 @@ type solverClient struct {
 // (address, "" for none) and its player. The two kinds never collide.
 type solverKey struct{ address, player string }
 
-// keys are the clients a search of k counts against, the address first
-// (served round-robin before the player).
-func (k solverKey) keys() []string {
-	if k.address == "" {
-		return []string{"player:" + k.player}
-	}
-	return []string{"address:" + k.address, "player:" + k.player}
-}
-
 // solverWaiter is a search in the queue: ready is closed once granted is
 // set, when it has a worker; arrival orders searches otherwise equal.
 type solverWaiter struct {
@@ -371,14 +362,15 @@ func (p *SolverPool) shareOf(k string) (running, queued int, per string) {
 	return p.share.Running, p.share.Queued, "player"
 }
 
-// keys are the clients a search of k counts against and shares: its
-// player, and its address when it names one and the pool has an address
-// share.
+// keys are the clients a search of k counts against and shares: with an
+// address share its address (one for every search that names none) and
+// its player, else its player alone. Every search of a pool has keys of
+// one shape, so that dispatch compares addresses with addresses.
 func (p *SolverPool) keys(k solverKey) []string {
 	if p.share.AddressRunning < 1 {
-		k.address = ""
+		return []string{"player:" + k.player}
 	}
-	return k.keys()
+	return []string{"address:" + k.address, "player:" + k.player}
 }
 
 // canRun reports whether a search of k may take a free worker: each of its

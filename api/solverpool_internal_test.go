@@ -52,6 +52,10 @@ func refuse(t *testing.T, p *SolverPool, client string, want error) {
 	}
 }
 
+// playerShare is the default share of a player, with no address share:
+// the tests of the player's share, whose searches name no address.
+var playerShare = SolverShare{Running: DefaultSolverRunningPerClient, Queued: DefaultSolverQueuePerClient}
+
 // TestSolverPoolRoundRobin: with one worker, the queue is served by
 // client in turn, the client served least recently first (in order of
 // arrival between clients never served), not in order of arrival: a
@@ -96,7 +100,7 @@ func TestSolverPoolRoundRobin(t *testing.T) {
 // nothing held and no queue share; a worker freed goes to the client whose
 // turn it is among those below their running share.
 func TestSolverPoolShares(t *testing.T) {
-	p := NewSolverPool(2, 3, DefaultSolverShare())
+	p := NewSolverPool(2, 3, playerShare)
 	run(t, p, "a")
 	wa := queue(t, p, "a") // a worker is free, but a runs its share
 	_, err := p.admit(solverKey{player: "a"})
@@ -197,7 +201,7 @@ func TestSolverPoolAddressShare(t *testing.T) {
 // release it; Solve whose context ends while it waits returns ctx.Err()
 // and leaves the queue.
 func TestSolverPoolLeave(t *testing.T) {
-	p := NewSolverPool(1, 1, DefaultSolverShare())
+	p := NewSolverPool(1, 1, playerShare)
 	run(t, p, "a")
 	wb := queue(t, p, "b")
 	refuse(t, p, "c", ErrSolverBusy)
@@ -245,12 +249,14 @@ func TestSolverPoolLeave(t *testing.T) {
 	p.release(solverKey{player: "a"})
 }
 
-// TestSolverPoolConcurrent: many clients admitting, waiting, leaving and
-// releasing at once never pass the workers, the queue or a share, and
-// leave the pool idle.
+// TestSolverPoolConcurrent: many clients (8 players on 3 addresses)
+// admitting, waiting, leaving and releasing at once never pass the
+// workers, the queue or a share (a player's or an address's), and leave
+// the pool idle.
 func TestSolverPoolConcurrent(t *testing.T) {
 	const workers, queued = 3, 5
-	p := NewSolverPool(workers, queued, DefaultSolverShare())
+	share := DefaultSolverShare()
+	p := NewSolverPool(workers, queued, share)
 	check := func() {
 		p.mu.Lock()
 		defer p.mu.Unlock()
@@ -258,7 +264,8 @@ func TestSolverPoolConcurrent(t *testing.T) {
 			t.Errorf("%d running, %d waiting", p.running, len(p.waiting))
 		}
 		for k, c := range p.clients {
-			if c.running > 1 || c.waiting > 1 {
+			running, queued, _ := p.shareOf(k)
+			if c.running > running || c.waiting > queued {
 				t.Errorf("client %s: %d running, %d waiting", k, c.running, c.waiting)
 			}
 		}
@@ -269,9 +276,9 @@ func TestSolverPoolConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			rnd := rand.New(rand.NewPCG(uint64(g), 1))
-			client := string(rune('a' + g%8))
+			client := solverKey{address: string(rune('A' + g%3)), player: string(rune('a' + g%8))}
 			for range 300 {
-				w, err := p.admit(solverKey{player: client})
+				w, err := p.admit(client)
 				if err != nil {
 					continue
 				}
@@ -282,7 +289,7 @@ func TestSolverPoolConcurrent(t *testing.T) {
 					<-w.ready
 				}
 				check()
-				p.release(solverKey{player: client})
+				p.release(client)
 			}
 		}()
 	}

@@ -17,7 +17,8 @@ import (
 // (api.SolverShare: 1..256 running, 0..1024 waiting; default 1 and 1),
 // SOLITAIRE_SOLVER_RUNNING_PER_ADDRESS and SOLITAIRE_SOLVER_QUEUE_PER_ADDRESS,
 // the share of all the players of one client address together (0..256
-// running, 0 for no address share; 0..1024 waiting; default 2 and 2), and
+// running, 0 for no address share; 0..1024 waiting; default 2 and 2; with
+// an address share, a player's share may not exceed it), and
 // SOLITAIRE_SOLVER_MAX_BUDGET_MS, the most milliseconds one search may
 // take (100..600000; default 10000).
 func (c *config) loadSolver(getenv func(string) string) error {
@@ -41,6 +42,12 @@ func (c *config) loadSolver(getenv func(string) string) error {
 		if err := intVar(getenv, v.name, v.lo, v.hi, v.want, v.dst); err != nil {
 			return err
 		}
+	}
+	// A player's share beyond its address's could never be used: refused,
+	// so that a setting is never silently capped.
+	if sh := c.solverShare; sh.AddressRunning > 0 && (sh.Running > sh.AddressRunning || sh.Queued > sh.AddressQueued) {
+		return fmt.Errorf("SOLITAIRE_SOLVER_RUNNING_PER_PLAYER=%d and SOLITAIRE_SOLVER_QUEUE_PER_PLAYER=%d: want at most the address's share, "+
+			"%d and %d (SOLITAIRE_SOLVER_*_PER_ADDRESS; RUNNING_PER_ADDRESS=0 sets none)", sh.Running, sh.Queued, sh.AddressRunning, sh.AddressQueued)
 	}
 	c.solverMaxBudget = time.Duration(ms) * time.Millisecond
 	return nil

@@ -37,6 +37,8 @@ func TestLoadSolverConfig(t *testing.T) {
 		{"SOLITAIRE_SOLVER_RUNNING_PER_ADDRESS": "-1"},
 		{"SOLITAIRE_SOLVER_RUNNING_PER_ADDRESS": "257"},
 		{"SOLITAIRE_SOLVER_QUEUE_PER_ADDRESS": "1025"},
+		{"SOLITAIRE_SOLVER_RUNNING_PER_PLAYER": "3"},                                          // above the address's 2
+		{"SOLITAIRE_SOLVER_QUEUE_PER_PLAYER": "1", "SOLITAIRE_SOLVER_QUEUE_PER_ADDRESS": "0"}, // above the address's 0
 		{"SOLITAIRE_SOLVER_MAX_BUDGET_MS": "99"},
 		{"SOLITAIRE_SOLVER_MAX_BUDGET_MS": "600001"},
 	} {
