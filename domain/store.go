@@ -24,8 +24,10 @@ type DealSecret struct {
 	Difficulty Band
 }
 
-// Clone copies d, sharing no memory with it.
-func (d DealSecret) Clone() DealSecret {
+// CloneSecret copies d, sharing no memory with it. (Not Clone: Game, Duel
+// and DailyDeal embed DealSecret, and game.Clone() must not compile to a
+// copy of the secret alone.)
+func (d DealSecret) CloneSecret() DealSecret {
 	d.Salt, d.Solution = bytes.Clone(d.Salt), slices.Clone(d.Solution)
 	return d
 }

@@ -325,7 +325,7 @@ func (c *stateCache) withRecord(id string, use bool) (*cachedState, *domain.Game
 // memory with g; the projection fields are left zero.
 func cloneIdentity(g *domain.Game) *domain.Game {
 	r := &domain.Game{ID: g.ID, Variant: g.Variant, Rules: g.Rules, Options: cloneOptions(g.Options),
-		Owner: g.Owner, Ranked: g.Ranked, DealSecret: g.DealSecret.Clone(), HasSeed: g.HasSeed,
+		Owner: g.Owner, Ranked: g.Ranked, DealSecret: g.DealSecret.CloneSecret(), HasSeed: g.HasSeed,
 		CompetitionID: g.CompetitionID, DailyDate: g.DailyDate, Deal: g.Deal, CreatedAt: g.CreatedAt,
 		SolutionCommitment: g.SolutionCommitment}
 	return r

@@ -49,12 +49,13 @@ func TestREADMEWalkthrough(t *testing.T) {
 }
 
 // repositoryView is a new temporary directory holding a symbolic link to
-// each directory of the repository's root and to each of its files that
-// the Go command reads there (.go, go.mod, go.sum, .yaml: the root package
-// embeds the spec): commands run in it build and run the repository as
-// they would in its root, and the files they write (game.ndjson,
-// proof.json, …) stay in the temporary directory, never overwriting or
-// removing a reader's files of the same names in the root.
+// each directory of the repository's root and a copy of each of its files
+// that the Go command reads there (.go, go.mod, go.sum, .yaml: copies, not
+// links, since go:embed refuses a linked file and the root package embeds
+// the spec): commands run in it build and run the repository as they
+// would in its root, and the files they write (game.ndjson, proof.json, …)
+// stay in the temporary directory, never overwriting or removing a
+// reader's files of the same names in the root.
 func repositoryView(t *testing.T) string {
 	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
@@ -67,12 +68,17 @@ func repositoryView(t *testing.T) string {
 	}
 	view := t.TempDir()
 	for _, e := range entries {
+		from, to := filepath.Join(root, e.Name()), filepath.Join(view, e.Name())
 		switch ext := filepath.Ext(e.Name()); {
-		case e.IsDir(), ext == ".go", ext == ".mod", ext == ".sum", ext == ".yaml":
-		default:
-			continue
+		case e.IsDir():
+			err = os.Symlink(from, to)
+		case ext == ".go", ext == ".mod", ext == ".sum", ext == ".yaml":
+			var b []byte
+			if b, err = os.ReadFile(from); err == nil {
+				err = os.WriteFile(to, b, 0o644)
+			}
 		}
-		if err := os.Symlink(filepath.Join(root, e.Name()), filepath.Join(view, e.Name())); err != nil {
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
