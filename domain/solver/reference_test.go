@@ -153,7 +153,7 @@ func TestR71MultiDeckVerdictsMatchBruteForce(t *testing.T) {
 	t.Parallel()
 	want := 150
 	if raceBuild || testing.Short() {
-		want = 30
+		want = 60 // the first that hold a lost one (about 1 in 25 is)
 	}
 	var rules []domain.Rules
 	for _, r := range multiDeckRules(t) {
