@@ -2,8 +2,9 @@ package solver
 
 // Beam search, with two or three decks. The depth-first search proves a
 // multi-deck deal lost only by exhausting it, and finds a win only where
-// its move order happens to lead there: a Harp or Tripleharp line is 300
-// to 600 moves long, and an early wrong move (a card put where a copy of
+// its move order happens to lead there: a Harp or Tripleharp line is
+// hundreds of moves long (medians 411 and 734, draws included: BENCHMARKS.md
+// "Harp and Tripleharp"), and an early wrong move (a card put where a copy of
 // it was needed, a card kept back from its foundation) sends the search
 // through millions of positions below it. Most multi-deck deals are won,
 // and most of those are won by playing on from the positions with the
@@ -40,27 +41,26 @@ type beamEntry struct {
 
 // beam is the state of one beam search over the game of s.
 type beam struct {
-	s      *search // its game, path, budget and line
-	nodes  []beamNode
-	moves  []move
-	seen   *table // keys of every position kept in a level so far
-	level  *table // keys of the entries of the level being filled
-	cur    []beamEntry
-	nxt    []beamEntry // a max-heap on score while it is filled
-	spare  []beamEntry // entries dropped from nxt, their buffers reused
-	buf    []move
-	expand int64 // positions made (the beam's nodes)
+	s     *search // its game, path, budget and line
+	nodes []beamNode
+	moves []move
+	seen  *table // keys of every position kept in a level so far
+	level *table // keys of the entries of the level being filled
+	cur   []beamEntry
+	nxt   []beamEntry // a max-heap on score while it is filled
+	spare []beamEntry // entries dropped from nxt, their buffers reused
+	buf   []move
 }
 
 // beamWeights weigh a position's use of the talon against its cards not
-// home and face down (beamScore): rec per recycle made, waste per waste
-// card once no recycle is left (they are then a pile whose cards leave
-// from the top only). Without them the beam spends the passes at once,
-// since every recycle reaches new cards, and ends on the last pass with
-// most of the talon buried in the waste.
-type beamWeights struct{ rec, waste, down, brk int }
+// home (beamScore): rec per recycle made, waste per waste card once no
+// recycle is left (they are then a pile whose cards leave from the top
+// only), down per face-down card. Without the talon's weights the beam
+// spends the passes at once, since every recycle reaches new cards, and
+// ends on the last pass with most of the talon buried in the waste.
+type beamWeights struct{ rec, waste, down int }
 
-// beamPortfolio are the weights runBeam's rounds take in turn (beamRound):
+// beamPortfolio are the weights the beams of beamTurns take in turn:
 // which of them wins a deal at a small width varies from deal to deal,
 // so each width is tried with all of them.
 var beamPortfolio = [...]beamWeights{{rec: 15, waste: 1, down: 1}, {rec: 10, waste: 2, down: 1}, {rec: 5, waste: 1, down: 1}}
@@ -75,17 +75,11 @@ const beamDepth = 4
 // ties, so that among equal positions the kept ones are a fixed but
 // spread-out choice.
 func (g *game) beamScore(k uint64, w beamWeights) uint64 {
-	down, brk := 0, 0
+	down := 0
 	for i := 0; i < g.piles; i++ {
-		p := &g.tab[i]
-		down += int(p.down)
-		for k := int(p.down) + 1; k < int(p.n); k++ {
-			if !fits(p.c[k], p.c[k-1]) {
-				brk++
-			}
-		}
+		down += int(g.tab[i].down)
 	}
-	sc := g.cards - g.onFound + w.down*down + w.brk*brk + w.rec*g.rec
+	sc := g.cards - g.onFound + w.down*down + w.rec*g.rec
 	if !g.canRecycle() {
 		sc += w.waste * g.w
 	}
@@ -235,7 +229,7 @@ func (b *beam) pop() {
 }
 
 // lineTo sets s.path to the moves from the root to node and then the
-// moves on s.path now (the current position's, from that node).
+// moves on s.path (the current position's, from that node).
 func (b *beam) lineTo(node int32) {
 	tail := append([]move(nil), b.s.path...)
 	b.s.path = append(b.pathTo(node), tail...)

@@ -35,8 +35,8 @@ package solver
 // (a queen of clubs home from the tableau where the one on the waste had
 // to go first, to free the jack under it: a lost position made of a won
 // one). With the other copies home, no card but c ever goes onto a
-// foundation of c's suit at rank r-1, so the one c goes to now stays
-// there until any line would send c home.
+// foundation of c's suit at rank r-1, so the one c goes to automatically
+// would have been free for c whenever a line sent it home.
 //
 // In every case c itself never needs to move elsewhere than home, and
 // taking it home first only uncovers what lies beneath sooner. From the
