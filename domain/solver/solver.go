@@ -245,7 +245,7 @@ func portfolio(sr, rx *search, mk func() *search, maxNodes int64) (won, lost boo
 // and the game's depth-first search sr in turns within maxNodes nodes in
 // all: every weighting of beamPortfolio at a width, then an attempt of sr,
 // the width and sr's node limit doubling from round to round (1 and
-// firstLimit). The beams find most wins (a greedy beam of width 1 often
+// firstLimit/beamDFSShare). The beams find most wins (a greedy beam of width 1 often
 // does), the depth-first search proves a deal lost when its exhaustive
 // search ends and finds the wins its order happens upon. bs is a search
 // of its own on a copy of sr's root. It reports the search that won
@@ -270,7 +270,7 @@ func beamTurns(sr, bs *search, maxNodes int64) (winner *search, lost bool) {
 		}
 		width *= 2
 		sr.maxNodes = maxNodes - bs.nodes
-		if won, over := sr.attempt(limit); won || over {
+		if won, over := sr.attempt(limit / beamDFSShare); won || over {
 			if won {
 				return sr, false
 			}
@@ -278,6 +278,14 @@ func beamTurns(sr, bs *search, maxNodes int64) (winner *search, lost bool) {
 		}
 	}
 }
+
+// beamDFSShare divides the depth-first search's node limits beside the
+// beams (beamTurns): its attempts prove no Harp or Tripleharp deal lost
+// within seconds, and its positions cost more time than the beams' (the
+// table's memory traffic). On harp seeds 1-20 at 3,000,000 positions a
+// deal, a share of 1/8 wins 15 deals in 47 s against 14 in 79 s with the
+// full share (BENCHMARKS.md "Harp and Tripleharp").
+const beamDFSShare = 8
 
 // verify replays line on a clone of s through domain.Decide and reports the
 // moves it took to win (the line up to the win: where autocomplete is
