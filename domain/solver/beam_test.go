@@ -18,9 +18,9 @@ func TestR71MultiDeckWinsReplay(t *testing.T) {
 	cases := []struct {
 		variant string
 		seed    uint64
-	}{{"harp", 3}, {"harp", 6}, {"tripleharp", 1}}
+	}{{"harp", 6}, {"harp", 16}, {"tripleharp", 19}}
 	if raceBuild || testing.Short() {
-		cases = cases[:1] // the tripleharp deal takes a minute under -race
+		cases = cases[:1] // the others take a minute under -race
 	}
 	for _, c := range cases {
 		s := seeded(t, c.variant, domain.Options{}, c.seed)

@@ -40,9 +40,9 @@ const (
 	// decides). With two or three decks the beams (beam.go) keep two
 	// levels of snapshots (a few hundred bytes a position), the moves of
 	// every position kept and a key table of them, beside the depth-first
-	// search's table: at most 20.3 MiB on harp seeds 1-3 and tripleharp
-	// seeds 1-4, searches that use the whole budget among them. Every
-	// variant stays far below 256 MiB.
+	// search's table: at most 10.3 MiB on harp and tripleharp seeds 1-4,
+	// searches that use the whole budget among them. Every variant stays
+	// far below 256 MiB.
 	DefaultNodes = 1_000_000
 	// DefaultTime is the time budget when Budget.Time is 0.
 	DefaultTime = 10 * time.Second
