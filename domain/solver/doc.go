@@ -75,6 +75,15 @@
 //     after every other move, which proves the positions with more talon
 //     cards lost before those with fewer are met; the relaxation probes
 //     keep the game's order), bounded by a node and a time budget.
+//   - With two or three decks (beam.go), beam searches beside the
+//     depth-first search, in turns (solve, beamTurns): from each level of
+//     positions every candidate move is made and the best few positions
+//     kept, best by the cards not home plus the face-down cards, with a
+//     penalty for the passes spent. A Harp or Tripleharp line is hundreds
+//     of moves long and most deals are won; a depth-first search there
+//     wanders below an early wrong move, while the beam keeps to the lines
+//     that make progress. The beams find wins only; an unwinnable verdict
+//     still needs the depth-first search to end.
 //
 // Every winning line is replayed through domain.Decide before Solve says
 // Winnable; the differential test checks the move generator against

@@ -100,3 +100,18 @@ func verdictOf(sr *search) Verdict {
 	}
 	return Unwinnable
 }
+
+// multiDeckRules are the rules of harp and tripleharp, the two- and
+// three-deck variants of R3, as dealt by default.
+func multiDeckRules(t testing.TB) []domain.Rules {
+	t.Helper()
+	var rules []domain.Rules
+	for _, id := range []string{"harp", "tripleharp"} {
+		v, err := domain.LookupVariant(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules = append(rules, v.Defaults)
+	}
+	return rules
+}

@@ -26,6 +26,18 @@ package solver
 //     card in play ever lands on it: building it never helps, and c serves
 //     as a base for nothing. (This is the classic "safe autoplay" rule.)
 //
+// With two or three decks (R1.2) a card of rank 2 or more goes home
+// automatically only when every other copy of it is on a foundation
+// already, besides the conditions above: copies compete for the
+// foundations of their suit that stand one rank below them, and a copy
+// sent home first can take the place another copy needs sooner, one that
+// covers the cards that are to raise a second foundation to that rank
+// (a queen of clubs home from the tableau where the one on the waste had
+// to go first, to free the jack under it: a lost position made of a won
+// one). With the other copies home, no card but c ever goes onto a
+// foundation of c's suit at rank r-1, so the one c goes to automatically
+// would have been free for c whenever a line sent it home.
+//
 // In every case c itself never needs to move elsewhere than home, and
 // taking it home first only uncovers what lies beneath sooner. From the
 // waste the same holds with draw 1: removing one talon card leaves every
@@ -37,10 +49,16 @@ package solver
 // caller has checked that a foundation takes it.
 func (g *game) safeHome(c byte) bool {
 	r := rankOf[c]
-	if r <= 2 {
+	if r == 1 {
 		return true
 	}
 	decks := g.cards / 52
+	if decks > 1 && g.homeCount(c/13, r) < decks-1 {
+		return false // another copy of c may need the foundation (above)
+	}
+	if r == 2 {
+		return true
+	}
 	if decks == 1 {
 		return g.safeHome1(c, r)
 	}

@@ -37,7 +37,12 @@ const (
 	// the dominance keeps its talon sets (dominance.go). All the heap one
 	// search allocates at this budget: at most 51.8 MiB on the slowest
 	// deals measured (BENCHMARKS.md "Solver", with the share of deals it
-	// decides).
+	// decides). With two or three decks the beams (beam.go) keep two
+	// levels of snapshots (a few hundred bytes a position), the moves of
+	// every position kept and a key table of them, beside the depth-first
+	// search's table: at most 10.3 MiB on harp and tripleharp seeds 1-4,
+	// searches that use the whole budget among them. Every variant stays
+	// far below 256 MiB.
 	DefaultNodes = 1_000_000
 	// DefaultTime is the time budget when Budget.Time is 0.
 	DefaultTime = 10 * time.Second
@@ -148,13 +153,19 @@ func solve(ctx context.Context, s *domain.State, b Budget, start time.Time, mode
 	// nodes a search takes to its first win, which the bands of R7.5 count
 	g.noDom = g.noDom || mode != searchAll
 	g.noPairs = g.noPairs || mode != searchAll
+	gb := *g // the beam's game, with two or three decks
 	sr := newSearch(ctx, g, b, start)
 	won, lost := false, false
-	var rx *search
+	var rx, bs *search
+	winner := sr
 	if g.relaxable() {
 		rx = &search{} // made at its first turn (portfolio)
 		relaxed := g.relaxed()
 		won, lost = portfolio(sr, rx, func() *search { return newSearch(ctx, relaxed, b, start) }, b.Nodes)
+	} else if g.cards > 52 && mode != searchNoPrune && !g.noRestart {
+		bs = newSearch(ctx, &gb, b, start)
+		winner, lost = beamTurns(sr, bs, b.Nodes)
+		won = winner != nil
 	} else {
 		won = sr.run()
 	}
@@ -162,17 +173,20 @@ func solve(ctx context.Context, s *domain.State, b Budget, start time.Time, mode
 	if rx != nil {
 		res.Nodes += rx.nodes
 	}
+	if bs != nil {
+		res.Nodes += bs.nodes
+	}
 	switch {
 	case lost:
 		res.Verdict = Unwinnable
 	case won:
-		line := sr.line()
+		line := winner.line()
 		if played, ok := verify(s, line); ok {
 			res.Verdict, res.Line = Winnable, played
 		} else {
 			res.Verdict = Unknown
 		}
-	case sr.aborted:
+	case sr.aborted || bs != nil && !lost:
 		res.Verdict = Unknown
 	default:
 		res.Verdict = Unwinnable
@@ -226,6 +240,52 @@ func portfolio(sr, rx *search, mk func() *search, maxNodes int64) (won, lost boo
 		}
 	}
 }
+
+// beamTurns runs, with two or three decks, the beam searches of beam.go
+// and the game's depth-first search sr in turns within maxNodes nodes in
+// all: every weighting of beamPortfolio at a width, then an attempt of sr,
+// the width and sr's node limit doubling from round to round (1 and
+// firstLimit/beamDFSShare). The beams find most wins (a greedy beam of width 1 often
+// does), the depth-first search proves a deal lost when its exhaustive
+// search ends and finds the wins its order happens upon. bs is a search
+// of its own on a copy of sr's root. It reports the search that won
+// (its path holds the line), or nil and whether the deal is proved lost;
+// with neither, the budget ran out.
+func beamTurns(sr, bs *search, maxNodes int64) (winner *search, lost bool) {
+	if !sr.begin() {
+		return nil, true
+	}
+	bs.begin()
+	width := 1
+	for limit := sr.first; ; limit *= 2 {
+		for _, w := range beamPortfolio {
+			bs.maxNodes = maxNodes - sr.nodes
+			if runBeam(bs, width, w) {
+				return bs, false
+			}
+			if bs.aborted {
+				sr.aborted = true
+				return nil, false
+			}
+		}
+		width *= 2
+		sr.maxNodes = maxNodes - bs.nodes
+		if won, over := sr.attempt(limit / beamDFSShare); won || over {
+			if won {
+				return sr, false
+			}
+			return nil, !sr.aborted
+		}
+	}
+}
+
+// beamDFSShare divides the depth-first search's node limits beside the
+// beams (beamTurns): its attempts prove no Harp or Tripleharp deal lost
+// within seconds, and its positions cost more time than the beams' (the
+// table's memory traffic). On harp seeds 1-20 at 3,000,000 positions a
+// deal, a share of 1/8 wins 15 deals in 47 s against 14 in 79 s with the
+// full share (BENCHMARKS.md "Harp and Tripleharp").
+const beamDFSShare = 8
 
 // verify replays line on a clone of s through domain.Decide and reports the
 // moves it took to win (the line up to the win: where autocomplete is
