@@ -1,14 +1,12 @@
 package api
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
 	lru "github.com/hashicorp/golang-lru/v2"
 
-	"github.com/openpatience/solitaire/domain"
-	"github.com/openpatience/solitaire/domain/solver"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // Analysis is the analysis of an ended game (RULES R7.4). winnable is the
@@ -60,82 +58,19 @@ func (s *server) getAnalysis(c *gin.Context) reply {
 	if a, ok := s.analyses.get(id); ok {
 		return s.jsonReply(http.StatusOK, a)
 	}
-	a, err := s.analyse(solverContext(c), game, evs)
+	res, err := app.Analyse(solverContext(c), s.search, game, evs)
 	if err != nil {
 		return s.fail(c, givenUp(c, err))
 	}
+	a := analysisOf(res)
 	s.analyses.add(id, a)
 	return s.jsonReply(http.StatusOK, a)
 }
 
-// analyse makes the analysis of an ended game from its log evs.
-//
-// Winnability along the played line is monotone (a position that no line
-// wins stays so after any move), except where an undo goes back to an
-// earlier position; so losing_version is found by bisection on versions:
-// the deal (version 1) is winnable, the final state (ended) is not, and
-// each step searches the state at the middle version, keeping a winnable
-// lower and an unwinnable upper bound. The answer is a version after
-// which the position is unwinnable and before which it was winnable; with
-// no undo in the log it is the first. An unknown at any step ends the
-// bisection without an answer (losing_version null): a guess either way
-// could name a move that did not lose. Each search has the server's
-// maximum budget; about log2(versions) of them run, one after the other
-// (ctx is a solverContext: they take one place of the caller's share).
-func (s *server) analyse(ctx context.Context, game *domain.Game, evs []domain.Event) (Analysis, error) {
-	deal, err := replayTo(evs, 1)
-	if err != nil {
-		return Analysis{}, err
-	}
-	res, err := s.solve(ctx, deal, solver.Budget{Time: s.maxBudget})
-	if err != nil {
-		return Analysis{}, err
-	}
-	out := Analysis{Winnable: string(res.Verdict), Line: moveRequests(res.Line)}
-	if res.Verdict != solver.Winnable || game.Status == domain.StatusWon {
-		return out, nil
-	}
-	lo, hi := 1, len(evs) // winnable at lo, not at hi (the game has ended, R7.1)
-	for hi-lo > 1 {
-		mid := lo + (hi-lo)/2
-		st, err := replayTo(evs, mid)
-		if err != nil {
-			return Analysis{}, err
-		}
-		r, err := s.solve(ctx, st, solver.Budget{Time: s.maxBudget})
-		if err != nil {
-			return Analysis{}, err
-		}
-		switch r.Verdict {
-		case solver.Winnable:
-			lo = mid
-		case solver.Unwinnable:
-			hi = mid
-		default:
-			return out, nil // unknown: no losing version (see above)
-		}
-	}
-	out.LosingVersion = &hi
-	return out, nil
+// analysisOf is the wire form of a.
+func analysisOf(a app.Analysis) Analysis {
+	return Analysis{Winnable: string(a.Verdict), LosingVersion: a.LosingVersion, Line: moveRequests(a.Line)}
 }
-
-// replayTo is the state after the first v events of evs.
-func replayTo(evs []domain.Event, v int) (*domain.State, error) {
-	st := &domain.State{}
-	for _, e := range evs[:v] {
-		st.Apply(e)
-	}
-	if st.Fault != "" || st.Version != v {
-		return nil, &replayError{fault: st.Fault}
-	}
-	return st, nil
-}
-
-// replayError is a log that does not replay (a corrupt log: the audit
-// says where); an internal error here.
-type replayError struct{ fault string }
-
-func (e *replayError) Error() string { return "api: analysis replay: " + e.fault }
 
 // analysisCacheGames bounds the analyses kept: each holds a line of at
 // most a few hundred moves.

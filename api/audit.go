@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // Audit is the verdict on a game's log (GET /v1/games/{id}/audit), as
@@ -163,7 +164,7 @@ func (s *server) audit(c *gin.Context) reply {
 // auditSolution fills the winnable deal's part of an audit (R7.2): the
 // flag and the commitment always, the line and its check only once the
 // deal may be revealed (reveal).
-func (s *server) auditSolution(out *Audit, game *domain.Game, recs []domain.RecordedEvent, reveal bool) {
+func (s *server) auditSolution(out *Audit, game *app.Game, recs []domain.RecordedEvent, reveal bool) {
 	out.Winnable = game.Winnable
 	var dealt domain.Event
 	if len(recs) > 0 {
@@ -194,7 +195,7 @@ const auditReads = 3
 // auditRead reads game id's record and whole log as of one moment: if a
 // move lands between reading the record and the log, it reads again, so
 // that a log longer or shorter than the record counts is a real fault.
-func (s *server) auditRead(ctx context.Context, caller, id string) (*domain.Game, []domain.RecordedEvent, error) {
+func (s *server) auditRead(ctx context.Context, caller, id string) (*app.Game, []domain.RecordedEvent, error) {
 	for attempt := 1; ; attempt++ {
 		game, _, err := s.readable(ctx, caller, id)
 		if err != nil {
@@ -235,22 +236,22 @@ func (s *server) wholeLog(ctx context.Context, id string) ([]domain.RecordedEven
 }
 
 // projects reports whether game's stored projection is that of state s:
-// version, status, moves and score (domain.Game.Project).
-func projects(game *domain.Game, s *domain.State) bool {
-	var p domain.Game
+// version, status, moves and score (app.Game.Project).
+func projects(game *app.Game, s *domain.State) bool {
+	var p app.Game
 	p.Project(s)
 	sameScore := (p.Score == nil) == (game.Score == nil) && (p.Score == nil || *p.Score == *game.Score)
 	return p.Version == game.Version && p.Status == game.Status && p.Moves == game.Moves && sameScore
 }
 
 // readable loads game id for caller as every read does, with
-// domain.Games.Get (visibility, expiry on read). When the game exists but
+// app.Games.Get (visibility, expiry on read). When the game exists but
 // its log no longer loads (an event changed in the database, say), Get
-// fails; then the record alone (domain.Games.Record) is returned with a
+// fails; then the record alone (app.Games.Record) is returned with a
 // nil state under the same visibility rule, so the audit can name the
 // broken version and the export can show the log as stored. Errors:
 // domain.ErrNotFound, or Get's error.
-func (s *server) readable(ctx context.Context, caller, id string) (*domain.Game, *domain.State, error) {
+func (s *server) readable(ctx context.Context, caller, id string) (*app.Game, *domain.State, error) {
 	game, st, err := s.cfg.Games.Get(ctx, caller, id)
 	if err == nil || errors.Is(err, domain.ErrNotFound) {
 		return game, st, err

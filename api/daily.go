@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // Daily is a variant's daily deal on a UTC date and its standings. status
@@ -95,7 +96,7 @@ func (s *server) getDaily(c *gin.Context) reply {
 	}
 	day := ""
 	if q, ok := c.GetQuery("date"); ok {
-		if t, err := time.Parse(time.DateOnly, q); err != nil || domain.UTCDay(t) != q {
+		if t, err := time.Parse(time.DateOnly, q); err != nil || app.UTCDay(t) != q {
 			return s.fail(c, badParam("date", "date must be a UTC date as YYYY-MM-DD, e.g. 2026-11-29"))
 		}
 		day = q

@@ -10,6 +10,7 @@ import (
 
 	"github.com/openpatience/solitaire/api"
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 func (e *cenv) playDaily(token, variant string) api.Game {
@@ -207,7 +208,7 @@ func TestSharedMinAccountAge(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b, func(t *testing.T) {
 			t.Parallel()
-			e := newCompEnv(t, b, func(c *domain.Competitions) { c.MinAccountAge = time.Hour })
+			e := newCompEnv(t, b, func(c *app.Competitions) { c.MinAccountAge = time.Hour })
 			e.clock.Advance(24 * time.Hour) // Ada's account is a day old, and 12 h older than today
 			bob, bobToken := e.newPlayer("Bob")
 			e.seeds.next(klondikeSeed)

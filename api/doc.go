@@ -3,7 +3,7 @@
 // documents, bearer-token auth, If-Match and Idempotency-Key, request ids,
 // access logs and Prometheus metrics.
 //
-// The package depends on the domain (the rules, domain.Games) and on small
+// The package depends on the domain (the rules, app.Games) and on small
 // interfaces it declares itself (IdempotencyStore, a readiness func), never
 // on a database; cmd/solitaire-server wires persistence into it.
 //

@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // CreateDuelRequest asks for a same-deal duel (POST /v1/duels).
@@ -31,7 +32,7 @@ type CreateDuelRequest struct {
 } // @name CreateDuelRequest
 
 // Standing is one game's line in a duel's or a daily deal's standings:
-// ranked by domain.RankStandings (won first, then higher score, then
+// ranked by app.RankStandings (won first, then higher score, then
 // shorter time, then fewer moves; equal results share a rank).
 type Standing struct {
 	Rank       int    `json:"rank" minimum:"1"`                            // 1-based; equal results share a rank
@@ -132,7 +133,7 @@ func (s *server) createDuel(c *gin.Context, body []byte) reply {
 	if err := decodeStrict(body, &req); err != nil {
 		return s.fail(c, err)
 	}
-	nd := domain.NewDuel{Creator: playerOf(c).ID, Variant: req.Variant, Options: req.Options.options(), Winnable: req.Winnable}
+	nd := app.NewDuel{Creator: playerOf(c).ID, Variant: req.Variant, Options: req.Options.options(), Winnable: req.Winnable}
 	if req.MaxPlayers != nil {
 		nd.MaxPlayers = *req.MaxPlayers
 		if nd.MaxPlayers == 0 { // 0 is the service's "default"; the field's range starts at 2
@@ -154,11 +155,11 @@ func (s *server) createDuel(c *gin.Context, body []byte) reply {
 	if err != nil {
 		return s.fail(c, err)
 	}
-	return s.jsonReply(http.StatusCreated, newDuel(d, domain.Results{})).with("Location", "/v1/duels/"+d.ID)
+	return s.jsonReply(http.StatusCreated, newDuel(d, app.Results{})).with("Location", "/v1/duels/"+d.ID)
 }
 
 // duelIDParam is the {id} path parameter of a duel route ("" if it cannot
-// name a duel: the service answers domain.ErrNoDuel for it).
+// name a duel: the service answers app.ErrNoDuel for it).
 func duelIDParam(c *gin.Context) string {
 	id := c.Param("id")
 	if len(id) > maxIDLen {
@@ -189,7 +190,7 @@ func (s *server) getDuel(c *gin.Context) reply {
 }
 
 // newStandings renders ranked standings with their players' names.
-func newStandings(res domain.Results) []Standing {
+func newStandings(res app.Results) []Standing {
 	out := []Standing{}
 	for _, st := range res.Standings {
 		out = append(out, Standing{Rank: st.Rank, PlayerID: st.Player, PlayerName: res.Names[st.Player], GameID: st.GameID,
@@ -199,7 +200,7 @@ func newStandings(res domain.Results) []Standing {
 }
 
 // newDuel renders a duel; its seed and salt only once it has ended.
-func newDuel(d *domain.Duel, res domain.Results) Duel {
+func newDuel(d *app.Duel, res app.Results) Duel {
 	out := Duel{ID: d.ID, Variant: d.Variant, Options: newGameOptions(d.Rules), Ranked: d.Ranked, Status: "open",
 		CreatedBy: d.CreatedBy, CreatedAt: domain.FormatTime(d.CreatedAt), Deadline: domain.FormatTime(d.Deadline),
 		MaxPlayers: d.MaxPlayers, SeatsTaken: res.Joined, Commitment: d.Commitment, Standings: newStandings(res),
@@ -280,12 +281,12 @@ func (s *server) joinFromCreate(c *gin.Context, req CreateGameRequest) reply {
 	if err == nil && d.Variant != req.Variant {
 		err = badField("variant", "the duel is a "+d.Variant+" duel")
 	}
-	var g *domain.Game
+	var g *app.Game
 	var st *domain.State
 	if err == nil {
 		g, st, err = s.cfg.Competitions.JoinDuel(ctx, *playerOf(c), d.ID)
 	}
-	if errors.Is(err, domain.ErrNoDuel) {
+	if errors.Is(err, app.ErrNoDuel) {
 		err = noDuel
 	}
 	if err != nil {

@@ -18,13 +18,14 @@ import (
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // ---- the environment of the competition tests ----
 
-// seedReader is domain.Games.Random in these tests: crypto/rand, except
+// seedReader is app.Games.Random in these tests: crypto/rand, except
 // that an 8-byte read takes the next queued seed. A deal's seed is always
-// read alone, 8 bytes after the salt (domain.Games.Create; the api's duel
+// read alone, 8 bytes after the salt (app.Games.Create; the api's duel
 // and daily deals), so a test that queues a seed right before a request
 // picks the deal of a server-dealt, ranked game: one it knows how to win.
 type seedReader struct {
@@ -56,13 +57,13 @@ type cenv struct {
 	seeds *seedReader
 }
 
-func newCompEnv(t *testing.T, backend string, opts ...func(*domain.Competitions)) *cenv {
+func newCompEnv(t *testing.T, backend string, opts ...func(*app.Competitions)) *cenv {
 	store := openStore(t, backend)
 	clk := &clock{t: start}
 	seeds := &seedReader{}
-	games := &domain.Games{Store: store, Now: clk.Now, Random: seeds, Retries: 3}
+	games := &app.Games{Store: store, Now: clk.Now, Random: seeds, Retries: 3}
 	tlog := openTestLog(t, store, clk.Now)
-	comps := domain.NewCompetitions(games, store)
+	comps := app.NewCompetitions(games, store)
 	for _, o := range opts {
 		o(comps)
 	}

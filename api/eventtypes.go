@@ -186,7 +186,7 @@ var nullData = json.RawMessage("null")
 type logView struct{ redact, hideHashes bool }
 
 // viewOf is the logView of a game whose deal may be revealed or not
-// (domain.Games.Reveal), in state st (nil: its log does not load).
+// (app.Games.Reveal), in state st (nil: its log does not load).
 func viewOf(reveal bool, st *domain.State) logView {
 	return logView{redact: !reveal, hideHashes: !domain.ChainShown(reveal, st)}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // Paging of listings (limit and cursor of GET /v1/games).
@@ -90,7 +91,7 @@ func (s *server) createGame(c *gin.Context, body []byte) reply {
 		return s.fail(c, err)
 	}
 	defer unlock()
-	ng := domain.NewGame{Owner: playerOf(c).ID, Variant: req.Variant, Options: req.Options.options(), Winnable: winnable}
+	ng := app.NewGame{Owner: playerOf(c).ID, Variant: req.Variant, Options: req.Options.options(), Winnable: winnable}
 	if req.Seed != nil {
 		seed := uint64(*req.Seed)
 		ng.Seed = &seed
@@ -110,7 +111,7 @@ func (s *server) createGame(c *gin.Context, body []byte) reply {
 	}
 	ng.Receipt = receiptOf(c)
 	g, st, err := s.cfg.Games.Create(c.Request.Context(), ng)
-	if errors.Is(err, domain.ErrReceiptTaken) {
+	if errors.Is(err, app.ErrReceiptTaken) {
 		return s.replayKey(c)
 	}
 	if err != nil {
@@ -138,7 +139,7 @@ func (s *server) createGame(c *gin.Context, body []byte) reply {
 //	@ID		listGames
 //	@Router			/v1/games [get]
 func (s *server) listGames(c *gin.Context) reply {
-	f := domain.GameFilter{Owner: playerOf(c).ID, Limit: defaultLimit}
+	f := app.GameFilter{Owner: playerOf(c).ID, Limit: defaultLimit}
 	if st, ok := c.GetQuery("status"); ok {
 		switch domain.Status(st) {
 		case domain.StatusInProgress, domain.StatusWon, domain.StatusLost, domain.StatusExpired:
@@ -391,7 +392,7 @@ func (s *server) postMove(c *gin.Context, body []byte) reply {
 		return s.fail(c, err)
 	}
 	g, st, recs, err := s.cfg.Games.Play(c.Request.Context(), playerOf(c).ID, id, m, expected, receiptOf(c))
-	if errors.Is(err, domain.ErrReceiptTaken) {
+	if errors.Is(err, app.ErrReceiptTaken) {
 		return s.replayKey(c)
 	}
 	if err != nil {
@@ -411,7 +412,7 @@ func (s *server) postMove(c *gin.Context, body []byte) reply {
 // revealed (Games.Reveal) and st, the state shown, has ended: a retry
 // answered after the game ended later still shows the state of its move
 // as it was then.
-func (s *server) moveReply(c *gin.Context, g *domain.Game, st *domain.State, recs []domain.RecordedEvent) reply {
+func (s *server) moveReply(c *gin.Context, g *app.Game, st *domain.State, recs []domain.RecordedEvent) reply {
 	reveal := false
 	if st.Status.Ended() {
 		var err error
@@ -430,7 +431,7 @@ func (s *server) moveReply(c *gin.Context, g *domain.Game, st *domain.State, rec
 // daily deal's), in state st after its deal: the same bytes whether
 // rendered at once or again from the log, with the legal moves when the
 // request asks (include=legal_moves, checked before the game was dealt).
-func (s *server) createReply(c *gin.Context, g *domain.Game, st *domain.State) reply {
+func (s *server) createReply(c *gin.Context, g *app.Game, st *domain.State) reply {
 	out := newGame(g, st, st.LastAt, false)
 	if legal, _ := includeLegal(c); legal {
 		out.LegalMoves = legalOf(st)

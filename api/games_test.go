@@ -214,7 +214,7 @@ func TestGetGame(t *testing.T) {
 		}
 
 		// Another player sees nothing of a game in progress, and everything
-		// once it has ended (R6.4, domain.Visible).
+		// once it has ended (R6.4, app.Visible).
 		_, other := e.newPlayer("Eve")
 		for _, path := range []string{"", "/legal-moves", "/events", "/states/1"} {
 			r := e.do(req{method: "GET", path: "/v1/games/" + g.ID + path, token: other})

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // Card is one playing card (RULES R1.1): its two-character code, rank 1..13
@@ -171,8 +172,8 @@ func newGameOptions(r domain.Rules) GameOptions {
 // before the end: a replayed state of a game that has since ended (every
 // view of an ended game, current, states/{version} and events, lists them).
 // Without reveal they show only as counts, even in an ended state: the
-// caller decides with domain.Games.Reveal (R6.4, R6.6).
-func newGame(g *domain.Game, s *domain.State, now time.Time, reveal bool) Game {
+// caller decides with app.Games.Reveal (R6.4, R6.6).
+func newGame(g *app.Game, s *domain.State, now time.Time, reveal bool) Game {
 	v := domain.NewView(s, now)
 	out := Game{ID: g.ID, Variant: g.Variant, Options: newGameOptions(v.Rules), Status: string(v.Status),
 		Version: v.Version, Moves: v.Moves, Score: v.Score, StartedAt: timePtr(v.StartedAt),
@@ -213,8 +214,8 @@ func newPasses(v domain.View) Passes {
 }
 
 // competitionOf names the competition of game g, nil if none. A daily
-// game's CompetitionID is its daily deal's id (domain.DailyDealID).
-func competitionOf(g *domain.Game) *Competition {
+// game's CompetitionID is its daily deal's id (app.DailyDealID).
+func competitionOf(g *app.Game) *Competition {
 	switch {
 	case g.DailyDate != "":
 		day := g.DailyDate
@@ -235,7 +236,7 @@ func nonEmpty[S ~string](s S) *string {
 }
 
 // dealOf is the game's numbered deal (R6.7), nil for any other game.
-func dealOf(g *domain.Game) *string {
+func dealOf(g *app.Game) *string {
 	if g.Deal == "" {
 		return nil
 	}
@@ -243,7 +244,7 @@ func dealOf(g *domain.Game) *string {
 	return &d
 }
 
-func newGameSummary(g *domain.Game) GameSummary {
+func newGameSummary(g *app.Game) GameSummary {
 	return GameSummary{ID: g.ID, Variant: g.Variant, Options: newGameOptions(g.Rules), Status: string(g.Status),
 		Version: g.Version, Moves: g.Moves, Score: g.Score, ElapsedMS: g.ElapsedMS, Ranked: g.Ranked,
 		Deal: dealOf(g), Winnable: g.Winnable, Difficulty: nonEmpty(g.Difficulty),

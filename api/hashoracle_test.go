@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // TestR6_8HashesRevealNoHiddenCards is the brute-force attack of RULES
@@ -327,8 +328,8 @@ func TestR6_8LegacyChainHidden(t *testing.T) {
 		rules := rulesOf(t, "klondike")
 		salt := bytes.Repeat([]byte{7}, 32)
 		deal := domain.Deal(rules, 42)
-		g := &domain.Game{ID: "0123456789abcdef0123456789abcdef", Variant: "klondike", Rules: rules, Owner: e.player,
-			DealSecret: domain.DealSecret{Seed: 42, Salt: salt, Commitment: domain.Commitment(deal, salt)}, HasSeed: true, Ranked: true,
+		g := &app.Game{ID: "0123456789abcdef0123456789abcdef", Variant: "klondike", Rules: rules, Owner: e.player,
+			DealSecret: app.DealSecret{Seed: 42, Salt: salt, Commitment: domain.Commitment(deal, salt)}, HasSeed: true, Ranked: true,
 			CreatedAt: e.clock.Now()}
 		first := domain.DealtEvent(rules, deal, g.Commitment, g.CreatedAt)
 		if first.Data.V != domain.PayloadVersion || first.Data.Salt != "" {

@@ -29,6 +29,7 @@ import (
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/domain/solver"
 	"github.com/openpatience/solitaire/persistence"
 	"github.com/openpatience/solitaire/persistence/pgtest"
@@ -347,7 +348,7 @@ func (c *clock) Advance(d time.Duration) {
 type env struct {
 	t      *testing.T
 	store  *persistence.Store
-	games  *domain.Games
+	games  *app.Games
 	clock  *clock
 	srv    *httptest.Server
 	tr     *validating
@@ -443,10 +444,10 @@ func newEnvWith(t *testing.T, backend string, supply solver.SupplyConfig, opts .
 	clk := &clock{t: start}
 	dealer := solver.NewSupply(supply)
 	t.Cleanup(dealer.Close)
-	games := &domain.Games{Store: store, Now: clk.Now, Random: rand.Reader, Retries: 3, Dealer: dealer}
+	games := &app.Games{Store: store, Now: clk.Now, Random: rand.Reader, Retries: 3, Dealer: dealer}
 	tlog := openTestLog(t, store, clk.Now)
 	cfg := api.Config{Games: games, Players: store, Idempotency: store,
-		Ready: store.Ping, Spec: solitaire.OpenAPIYAML, Competitions: domain.NewCompetitions(games, store), Stats: store,
+		Ready: store.Ping, Spec: solitaire.OpenAPIYAML, Competitions: app.NewCompetitions(games, store), Stats: store,
 		Log:             tlog,
 		Logger:          slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		SolverMaxBudget: testSolverBudget}

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"net/http"
-	"sync"
 
 	"github.com/gin-gonic/gin"
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/domain/solver"
 )
 
@@ -70,7 +70,7 @@ func (s *server) postHint(c *gin.Context) reply {
 			return s.fail(c, err)
 		}
 	}
-	_, st, _, h, err := s.cfg.Games.Hint(solverContext(c), playerOf(c).ID, id, s.advise)
+	_, st, _, h, err := s.cfg.Games.Hint(solverContext(c), playerOf(c).ID, id, s.hints.Advise)
 	if err != nil {
 		return s.fail(c, givenUp(c, err))
 	}
@@ -93,130 +93,22 @@ func givenUp(c *gin.Context, err error) error {
 	return err
 }
 
-// advise is the domain.Advisor of hints: the next move of the line cached
-// for the game when st is where that line stands, else a new search whose
-// line is cached. st is the caller's own copy; ctx is a solverContext.
-func (s *server) advise(ctx context.Context, g *domain.Game, st *domain.State) (domain.Hint, error) {
-	if m, ok := s.hints.next(g.ID, st); ok {
-		return domain.Hint{Verdict: domain.VerdictWinnable, Move: &m}, nil
-	}
-	res, err := s.solve(ctx, st, solver.Budget{Time: s.maxBudget})
-	if err != nil {
-		return domain.Hint{}, err
-	}
-	switch {
-	case res.Verdict == solver.Winnable && len(res.Line) > 0:
-		s.hints.keep(g.ID, st, res.Line)
-		m := res.Line[0]
-		return domain.Hint{Verdict: domain.VerdictWinnable, Move: &m}, nil
-	case res.Verdict == solver.Unwinnable:
-		return domain.Hint{Verdict: domain.VerdictUnwinnable}, nil
-	}
-	return domain.Hint{Verdict: domain.VerdictUnknown}, nil
-}
-
 // hintCacheGames bounds the games whose hinted line is kept: each entry is
 // a line of at most a few hundred moves (a few KiB).
 const hintCacheGames = 4096
 
-// hintCache keeps, per game, the winning line of its last hint, so that
-// following the hints is following one line and wins (R7.3): a second
-// search from the next position might find a line that starts otherwise,
-// and none at all within its budget. Positions are compared by
-// positionKey; the line is kept only in memory (another server process,
-// or a restart, searches again). Safe for concurrent use.
-type hintCache struct {
-	mu  sync.Mutex // orders a game's lookups and updates
-	lru *lru.Cache[string, hintLine]
+// newHints is the hint rule (app.Hints) over an LRU cache of at most
+// games lines (a few KiB each), searching with the server's maximum
+// budget on the solver pool.
+func (s *server) newHints(games int) *app.Hints {
+	c, _ := lru.New[string, app.HintLine](games) // only a size below 1 fails
+	return app.NewHints(c, s.search)
 }
 
-// hintLine is a game's cached line: line wins from the position at, and
-// after line[0] the position is next ("" when line[0] is the last move).
-type hintLine struct {
-	at, next string
-	line     []domain.Move
-}
-
-func newHintCache(games int) *hintCache {
-	c, _ := lru.New[string, hintLine](games) // only a size below 1 fails
-	return &hintCache{lru: c}
-}
-
-// keep caches line, which wins from st, for game id.
-func (c *hintCache) keep(id string, st *domain.State, line []domain.Move) {
-	e, ok := lineFrom(st, line)
-	if !ok {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.lru.Add(id, e)
-}
-
-// next is the hint for game id in state st from its cached line: its
-// first move again if st is where the line starts (a hint asked twice),
-// its second if st is the position after the first (the hint was
-// followed), in which case the line advances. false if neither (the
-// player went another way, or nothing is cached).
-func (c *hintCache) next(id string, st *domain.State) (domain.Move, bool) {
-	key := positionKey(st)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.lru.Get(id)
-	switch {
-	case !ok:
-		return domain.Move{}, false
-	case e.at == key:
-		return e.line[0], true
-	case e.next != "" && e.next == key:
-		if n, ok := lineFrom(st, e.line[1:]); ok {
-			c.lru.Add(id, n)
-			return n.line[0], true
-		}
-	}
-	c.lru.Remove(id)
-	return domain.Move{}, false
-}
-
-// lineFrom is the cache entry of line from st: where it stands and where
-// its first move leads (played through domain.Decide, which leaves st as
-// it is). false if
-// the line is empty or its first move is refused.
-func lineFrom(st *domain.State, line []domain.Move) (hintLine, bool) {
-	if len(line) == 0 {
-		return hintLine{}, false
-	}
-	_, after, err := domain.Decide(st, line[0], st.LastAt)
-	if err != nil {
-		return hintLine{}, false
-	}
-	e := hintLine{at: positionKey(st), line: line}
-	if len(line) > 1 && !after.Status.Ended() {
-		e.next = positionKey(after)
-	}
-	return e, true
-}
-
-// positionKey identifies what the solver's line depends on in st: every
-// pile's cards in order (face-down ones marked), the passes used and
-// whether the game is over; not times, scores or move counts.
-func positionKey(st *domain.State) string {
-	b := make([]byte, 0, 160)
-	pile := func(tag byte, cards []domain.Card) {
-		b = append(b, tag, byte(len(cards)))
-		for _, c := range cards {
-			b = append(b, byte(c))
-		}
-	}
-	pile('s', st.Stock)
-	pile('w', st.Waste)
-	for _, f := range st.Foundations {
-		pile('f', f)
-	}
-	for _, t := range st.Tableau {
-		b = append(b, 'd', byte(t.Down))
-		pile('t', t.Cards)
-	}
-	b = append(b, 'r', byte(st.Recycles>>8), byte(st.Recycles), 'e')
-	return string(append(b, st.Status...))
+// search is the app.Search of hints and analyses: one search of st with
+// the server's maximum budget, on the caller's share of the pool (ctx is
+// a solverContext).
+func (s *server) search(ctx context.Context, st *domain.State) (domain.Verdict, []domain.Move, error) {
+	res, err := s.solve(ctx, st, solver.Budget{Time: s.maxBudget})
+	return res.Verdict, res.Line, err
 }

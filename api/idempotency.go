@@ -14,6 +14,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // IdempotencyKeyHeader names the retry key of a POST (RELIABILITY.md
@@ -27,16 +28,16 @@ const maxIdempotencyKey = 255
 // 24 h).
 const IdempotencyTTL = 24 * time.Hour
 
-// IdempotencyStore keeps responses by (owner, key) (domain.IdempotencyRecord;
+// IdempotencyStore keeps responses by (owner, key) (app.IdempotencyRecord;
 // the record's Fingerprint here is the SHA-256 of the request's method, path
 // and body, and Body a kept reply, opaque to the store). persistence.Store
 // implements it.
 type IdempotencyStore interface {
 	// GetIdempotency returns the record of (owner, key) that has not
 	// expired at now, or domain.ErrNotFound.
-	GetIdempotency(ctx context.Context, owner, key string, now time.Time) (*domain.IdempotencyRecord, error)
+	GetIdempotency(ctx context.Context, owner, key string, now time.Time) (*app.IdempotencyRecord, error)
 	// PutIdempotency stores r; domain.ErrConflict if (owner, key) exists.
-	PutIdempotency(ctx context.Context, r domain.IdempotencyRecord) error
+	PutIdempotency(ctx context.Context, r app.IdempotencyRecord) error
 }
 
 // kept is what a record's Body holds: the reply, headers included, so a
@@ -82,8 +83,8 @@ func keepable(r reply) bool {
 // twice); the same key with another request gets 422
 // idempotency_key_reused.
 //
-// A handler whose effect is one write through domain.Games (a move, a
-// game's creation) passes the request's domain.Receipt to it
+// A handler whose effect is one write through app.Games (a move, a
+// game's creation) passes the request's app.Receipt to it
 // (receiptOf): the store writes the key with the events, in the same
 // transaction, so no crash or lost connection can leave a move applied
 // and its key unwritten, and a retry is answered from the log. Any other
@@ -96,12 +97,12 @@ func (s *server) idempotent(h func(c *gin.Context, body []byte) reply) gin.Handl
 }
 
 // idempotentWrite is idempotent for a handler whose every effect is one
-// write through domain.Games that carries the receipt (receiptOf):
+// write through app.Games that carries the receipt (receiptOf):
 // it runs the handler first and looks the key up only when that write did
 // not go through, so a keyed move costs no query more than one without a
 // key. That is as safe as looking first: a write that commits has stored
 // the receipt, so no request with the key was written before it (a write
-// whose key is taken fails, domain.ErrReceiptTaken, and writes nothing);
+// whose key is taken fails, app.ErrReceiptTaken, and writes nothing);
 // any other answer is replaced by the stored one if the key has a record.
 func (s *server) idempotentWrite(h func(c *gin.Context, body []byte) reply) gin.HandlerFunc {
 	return s.keyed(h, true)
@@ -144,7 +145,7 @@ func (s *server) keyed(h func(c *gin.Context, body []byte) reply, optimistic boo
 		}
 
 		now := domain.Millis(s.now())
-		receipt := &domain.Receipt{Owner: owner, Key: key, Fingerprint: fp, CreatedAt: now, ExpiresAt: now.Add(IdempotencyTTL)}
+		receipt := &app.Receipt{Owner: owner, Key: key, Fingerprint: fp, CreatedAt: now, ExpiresAt: now.Add(IdempotencyTTL)}
 		c.Set(ctxReceipt, receipt)
 		r := h(c, body)
 		if _, written := c.Get(ctxReceiptPassed); written && r.status >= 200 && r.status < 300 {
@@ -169,7 +170,7 @@ func (s *server) keyed(h func(c *gin.Context, body []byte) reply, optimistic boo
 		}
 		stored, err := json.Marshal(k)
 		if err == nil {
-			err = s.cfg.Idempotency.PutIdempotency(ctx, domain.IdempotencyRecord{Owner: owner, Key: key, Fingerprint: fp,
+			err = s.cfg.Idempotency.PutIdempotency(ctx, app.IdempotencyRecord{Owner: owner, Key: key, Fingerprint: fp,
 				Status: r.status, Body: stored, CreatedAt: now, ExpiresAt: now.Add(IdempotencyTTL)})
 		}
 		if err != nil && !errors.Is(err, domain.ErrConflict) {
@@ -189,24 +190,24 @@ const (
 )
 
 // receiptOf is the receipt of request c's Idempotency-Key, nil if it sent
-// none, for the one write through domain.Games that is the request's
-// effect (domain.Games.Play's receipt, domain.NewGame.Receipt); taking it
+// none, for the one write through app.Games that is the request's
+// effect (app.Games.Play's receipt, app.NewGame.Receipt); taking it
 // marks it passed.
-func receiptOf(c *gin.Context) *domain.Receipt {
+func receiptOf(c *gin.Context) *app.Receipt {
 	v, ok := c.Get(ctxReceipt)
 	if !ok {
 		return nil
 	}
 	c.Set(ctxReceiptPassed, true)
-	return v.(*domain.Receipt)
+	return v.(*app.Receipt)
 }
 
 // replayKey answers a request whose write found its receipt's key taken
-// (domain.ErrReceiptTaken: another process wrote a request with the same
+// (app.ErrReceiptTaken: another process wrote a request with the same
 // key first) with what that key's record says.
 func (s *server) replayKey(c *gin.Context) reply {
 	r, _ := c.Get(ctxReceipt)
-	receipt, _ := r.(*domain.Receipt)
+	receipt, _ := r.(*app.Receipt)
 	if receipt == nil { // only for a bug: without a receipt nothing is taken
 		return s.fail(c, errors.New("api: receipt taken, but the request sent none"))
 	}
@@ -222,7 +223,7 @@ func (s *server) replayKey(c *gin.Context) reply {
 
 // replay answers with a kept reply, if rec is of the request fingerprinted
 // fp (else 422 idempotency_key_reused).
-func (s *server) replay(c *gin.Context, rec *domain.IdempotencyRecord, fp []byte) reply {
+func (s *server) replay(c *gin.Context, rec *app.IdempotencyRecord, fp []byte) reply {
 	if !bytes.Equal(rec.Fingerprint, fp) {
 		return s.fail(c, &requestError{status: http.StatusUnprocessableEntity, code: CodeIdempotencyKeyReused,
 			param: IdempotencyKeyHeader, detail: "this Idempotency-Key was used with another request"})
@@ -251,7 +252,7 @@ func (s *server) replay(c *gin.Context, rec *domain.IdempotencyRecord, fp []byte
 // is: the game as it was after rec.LastVersion, and for a move the events
 // it appended, exactly as moveReply and createReply rendered them the first
 // time (they depend only on the log up to that version).
-func (s *server) replayFromLog(c *gin.Context, rec *domain.IdempotencyRecord) reply {
+func (s *server) replayFromLog(c *gin.Context, rec *app.IdempotencyRecord) reply {
 	ctx := c.Request.Context()
 	g, st, err := s.cfg.Games.StateAt(ctx, rec.Owner, rec.GameID, rec.LastVersion)
 	if err != nil {

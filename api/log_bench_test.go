@@ -29,7 +29,7 @@ import (
 
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
-	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/persistence"
 	"github.com/openpatience/solitaire/persistence/pgtest"
 )
@@ -71,7 +71,7 @@ func benchmarkMove(b *testing.B, backend string, every, end time.Duration) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	h, err := api.New(api.Config{Games: domain.NewGames(store), Players: store, Idempotency: store,
+	h, err := api.New(api.Config{Games: app.NewGames(store), Players: store, Idempotency: store,
 		Spec: solitaire.OpenAPIYAML, Logger: slog.New(slog.DiscardHandler), Log: tl})
 	if err != nil {
 		b.Fatal(err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/openpatience/solitaire/api"
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/persistence"
 )
 
@@ -45,7 +46,7 @@ func (e *env) sequence() {
 
 // checkpoint fetches the latest checkpoint and checks its signature with
 // the key the server publishes.
-func (e *env) checkpoint() domain.Checkpoint {
+func (e *env) checkpoint() app.Checkpoint {
 	e.t.Helper()
 	key := e.must(http.StatusOK, req{method: "GET", path: "/v1/log/key", token: "-"})
 	v, err := note.NewVerifier(strings.TrimSpace(string(key.body)))
@@ -60,7 +61,7 @@ func (e *env) checkpoint() domain.Checkpoint {
 	if err != nil {
 		e.t.Fatalf("checkpoint does not verify: %v\n%s", err, r.body)
 	}
-	c, err := domain.ParseCheckpoint([]byte(n.Text))
+	c, err := app.ParseCheckpoint([]byte(n.Text))
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func (e *env) checkpoint() domain.Checkpoint {
 }
 
 // proof fetches a game's proof and checks it against c.
-func (e *env) proof(id, token string, c domain.Checkpoint) (api.LogProof, []byte) {
+func (e *env) proof(id, token string, c app.Checkpoint) (api.LogProof, []byte) {
 	e.t.Helper()
 	var p api.LogProof
 	e.must(http.StatusOK, req{method: "GET", path: "/v1/games/" + id + "/proof", token: token}).decode(e.t, &p)
@@ -130,7 +131,7 @@ func TestLogRoutes(t *testing.T) {
 			t.Fatalf("checkpoint of %d leaves, want 5", c.Size)
 		}
 		p, leaf := e.proof(g.ID, "-", c)
-		l, err := domain.ParseLeaf(leaf)
+		l, err := app.ParseLeaf(leaf)
 		if err != nil || l.GameID != g.ID || l.Status != domain.StatusLost || l.Owner != e.player || l.Head != e.head(g.ID) {
 			t.Fatalf("leaf %s: %+v, %v", leaf, l, err)
 		}
@@ -322,7 +323,7 @@ func TestR6_6_LogSharedDeal(t *testing.T) {
 				continue
 			}
 			// ParseLeaf refuses unknown keys: a record is a leaf, nothing more.
-			if l, err := domain.ParseLeaf(line); err != nil || l.Commitment != d.Commitment {
+			if l, err := app.ParseLeaf(line); err != nil || l.Commitment != d.Commitment {
 				t.Fatalf("data tile record %s: %+v, %v", line, l, err)
 			}
 		}

@@ -19,7 +19,7 @@ import (
 
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
-	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/persistence"
 	"github.com/openpatience/solitaire/persistence/pgtest"
 )
@@ -65,7 +65,7 @@ func TestDebugLogsKeepSecrets(t *testing.T) {
 			}
 			t.Cleanup(func() { store.Close() })
 			clk := &clock{t: start}
-			games := &domain.Games{Store: store, Now: clk.Now, Random: rand.Reader, Retries: 3}
+			games := &app.Games{Store: store, Now: clk.Now, Random: rand.Reader, Retries: 3}
 			h, err := api.New(api.Config{Games: games, Players: store, Idempotency: store,
 				Ready: store.Ping, Spec: solitaire.OpenAPIYAML, Logger: log,
 				MaxGamesInProgress: 10, InProgress: store})

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // tiledGames is how many ended games TestLogTilesTorchwood logs: one full
@@ -32,7 +33,7 @@ func TestLogTilesTorchwood(t *testing.T) {
 	forEachStore(t, func(t *testing.T, e *env) {
 		ended := map[string]bool{}
 		for range tiledGames {
-			g, _, err := e.games.Create(t.Context(), domain.NewGame{Owner: e.player, Variant: "klondike"})
+			g, _, err := e.games.Create(t.Context(), app.NewGame{Owner: e.player, Variant: "klondike"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,7 +62,7 @@ func TestLogTilesTorchwood(t *testing.T) {
 			t.Fatalf("root of the %d entries %x, the checkpoint's %x", len(entries), got, cp.Hash)
 		}
 		for i, rec := range entries {
-			l, err := domain.ParseLeaf(rec)
+			l, err := app.ParseLeaf(rec)
 			if err != nil || !ended[l.GameID] {
 				t.Fatalf("entry %d %q: %+v, %v; want the leaf of a game ended here", i, rec, l, err)
 			}

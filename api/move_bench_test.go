@@ -19,7 +19,7 @@ import (
 
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
-	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/persistence"
 	"github.com/openpatience/solitaire/persistence/pgtest"
 )
@@ -50,7 +50,7 @@ func benchMove(b *testing.B, q string) {
 			defer store.Close()
 			// The server's own set-up: players from a cache (no query per
 			// move), the real logger's level check.
-			h, err := api.New(api.Config{Games: domain.NewGames(store), Players: persistence.NewPlayerCache(store, 100, time.Minute),
+			h, err := api.New(api.Config{Games: app.NewGames(store), Players: persistence.NewPlayerCache(store, 100, time.Minute),
 				Idempotency: store, Spec: solitaire.OpenAPIYAML,
 				Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {

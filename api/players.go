@@ -14,6 +14,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // NewPlayer asks for a player: a display name of 1..64 characters, with
@@ -113,7 +114,7 @@ func (s *server) createPlayer(c *gin.Context) reply {
 		return s.fail(c, err)
 	}
 	token := base64.RawURLEncoding.EncodeToString(raw[:tokenBytes])
-	p := &domain.Player{ID: hex.EncodeToString(raw[tokenBytes:]), Name: req.Name, TokenHash: hashToken(token),
+	p := &app.Player{ID: hex.EncodeToString(raw[tokenBytes:]), Name: req.Name, TokenHash: hashToken(token),
 		CreatedAt: domain.Millis(s.now())}
 	if err := s.cfg.Players.CreatePlayer(c.Request.Context(), p); err != nil {
 		return s.fail(c, err)
@@ -152,8 +153,8 @@ func (s *server) auth(c *gin.Context) {
 }
 
 // playerOf is the authenticated player, nil before auth.
-func playerOf(c *gin.Context) *domain.Player {
+func playerOf(c *gin.Context) *app.Player {
 	p, _ := c.Get(ctxPlayer)
-	pl, _ := p.(*domain.Player)
+	pl, _ := p.(*app.Player)
 	return pl
 }

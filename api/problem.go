@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // Problem is an error response, RFC 9457 "Problem Details for HTTP APIs",
@@ -245,13 +246,13 @@ func moveProblem(err error, moveErr *domain.MoveError) Problem {
 // is none of these.
 func stateProblem(err error) (Problem, bool) {
 	var (
-		fieldErr *domain.FieldError
-		joined   *domain.AlreadyJoinedError
-		played   *domain.DailyAlreadyPlayedError
-		notFound *domain.NotFoundError
+		fieldErr *app.FieldError
+		joined   *app.AlreadyJoinedError
+		played   *app.DailyAlreadyPlayedError
+		notFound *app.NotFoundError
 	)
 	switch {
-	case errors.Is(err, domain.ErrStaleVersion):
+	case errors.Is(err, app.ErrStaleVersion):
 		p := newProblem(http.StatusPreconditionFailed, CodeStaleVersion,
 			"If-Match does not name the game's current version; nothing was changed")
 		p.Param = "If-Match"
@@ -270,15 +271,15 @@ func stateProblem(err error) (Problem, bool) {
 		p := newProblem(http.StatusConflict, CodeDailyAlreadyPlayed, played.Error())
 		p.location = "/v1/games/" + played.GameID
 		return p, true
-	case errors.Is(err, domain.ErrDuelEnded):
-		return newProblem(http.StatusConflict, CodeDuelEnded, domain.ErrDuelEnded.Error()), true
-	case errors.Is(err, domain.ErrDuelFull):
-		return newProblem(http.StatusConflict, CodeDuelFull, domain.ErrDuelFull.Error()), true
-	case errors.Is(err, domain.ErrBadCursor):
-		p := newProblem(http.StatusBadRequest, CodeInvalidParameter, domain.ErrBadCursor.Error())
+	case errors.Is(err, app.ErrDuelEnded):
+		return newProblem(http.StatusConflict, CodeDuelEnded, app.ErrDuelEnded.Error()), true
+	case errors.Is(err, app.ErrDuelFull):
+		return newProblem(http.StatusConflict, CodeDuelFull, app.ErrDuelFull.Error()), true
+	case errors.Is(err, app.ErrBadCursor):
+		p := newProblem(http.StatusBadRequest, CodeInvalidParameter, app.ErrBadCursor.Error())
 		p.Param = "cursor"
 		return p, true
-	case errors.Is(err, domain.ErrBadVersion):
+	case errors.Is(err, app.ErrBadVersion):
 		return newProblem(http.StatusNotFound, CodeVersionNotFound, "the game has no such version"), true
 	case errors.As(err, &notFound):
 		return newProblem(http.StatusNotFound, CodeNotFound, notFound.Error()), true
@@ -312,13 +313,13 @@ func limitProblem(err error) (Problem, bool) {
 	case errors.As(err, &busy):
 		return newProblem(http.StatusServiceUnavailable, CodeSolverBusy,
 			"every solver worker is busy; try again after Retry-After seconds"), true
-	case errors.Is(err, domain.ErrHintsNotAllowed):
+	case errors.Is(err, app.ErrHintsNotAllowed):
 		return newProblem(http.StatusForbidden, CodeHintsNotAllowed,
 			"hints are not given on a shared deal (a duel's or a daily deal's game, RULES R7.3); nothing was changed"), true
-	case errors.Is(err, domain.ErrSealed):
+	case errors.Is(err, app.ErrSealed):
 		return newProblem(http.StatusForbidden, CodeGameSealed,
 			"the game is on a shared deal that stays secret until its competition closes (RULES R6.6); ask again after the close"), true
-	case errors.Is(err, domain.ErrGameInProgress):
+	case errors.Is(err, app.ErrGameInProgress):
 		return newProblem(http.StatusConflict, CodeGameInProgress,
 			"the game is still in progress; its analysis is given once it has ended"), true
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // TestProblemFor pins the one error mapping, wrapped errors included.
@@ -30,21 +31,21 @@ func TestProblemFor(t *testing.T) {
 		{wrap(&domain.MoveError{Reason: domain.ReasonGameOver}), 409, CodeIllegalMove, "game_over"},
 		{&domain.MoveError{Reason: domain.ReasonTimeExpired}, 409, CodeIllegalMove, "time_expired"},
 		{wrap(domain.ErrNotFound), 404, CodeNotFound, ""},
-		{domain.ErrBadVersion, 404, CodeVersionNotFound, ""},
-		{wrap(domain.ErrStaleVersion), 412, CodeStaleVersion, ""},
+		{app.ErrBadVersion, 404, CodeVersionNotFound, ""},
+		{wrap(app.ErrStaleVersion), 412, CodeStaleVersion, ""},
 		{wrap(domain.ErrConflict), 409, CodeConflict, ""},
 		{&domain.OptionError{Option: "draw"}, 422, CodeInvalidOption, ""},
 		{&domain.LayoutError{Reason: "card_count"}, 422, CodeInvalidLayout, "card_count"},
 		{&domain.UnknownVariantError{ID: "spider"}, 422, CodeUnknownVariant, ""},
 		{&http.MaxBytesError{Limit: 10}, 413, CodeBodyTooLarge, ""},
 		{badBody("x"), 400, CodeInvalidBody, ""},
-		{wrap(domain.ErrBadCursor), 400, CodeInvalidParameter, ""},
-		{wrap(domain.ErrNoDuel), 404, CodeNotFound, ""},
-		{wrap(domain.ErrDuelEnded), 409, CodeDuelEnded, ""},
-		{wrap(domain.ErrDuelFull), 409, CodeDuelFull, ""},
-		{wrap(&domain.AlreadyJoinedError{GameID: "g1"}), 409, CodeDuelAlreadyJoined, ""},
-		{wrap(&domain.DailyAlreadyPlayedError{Variant: "klondike", GameID: "g2"}), 409, CodeDailyAlreadyPlayed, ""},
-		{wrap(&domain.FieldError{Field: "max_players", Detail: "x"}), 422, CodeInvalidField, ""},
+		{wrap(app.ErrBadCursor), 400, CodeInvalidParameter, ""},
+		{wrap(app.ErrNoDuel), 404, CodeNotFound, ""},
+		{wrap(app.ErrDuelEnded), 409, CodeDuelEnded, ""},
+		{wrap(app.ErrDuelFull), 409, CodeDuelFull, ""},
+		{wrap(&app.AlreadyJoinedError{GameID: "g1"}), 409, CodeDuelAlreadyJoined, ""},
+		{wrap(&app.DailyAlreadyPlayedError{Variant: "klondike", GameID: "g2"}), 409, CodeDailyAlreadyPlayed, ""},
+		{wrap(&app.FieldError{Field: "max_players", Detail: "x"}), 422, CodeInvalidField, ""},
 		{&solverBusyError{cause: ErrSolverBusy}, 503, CodeSolverBusy, ""},
 		{&solverBusyError{cause: &TooManySearchesError{Running: 1, Queued: 1, Per: "player"}}, 429, CodeTooManySearches, ""},
 	} {
@@ -57,10 +58,10 @@ func TestProblemFor(t *testing.T) {
 		err              error
 		location, detail string
 	}{
-		{&domain.AlreadyJoinedError{GameID: "g1"}, "/v1/games/g1", ""},
-		{&domain.AlreadyJoinedError{}, "", ""},
-		{&domain.DailyAlreadyPlayedError{Variant: "klondike", GameID: "g2"}, "/v1/games/g2", ""},
-		{domain.ErrNoDuel, "", "no such duel"},
+		{&app.AlreadyJoinedError{GameID: "g1"}, "/v1/games/g1", ""},
+		{&app.AlreadyJoinedError{}, "", ""},
+		{&app.DailyAlreadyPlayedError{Variant: "klondike", GameID: "g2"}, "/v1/games/g2", ""},
+		{app.ErrNoDuel, "", "no such duel"},
 		{domain.ErrNotFound, "", "no such game"},
 	} {
 		p, _ := problemFor(tc.err)

@@ -27,6 +27,7 @@ import (
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/persistence"
 	"github.com/openpatience/solitaire/persistence/pgtest"
 )
@@ -55,7 +56,7 @@ func newReadCostEnv(tb testing.TB, cacheBytes int64, events int) *readCostEnv {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { store.Close() })
-	games := domain.NewGames(store)
+	games := app.NewGames(store)
 	games.Now = readCostNow
 	h, err := api.New(api.Config{Games: games, Players: store,
 		Idempotency: store, Spec: solitaire.OpenAPIYAML,
@@ -264,7 +265,7 @@ func TestReadCostFlat(t *testing.T) {
 			}
 			defer store.Close()
 			for i, s := range []*persistence.Store{e.store, store} {
-				g := domain.NewGames(s)
+				g := app.NewGames(s)
 				g.Now = readCostNow
 				h, err := api.New(api.Config{Games: g, Players: s, Idempotency: s,
 					Spec: solitaire.OpenAPIYAML, Logger: slog.New(slog.DiscardHandler)})

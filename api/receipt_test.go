@@ -14,6 +14,7 @@ import (
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // restarted points e at a new server on e's database, as after a restart
@@ -21,10 +22,10 @@ import (
 // its caches) carries over.
 func (e *env) restarted() {
 	e.t.Helper()
-	games := &domain.Games{Store: e.store, Now: e.clock.Now, Random: e.games.Random, Retries: 3}
+	games := &app.Games{Store: e.store, Now: e.clock.Now, Random: e.games.Random, Retries: 3}
 	h, err := api.New(api.Config{Games: games, Players: e.store, Idempotency: e.store,
 		Ready: e.store.Ping, Spec: solitaire.OpenAPIYAML,
-		Competitions: domain.NewCompetitions(games, e.store), Stats: e.store, Log: e.tlog,
+		Competitions: app.NewCompetitions(games, e.store), Stats: e.store, Log: e.tlog,
 		Logger: slog.New(slog.NewTextHandler(testLog{e.t}, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		e.t.Fatal(err)
@@ -110,7 +111,7 @@ func TestIdempotencyKeyAfterLostAnswer(t *testing.T) {
 		body := `{"type":"draw"}`
 		fp := sha256.Sum256([]byte("POST\n" + path + "\n" + body))
 		now := domain.Millis(e.clock.Now())
-		receipt := &domain.Receipt{Owner: e.player, Key: "lost",
+		receipt := &app.Receipt{Owner: e.player, Key: "lost",
 			Fingerprint: fp[:], CreatedAt: now, ExpiresAt: now.Add(api.IdempotencyTTL)}
 		// The move as the server makes it; its answer is lost.
 		_, st, recs, err := e.games.Play(context.Background(), e.player, g.ID, domain.Move{Type: domain.MoveDraw}, -1, receipt)

@@ -18,7 +18,7 @@ import (
 
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
-	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/persistence"
 )
 
@@ -56,7 +56,7 @@ func figures(t testing.TB, format string, args ...any) {
 // say), with the api.Config changed by mod (nil: as newEnv).
 func newEnvOn(t *testing.T, store *persistence.Store, mod func(*api.Config)) *env {
 	clk := &clock{t: start}
-	games := &domain.Games{Store: store, Now: clk.Now, Random: rand.Reader, Retries: 3}
+	games := &app.Games{Store: store, Now: clk.Now, Random: rand.Reader, Retries: 3}
 	cfg := api.Config{Games: games, Players: store, Idempotency: store,
 		Ready: store.Ping, Spec: solitaire.OpenAPIYAML,
 		Logger: slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelError}))}

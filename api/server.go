@@ -19,7 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // DefaultMaxBodyBytes is the default limit of a request body: 64 KiB, far
@@ -30,9 +30,9 @@ const DefaultMaxBodyBytes = 64 << 10
 type Config struct {
 	// Games is the application service (required). Its Now is the server
 	// clock for every response.
-	Games *domain.Games
+	Games *app.Games
 	// Players keeps players and their token hashes (required).
-	Players domain.PlayerStore
+	Players app.PlayerStore
 	// Idempotency keeps the responses of requests sent with an
 	// Idempotency-Key (required).
 	Idempotency IdempotencyStore
@@ -115,17 +115,17 @@ type Config struct {
 	// API sends no CORS headers and answers no preflight.
 	CORSOrigins []string
 	// Competitions is the service of duels and daily deals (/v1/duels,
-	// /v1/daily), made with domain.NewCompetitions on Games (which makes
+	// /v1/daily), made with app.NewCompetitions on Games (which makes
 	// their games sealed until they close, RULES R6.6); nil leaves those
 	// routes out.
-	Competitions *domain.Competitions
+	Competitions *app.Competitions
 	// Stats reads statistics and leaderboards (/v1/players/me/stats,
 	// /v1/leaderboards); nil leaves those routes out.
 	Stats StatsStore
 	// Log is the transparency log of finished games (/v1/log/...,
 	// /v1/games/{id}/proof; docs/transparency.md); nil leaves those
 	// routes out.
-	Log domain.TransparencyLog
+	Log app.TransparencyLog
 	// Solver runs the searches of POST /v1/solve, hints and analyses
 	// (RULES R7), each request's taking its player's share (SolverShare);
 	// New registers its metrics on Metrics. nil: a pool of
@@ -156,7 +156,7 @@ type server struct {
 
 	solver    *SolverPool
 	maxBudget time.Duration
-	hints     *hintCache     // the rest of each game's hinted line (hints.go)
+	hints     *app.Hints     // the hint rule and each game's hinted line (hints.go)
 	analyses  *analysisCache // the analysis of each ended game (analysis.go)
 }
 
@@ -228,8 +228,8 @@ func New(cfg Config) (http.Handler, error) {
 	s := &server{cfg: cfg, log: log, metrics: m, specJSON: specJSON, docsUI: docsUI, docsIndex: docsIndex,
 		limits: newRateLimits(cfg.RateLimit, cfg.RateBurst, cfg.PlayersPerHour, cfg.ProbeRateLimit), corsHandler: corsHandler,
 		metricsHandler: promhttp.HandlerFor(cfg.Metrics, promhttp.HandlerOpts{}),
-		solver:         cfg.Solver, maxBudget: cfg.SolverMaxBudget, hints: newHintCache(hintCacheGames),
-		analyses: newAnalysisCache(analysisCacheGames)}
+		solver:         cfg.Solver, maxBudget: cfg.SolverMaxBudget, analyses: newAnalysisCache(analysisCacheGames)}
+	s.hints = s.newHints(hintCacheGames)
 	return headAsGet(s.routes()), nil
 }
 

@@ -20,6 +20,7 @@ import (
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/domain/domaintest"
 	"github.com/openpatience/solitaire/domain/solver"
 	"github.com/openpatience/solitaire/persistence"
@@ -736,7 +737,7 @@ func newBenchEnv(b *testing.B, opts ...func(*api.Config)) *benchEnv {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { store.Close() })
-	cfg := api.Config{Games: domain.NewGames(store), Players: store, Idempotency: store,
+	cfg := api.Config{Games: app.NewGames(store), Players: store, Idempotency: store,
 		Spec: solitaire.OpenAPIYAML}
 	for _, o := range opts {
 		o(&cfg)

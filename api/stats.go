@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // StatsStore reads what statistics and leaderboards are made of
@@ -18,12 +19,12 @@ type StatsStore interface {
 	// PlayedGames returns owner's ranked games with at least one move, of
 	// variant unless "", with draw count draw unless 0, on winnable deals
 	// or on random ones as winnable says (R7.2).
-	PlayedGames(ctx context.Context, owner, variant string, draw int, winnable bool) ([]domain.Game, error)
+	PlayedGames(ctx context.Context, owner, variant string, draw int, winnable bool) ([]app.Game, error)
 	// Leaderboard returns each player's best ranked win of variant and
 	// draw, on winnable deals or on random ones as winnable says (R7.2),
 	// that finished in [from, to) (zero: unbounded), best first in the
-	// order of domain.RankStandings, at most limit.
-	Leaderboard(ctx context.Context, variant string, draw int, winnable bool, from, to time.Time, limit int) ([]domain.Game, error)
+	// order of app.RankStandings, at most limit.
+	Leaderboard(ctx context.Context, variant string, draw int, winnable bool, from, to time.Time, limit int) ([]app.Game, error)
 	// PlayerNames maps player ids to display names; unknown ids are left out.
 	PlayerNames(ctx context.Context, ids []string) (map[string]string, error)
 }
@@ -197,7 +198,7 @@ func (s *server) myStats(c *gin.Context) reply {
 	}
 	out := PlayerStats{PlayerID: player, Stats: []VariantStats{}}
 	for _, k := range keys {
-		st := domain.ComputeStats(k.variant, k.draw, games)
+		st := app.ComputeStats(k.variant, k.draw, games)
 		out.Stats = append(out.Stats, VariantStats{Variant: st.Variant, Draw: st.Draw, Winnable: winnable, Played: st.Played, Won: st.Won,
 			WinRatePct: st.WinRatePct, CurrentStreak: st.CurrentStreak, LongestStreak: st.LongestStreak,
 			BestTimeMS: st.BestTimeMS, FewestMoves: st.FewestMoves, BestScore: st.BestScore, VegasBalance: st.VegasBalance})
@@ -252,7 +253,7 @@ func (s *server) leaderboard(c *gin.Context) reply {
 	switch p, _ := c.GetQuery("period"); p {
 	case "", "all":
 	case "day":
-		day := domain.UTCDay(s.now())
+		day := app.UTCDay(s.now())
 		from, _ = time.Parse(time.DateOnly, day)
 		to = from.Add(24 * time.Hour)
 		out.Period, out.Date = "day", &day
@@ -272,7 +273,7 @@ func (s *server) leaderboard(c *gin.Context) reply {
 	for _, g := range games {
 		finished[g.ID] = g.FinishedAt
 	}
-	for _, st := range domain.RankStandings(games) {
+	for _, st := range app.RankStandings(games) {
 		e := LeaderboardEntry{Rank: st.Rank, PlayerID: st.Player, PlayerName: names[st.Player], GameID: st.GameID,
 			Score: st.Score, ElapsedMS: st.ElapsedMS, Moves: st.Moves, Proof: "/v1/games/" + st.GameID + "/proof"}
 		if t := finished[st.GameID]; t != nil {
@@ -284,7 +285,7 @@ func (s *server) leaderboard(c *gin.Context) reply {
 }
 
 // namesOf maps the owners of games to their display names.
-func (s *server) namesOf(ctx context.Context, games []domain.Game) (map[string]string, error) {
+func (s *server) namesOf(ctx context.Context, games []app.Game) (map[string]string, error) {
 	ids := make([]string, 0, len(games))
 	for _, g := range games {
 		ids = append(ids, g.Owner)

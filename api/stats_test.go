@@ -12,7 +12,7 @@ import (
 )
 
 // playQuick plays line in game id like playLine, but through the service
-// (domain.Games.Play as the game's owner) rather than over HTTP: a fast
+// (app.Games.Play as the game's owner) rather than over HTTP: a fast
 // setup for tests whose checks are the statistics read over HTTP (the
 // duel and daily tests play their wins over HTTP). It returns the game as
 // token's player reads it.

@@ -13,6 +13,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // EventFeed tells live streams that a game's log has grown. The
@@ -314,7 +315,7 @@ func openStream(c *gin.Context, heartbeat time.Duration) (out streamWriter, rc *
 // nil for any other game: such a game expires when it is read past its
 // deadline (R5.3), so the stream reads it then and its watchers see the
 // expiry. stop releases both timers; the caller defers it.
-func (s *server) streamTimers(wake <-chan struct{}, game *domain.Game, st *domain.State,
+func (s *server) streamTimers(wake <-chan struct{}, game *app.Game, st *domain.State,
 	heartbeat time.Duration) (poll, expiry <-chan time.Time, stop func()) {
 	var ticker *time.Ticker
 	var timer *time.Timer

@@ -22,7 +22,7 @@ import (
 
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
-	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 func init() {
@@ -54,7 +54,7 @@ func newStreamEnv(t *testing.T, backend string, o streamOptions) *env {
 	go func() { listening <- store.Listen(ctx) }()
 	t.Cleanup(func() { stop(); <-listening })
 	clk := &clock{t: start}
-	games := &domain.Games{Store: store, Now: clk.Now, Random: rand.Reader, Retries: 3}
+	games := &app.Games{Store: store, Now: clk.Now, Random: rand.Reader, Retries: 3}
 	cfg := api.Config{Games: games, Players: store, Idempotency: store,
 		Ready: store.Ping, Spec: solitaire.OpenAPIYAML, Feed: store,
 		Heartbeat: o.heartbeat, MaxStreamsPerPlayer: o.maxStreams, Done: o.done,

@@ -9,7 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // CodeNotLogged is the problem code of a proof asked for a game that has
@@ -138,7 +138,7 @@ func (s *server) logConsistency(c *gin.Context) reply {
 		return s.fail(c, err)
 	}
 	p, err := s.cfg.Log.Consistency(c.Request.Context(), old, newSize)
-	if errors.Is(err, domain.ErrBadTreeSize) {
+	if errors.Is(err, app.ErrBadTreeSize) {
 		return s.fail(c, noTree("want old ≤ new ≤ the size of the latest checkpoint"))
 	}
 	if err != nil {
@@ -379,7 +379,7 @@ func (s *server) logTileAt(c *gin.Context, prefix string) reply {
 		}
 	}
 	data, full, err := s.cfg.Log.Tile(c.Request.Context(), prefix+strings.Join(segs, "/"))
-	if errors.Is(err, domain.ErrNoTile) {
+	if errors.Is(err, app.ErrNoTile) {
 		return s.fail(c, noTree("no such tile: want tile/LEVEL/N[.p/W] or tile/entries/N[.p/W] (C2SP tlog-tiles), or tile/8/LEVEL/N[.p/W], within the latest checkpoint's tree"))
 	}
 	if err != nil {
@@ -431,7 +431,7 @@ func (s *server) gameProof(c *gin.Context) reply {
 	}
 	p, err := s.cfg.Log.Proof(ctx, id, size)
 	switch {
-	case errors.Is(err, domain.ErrNotLogged):
+	case errors.Is(err, app.ErrNotLogged):
 		detail := "the game is in progress: it gets its leaf when it ends"
 		pr := newProblem(http.StatusNotFound, CodeNotLogged, detail)
 		pr.Title = "Not in the log yet"
@@ -446,7 +446,7 @@ func (s *server) gameProof(c *gin.Context) reply {
 			r = s.problemReply(pr).with("Retry-After", "1")
 		}
 		return r
-	case errors.Is(err, domain.ErrBadTreeSize):
+	case errors.Is(err, app.ErrBadTreeSize):
 		return s.fail(c, noTree("the log has no tree of tree_size leaves that holds this game's leaf: want the leaf's index < tree_size ≤ the latest checkpoint's size"))
 	case err != nil:
 		return s.fail(c, err)

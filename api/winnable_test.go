@@ -16,6 +16,7 @@ import (
 
 	"github.com/openpatience/solitaire/api"
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/domain/solver"
 )
 
@@ -56,7 +57,7 @@ func (e *env) waitReady(rules domain.Rules, n int) {
 }
 
 // record is the stored game record (its secret line included).
-func (e *env) record(id string) *domain.Game {
+func (e *env) record(id string) *app.Game {
 	e.t.Helper()
 	g, err := e.store.Game(context.Background(), id)
 	if err != nil {

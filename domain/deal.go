@@ -1,6 +1,9 @@
 package domain
 
-import "math/bits"
+import (
+	"math/bits"
+	"time"
+)
 
 // This file is the shuffle of R6.1. It is part of the product's promise:
 // the same (variant, seed) deals the same cards on every version and
@@ -95,4 +98,66 @@ func dealPosition(r Rules, pack []Card) Position {
 	}
 	p.Stock = append([]Card(nil), pack[k:]...)
 	return p
+}
+
+// LayoutDeal is the deal of a client's layout under rules (R6.5): its
+// tableau and stock, empty foundations. Errors: *LayoutError.
+func LayoutDeal(rules Rules, l *Position) (Position, error) {
+	deal := Position{Tableau: l.Tableau, Stock: l.Stock, Foundations: make([][]Card, rules.Foundations)}
+	if len(l.Waste) > 0 || len(l.Foundations) > 0 || l.Recycles != 0 {
+		return Position{}, &LayoutError{Where: "layout", Reason: "bad_syntax",
+			Detail: "a layout gives tableau and stock only; waste and foundations start empty"}
+	}
+	if err := deal.Validate(rules); err != nil {
+		return Position{}, err
+	}
+	return deal, nil
+}
+
+// DealtState is the state after a game's first event. Errors: a
+// *LayoutError for a deal Apply refuses.
+func DealtState(first Event) (*State, error) {
+	s := &State{}
+	s.Apply(first)
+	if s.Fault != "" {
+		return nil, &LayoutError{Where: "layout", Reason: "bad_syntax", Detail: s.Fault}
+	}
+	return s, nil
+}
+
+// LayoutState is the state a game created from layout (R6.5) of variant
+// with opts would start in, dealt at instant at, with the same checks as
+// Create: for analysing a layout without a game (the solver route, R7.1).
+// Nothing is stored. Errors: *UnknownVariantError, *OptionError,
+// *LayoutError.
+func LayoutState(variant string, opts Options, layout *Position, at time.Time) (*State, error) {
+	v, err := LookupVariant(variant)
+	if err != nil {
+		return nil, err
+	}
+	rules, _, err := v.Resolve(opts)
+	if err != nil {
+		return nil, err
+	}
+	deal, err := LayoutDeal(rules, layout)
+	if err != nil {
+		return nil, err
+	}
+	return DealtState(DealtEvent(rules, deal, "", Millis(at)))
+}
+
+// DealtEvent is the first event of a game (R6.2): the rules and the full
+// deal. The position is copied.
+func DealtEvent(r Rules, deal Position, commitment string, at time.Time) Event {
+	d := Position{Tableau: make([]PileLayout, len(deal.Tableau)), Stock: append([]Card{}, deal.Stock...),
+		Waste: append([]Card(nil), deal.Waste...), Recycles: deal.Recycles}
+	for i, t := range deal.Tableau {
+		d.Tableau[i] = PileLayout{Down: append([]Card{}, t.Down...), Up: append([]Card{}, t.Up...)}
+	}
+	for _, f := range deal.Foundations {
+		d.Foundations = append(d.Foundations, append([]Card{}, f...))
+	}
+	rr := r
+	return Event{Version: 1, Type: EventGameDealt, OccurredAt: Millis(at),
+		Data: EventData{V: PayloadVersion, Rules: &rr, Deal: &d, Commitment: commitment}}
 }

@@ -1,6 +1,8 @@
 // Package domain is the rules engine of the solitaire server: cards, piles,
 // variants, deals, the game aggregate with its commands and events, scoring,
-// time, undo and the public view. It imports only the standard library.
+// time, undo and the public view. It imports only the standard library;
+// the use cases built on it (services, ports, hints) are package
+// domain/app.
 //
 // The reference for every rule is docs/rules.md (numbers such as R2.5 in
 // comments refer to it).
@@ -16,6 +18,7 @@
 //     a move exactly when it (after resolving "foundation" without index) is a
 //     member of LegalMoves.
 //
-// Persistence is an outside concern: the package declares the Store it needs
-// (store.go) and the hash chain and commitment an auditor checks (chain.go).
+// Persistence is an outside concern: the package declares the hash chain
+// and commitment an auditor checks (chain.go); the stores are domain/app's
+// ports.
 package domain

@@ -78,7 +78,7 @@ func TestR2_5_ClonesGrowUndoRecordsApart(t *testing.T) {
 	}
 }
 
-// BenchmarkMoveOnLongGame is a move (Decide on a clone, as domain.Games
+// BenchmarkMoveOnLongGame is a move (Decide on a clone, as app.Games
 // plays one on the cached state) in a game with a long undo
 // record: its cost must not grow with the game's length.
 func BenchmarkMoveOnLongGame(b *testing.B) {

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // Group commit of appends. On PostgreSQL a move's append is one
@@ -68,10 +69,10 @@ type appendReq struct {
 	gameID   string
 	expected int
 	recs     []domain.RecordedEvent // chained from the head at expected
-	p        *domain.Game           // projection after the append
+	p        *app.Game              // projection after the append
 	after    *domain.State
-	receipt  *domain.Receipt // written with the events (receipt rows of appendManySQL); nil if none
-	done     chan error      // buffered 1: the outcome, after the commit
+	receipt  *app.Receipt // written with the events (receipt rows of appendManySQL); nil if none
+	done     chan error   // buffered 1: the outcome, after the commit
 }
 
 // appender queues appends per shard and writes them in batches. The zero

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/persistence/pgtest"
 )
 
@@ -48,14 +49,14 @@ func TestBatchLockOrder(t *testing.T) {
 	// (rows met in the batch's order).
 	s1 := open("-c enable_nestloop=off -c enable_mergejoin=off -c enable_indexscan=off -c enable_bitmapscan=off")
 	s2 := open("-c enable_hashjoin=off -c enable_mergejoin=off")
-	games := domain.NewGames(s1)
+	games := app.NewGames(s1)
 	type made struct {
 		id string
 		st *domain.State
 	}
 	var all []made
 	for range 43 { // three to play, the rest filler: a plan that scans the table
-		g, st, err := games.Create(ctx, domain.NewGame{Owner: "p", Variant: "relaxed"})
+		g, st, err := games.Create(ctx, app.NewGame{Owner: "p", Variant: "relaxed"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +97,7 @@ func TestBatchLockOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var p domain.Game
+		var p app.Game
 		p.Project(after)
 		return &appendReq{ctx: ctx, gameID: m.id, expected: m.st.Version, recs: recs, p: &p, after: after,
 			done: make(chan error, 1)}

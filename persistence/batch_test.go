@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/persistence"
 )
 
@@ -54,12 +55,12 @@ func TestBatchAppendRace(t *testing.T) {
 			ids := make([]string, games)
 			states := make([]*domain.State, games)
 			for i := range ids {
-				req := domain.NewGame{Owner: "p1", Variant: "relaxed"}
+				req := app.NewGame{Owner: "p1", Variant: "relaxed"}
 				if i%2 == 0 {
 					scoring := domain.ScoringStandard
 					req.Options.Scoring = &scoring
 				}
-				g, st, err := domain.NewGames(a).Create(t.Context(), req)
+				g, st, err := app.NewGames(a).Create(t.Context(), req)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -14,6 +14,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // DefaultStateCacheBytes is the state cache budget the server uses unless
@@ -35,7 +36,7 @@ const DefaultStateCacheBytes = 32 << 20
 // matching at once. Entries are replaced after every Append and Create
 // through this Store. The one exception is LoadForCommand (command), which
 // hands out the entry without that check, for a move whose append checks
-// the version itself (domain.CommandLoader); an entry known to be behind
+// the version itself (app.CommandLoader); an entry known to be behind
 // (another process's append notice, behind) is not handed out there.
 //
 // An entry's state, head and records are owned by the cache and never
@@ -72,7 +73,7 @@ type cachedState struct {
 	// with every append and is read each time), or nil if not known. The
 	// rest of a games row never changes: Append updates only the
 	// projection, nothing else updates the row.
-	record *domain.Game
+	record *app.Game
 	cost   int64 // estimated bytes, counted in stateCache.bytes
 	// behind is set when another process announced a newer version
 	// (Store.Listen): command no longer hands the entry out, as a move
@@ -120,7 +121,7 @@ func (c *stateCache) get(id string, version int) (*domain.State, []byte, bool) {
 // command returns copies of game id's record, with its projection taken
 // from the state, and of its state, whatever the log's version now (see
 // Store.LoadForCommand), if the cache holds both.
-func (c *stateCache) command(id string) (*domain.Game, *domain.State, bool) {
+func (c *stateCache) command(id string) (*app.Game, *domain.State, bool) {
 	if c == nil {
 		return nil, nil, false
 	}
@@ -253,7 +254,7 @@ func (c *stateCache) store(id string, st *domain.State, head []byte, recs []doma
 // keepRecord stores a copy of g's record (its projection left out) with
 // game g.ID's entry, if there is one without. (An entry's record is read
 // and written only under mu.)
-func (c *stateCache) keepRecord(id string, g *domain.Game) {
+func (c *stateCache) keepRecord(id string, g *app.Game) {
 	if c == nil || g == nil || g.ID != id {
 		return
 	}
@@ -290,7 +291,7 @@ func (c *stateCache) unrank(id string) {
 
 // record returns a copy of game id's record without its projection, if
 // the cache knows it.
-func (c *stateCache) record(id string) (*domain.Game, bool) {
+func (c *stateCache) record(id string) (*app.Game, bool) {
 	if c == nil {
 		return nil, false
 	}
@@ -303,7 +304,7 @@ func (c *stateCache) record(id string) (*domain.Game, bool) {
 
 // withRecord returns game id's entry and its record (read under mu), or
 // nils; use marks the entry recently used.
-func (c *stateCache) withRecord(id string, use bool) (*cachedState, *domain.Game) {
+func (c *stateCache) withRecord(id string, use bool) (*cachedState, *app.Game) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var (
@@ -323,8 +324,8 @@ func (c *stateCache) withRecord(id string, use bool) (*cachedState, *domain.Game
 
 // cloneIdentity copies the parts of g that never change, sharing no
 // memory with g; the projection fields are left zero.
-func cloneIdentity(g *domain.Game) *domain.Game {
-	r := &domain.Game{ID: g.ID, Variant: g.Variant, Rules: g.Rules, Options: cloneOptions(g.Options),
+func cloneIdentity(g *app.Game) *app.Game {
+	r := &app.Game{ID: g.ID, Variant: g.Variant, Rules: g.Rules, Options: cloneOptions(g.Options),
 		Owner: g.Owner, Ranked: g.Ranked, DealSecret: g.DealSecret.CloneSecret(), HasSeed: g.HasSeed,
 		CompetitionID: g.CompetitionID, DailyDate: g.DailyDate, Deal: g.Deal, CreatedAt: g.CreatedAt,
 		SolutionCommitment: g.SolutionCommitment}
@@ -350,7 +351,7 @@ func clonePtr[T any](p *T) *T {
 // the record that never change, it reads only the projection (no JSON to
 // decode, a narrower row); else the whole row. Errors: domain.ErrNotFound,
 // or the database's.
-func (s *Store) loadRecord(db *gorm.DB, id string) (*domain.Game, error) {
+func (s *Store) loadRecord(db *gorm.DB, id string) (*app.Game, error) {
 	g, ok := s.cache.record(id)
 	if !ok {
 		return scanGame(db.Raw(`SELECT `+gameColumns+` FROM games WHERE id = ?`, id).Row())
@@ -442,7 +443,7 @@ func (s *Store) CacheStats() CacheStats {
 		CommandMisses: c.commandMisses.Load(), Entries: c.lru.Len(), Bytes: c.bytes}
 }
 
-// PlayerCache is a domain.PlayerStore that remembers, for a while, the
+// PlayerCache is a app.PlayerStore that remembers, for a while, the
 // players it found by token hash, so that authenticating a request costs
 // no query while the player is in the cache. A player's token never
 // changes and players are never deleted (a token is given once, by POST
@@ -452,7 +453,7 @@ func (s *Store) CacheStats() CacheStats {
 // tokens are not remembered. CreatePlayer and any other method go to the
 // wrapped store. Safe for concurrent use.
 type PlayerCache struct {
-	domain.PlayerStore
+	app.PlayerStore
 	ttl time.Duration
 	lru *lru.Cache[string, cachedPlayer]
 	now func() time.Time
@@ -460,13 +461,13 @@ type PlayerCache struct {
 
 // cachedPlayer is a PlayerCache entry.
 type cachedPlayer struct {
-	p  domain.Player
+	p  app.Player
 	at time.Time
 }
 
 // NewPlayerCache wraps next with a cache of up to size players, each kept
 // for at most ttl. A size below 1 means 1.
-func NewPlayerCache(next domain.PlayerStore, size int, ttl time.Duration) *PlayerCache {
+func NewPlayerCache(next app.PlayerStore, size int, ttl time.Duration) *PlayerCache {
 	c, _ := lru.New[string, cachedPlayer](max(size, 1)) // fails only for a size below 1
 	return &PlayerCache{PlayerStore: next, ttl: ttl, lru: c, now: time.Now}
 }
@@ -475,7 +476,7 @@ func NewPlayerCache(next domain.PlayerStore, size int, ttl time.Duration) *Playe
 // the cache if it found it there less than TTL ago, else from the wrapped
 // store. Errors: those of the wrapped store (domain.ErrNotFound for an
 // unknown token). The result is the caller's to change.
-func (c *PlayerCache) PlayerByTokenHash(ctx context.Context, hash []byte) (*domain.Player, error) {
+func (c *PlayerCache) PlayerByTokenHash(ctx context.Context, hash []byte) (*app.Player, error) {
 	key := string(hash)
 	if e, ok := c.lru.Get(key); ok && c.now().Sub(e.at) < c.ttl {
 		p := e.p

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/persistence"
 	"github.com/openpatience/solitaire/persistence/pgtest"
 )
@@ -59,8 +60,8 @@ func (c *testClock) Now() time.Time {
 	return c.t
 }
 
-func gamesOn(s domain.Store, clock *testClock) *domain.Games {
-	g := domain.NewGames(s)
+func gamesOn(s app.Store, clock *testClock) *app.Games {
+	g := app.NewGames(s)
 	g.Now = clock.Now
 	return g
 }
@@ -137,7 +138,7 @@ func TestCacheSeesOtherStores(t *testing.T) {
 			a, b, plain := cachedStores(t, dialect)
 			clock := &testClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 			ga, gb := gamesOn(a, clock), gamesOn(b, clock)
-			game, _, err := ga.Create(t.Context(), domain.NewGame{Owner: "p", Variant: "relaxed"})
+			game, _, err := ga.Create(t.Context(), app.NewGame{Owner: "p", Variant: "relaxed"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -181,7 +182,7 @@ func TestCacheRandomGames(t *testing.T) {
 			games := gamesOn(s, clock)
 			rng := rand.New(rand.NewPCG(11, 11))
 			for _, variant := range []string{"relaxed", "klondike", "tripleharp"} {
-				game, _, err := games.Create(t.Context(), domain.NewGame{Owner: "p", Variant: variant,
+				game, _, err := games.Create(t.Context(), app.NewGame{Owner: "p", Variant: variant,
 					Options: domain.Options{Undo: ptr(true)}})
 				if err != nil {
 					t.Fatal(err)
@@ -229,7 +230,7 @@ func ptr[T any](v T) *T { return &v }
 
 func mustFirstGame(t *testing.T, s *persistence.Store) string {
 	t.Helper()
-	games, _, err := s.List(t.Context(), domain.GameFilter{Limit: 1})
+	games, _, err := s.List(t.Context(), app.GameFilter{Limit: 1})
 	if err != nil || len(games) == 0 {
 		t.Fatalf("List: %v, %d games", err, len(games))
 	}
@@ -338,11 +339,11 @@ func TestCacheBudget(t *testing.T) {
 
 // countingPlayers is a PlayerStore that counts lookups.
 type countingPlayers struct {
-	domain.PlayerStore
+	app.PlayerStore
 	lookups atomic.Int32
 }
 
-func (c *countingPlayers) PlayerByTokenHash(ctx context.Context, hash []byte) (*domain.Player, error) {
+func (c *countingPlayers) PlayerByTokenHash(ctx context.Context, hash []byte) (*app.Player, error) {
 	c.lookups.Add(1)
 	return c.PlayerStore.PlayerByTokenHash(ctx, hash)
 }
@@ -356,7 +357,7 @@ func TestPlayerCache(t *testing.T) {
 	}
 	defer s.Close()
 	hash := bytes.Repeat([]byte{7}, 32)
-	if err := s.CreatePlayer(t.Context(), &domain.Player{ID: "p1", Name: "Ada", TokenHash: hash,
+	if err := s.CreatePlayer(t.Context(), &app.Player{ID: "p1", Name: "Ada", TokenHash: hash,
 		CreatedAt: domain.Millis(time.Now())}); err != nil {
 		t.Fatal(err)
 	}
@@ -467,7 +468,7 @@ func moveSetMinus(x, y *domain.State) []domain.Move {
 
 // TestCommandOnStaleCache: a store whose cache is behind the log (another
 // store, a second server process, appended since) answers moves exactly as
-// a store without a cache would (domain.CommandLoader): a move
+// a store without a cache would (app.CommandLoader): a move
 // legal only in its stale state is refused with nothing written, a move
 // legal only in the newest state is accepted, an If-Match of the newest
 // version is accepted and one of the stale version is refused; the chain
@@ -484,7 +485,7 @@ func TestCommandOnStaleCache(t *testing.T) {
 			var id string
 			for round := 0; round < 400 && (cases[0] < 3 || cases[1] < 3 || cases[2] < 3 || cases[3] < 3); round++ {
 				if id == "" {
-					game, _, err := ga.Create(t.Context(), domain.NewGame{Owner: "p", Variant: "relaxed"})
+					game, _, err := ga.Create(t.Context(), app.NewGame{Owner: "p", Variant: "relaxed"})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -542,7 +543,7 @@ func TestCommandOnStaleCache(t *testing.T) {
 					cases[2]++
 				case 3: // If-Match of the stale version: refused
 					_, _, _, err := gb.Play(t.Context(), "p", id, randomMove(t, stale, rng), stale.Version, nil)
-					if !errors.Is(err, domain.ErrStaleVersion) {
+					if !errors.Is(err, app.ErrStaleVersion) {
 						t.Fatalf("If-Match %d, log at %d: err %v, want ErrStaleVersion", stale.Version, cur.Version, err)
 					}
 					cases[3]++
@@ -586,7 +587,7 @@ func TestCommandSkipsEntriesBehind(t *testing.T) {
 	}
 	clock := &testClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	ga := gamesOn(a, clock)
-	game, st, err := ga.Create(t.Context(), domain.NewGame{Owner: "p", Variant: "relaxed"})
+	game, st, err := ga.Create(t.Context(), app.NewGame{Owner: "p", Variant: "relaxed"})
 	if err != nil {
 		t.Fatal(err)
 	}

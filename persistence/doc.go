@@ -1,5 +1,5 @@
 // Package persistence is the event store of the solitaire server: the
-// domain.Store and domain.PlayerStore of package domain, on PostgreSQL
+// app.Store and app.PlayerStore of package domain, on PostgreSQL
 // (production, DATABASE_URL) or on an embedded SQLite file (the default),
 // through gorm, with the same behaviour on both.
 //

@@ -12,6 +12,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // SeatTTL is how long a duel seat may wait for its game: a seat taken
@@ -19,7 +20,7 @@ import (
 // steps) no longer holds the duel open, and its player may join again.
 const SeatTTL = time.Minute
 
-var _ domain.CompetitionStore = (*Store)(nil)
+var _ app.CompetitionStore = (*Store)(nil)
 
 const duelColumns = `id, variant, rules, options, ranked, created_by, seed, salt, commitment,
 	created_at, deadline_at, max_players, ended_at, winnable, solution, difficulty`
@@ -27,17 +28,17 @@ const duelColumns = `id, variant, rules, options, ranked, created_by, seed, salt
 // CreateDuel stores d (EndedAt is ignored: a new duel has not ended).
 // Errors: domain.ErrConflict if the id exists; "persistence: create duel:
 // ..." for an id of 0 or more than 64 bytes, a salt that is not 32 bytes,
-// MaxPlayers outside domain.MinDuelPlayers..MaxDuelPlayers, and database
+// MaxPlayers outside app.MinDuelPlayers..MaxDuelPlayers, and database
 // failures.
-func (s *Store) CreateDuel(ctx context.Context, d *domain.Duel) error {
+func (s *Store) CreateDuel(ctx context.Context, d *app.Duel) error {
 	switch {
 	case d == nil || d.ID == "" || len(d.ID) > 64:
 		return errors.New("persistence: create duel: id of 1..64 bytes required")
 	case len(d.Salt) != 32:
 		return fmt.Errorf("persistence: create duel: salt of %d bytes, want 32", len(d.Salt))
-	case d.MaxPlayers < domain.MinDuelPlayers || d.MaxPlayers > domain.MaxDuelPlayers:
+	case d.MaxPlayers < app.MinDuelPlayers || d.MaxPlayers > app.MaxDuelPlayers:
 		return fmt.Errorf("persistence: create duel: max players %d, want %d..%d", d.MaxPlayers,
-			domain.MinDuelPlayers, domain.MaxDuelPlayers)
+			app.MinDuelPlayers, app.MaxDuelPlayers)
 	}
 	rules, err := json.Marshal(d.Rules)
 	if err != nil {
@@ -56,7 +57,7 @@ func (s *Store) CreateDuel(ctx context.Context, d *domain.Duel) error {
 }
 
 // Duel returns the duel with that id. Errors: domain.ErrNotFound.
-func (s *Store) Duel(ctx context.Context, id string) (*domain.Duel, error) {
+func (s *Store) Duel(ctx context.Context, id string) (*app.Duel, error) {
 	d, err := scanDuel(s.db.WithContext(ctx).Raw(`SELECT `+duelColumns+` FROM duels WHERE id = ?`, id).Row())
 	if err != nil {
 		return nil, wrap("duel", err)
@@ -64,9 +65,9 @@ func (s *Store) Duel(ctx context.Context, id string) (*domain.Duel, error) {
 	return d, nil
 }
 
-func scanDuel(r scanner) (*domain.Duel, error) {
+func scanDuel(r scanner) (*app.Duel, error) {
 	var (
-		d                    domain.Duel
+		d                    app.Duel
 		rules, options, seed string
 		solution             string
 		created, deadline    int64
@@ -186,8 +187,8 @@ func (s *Store) DuelGameOf(ctx context.Context, duelID, player string) (string, 
 
 // DuelGames returns the games whose duel id is duelID (a duel's, or a daily
 // deal's), oldest first, with their projections (for standings,
-// domain.RankStandings).
-func (s *Store) DuelGames(ctx context.Context, duelID string) ([]domain.Game, error) {
+// app.RankStandings).
+func (s *Store) DuelGames(ctx context.Context, duelID string) ([]app.Game, error) {
 	out, err := s.queryGames(ctx, `SELECT `+gameColumns+` FROM games WHERE duel_id = ? ORDER BY created_at, id`, duelID)
 	if err != nil {
 		return nil, wrap("duel games", err)
@@ -196,12 +197,12 @@ func (s *Store) DuelGames(ctx context.Context, duelID string) ([]domain.Game, er
 }
 
 // EndDuel reports whether the duel duelID has ended at instant now,
-// recording its end the first time it finds it due (domain.CompetitionStore).
+// recording its end the first time it finds it due (app.CompetitionStore).
 //
 // A duel closes at its deadline, or earlier once all its MaxPlayers seats
 // hold a game and every one of them has ended (RULES R6.6); it has ended
 // once it has closed and none of its games is still running (the sweeper,
-// domain.Games.CloseDue, resigns those after the deadline) and no seat is
+// app.Games.CloseDue, resigns those after the deadline) and no seat is
 // waiting for its game. EndedAt is when the last game finished for a full
 // duel, else the deadline. An unknown id has not ended. Errors: database
 // failures only.
@@ -280,18 +281,18 @@ func (s *Store) endDuelLocked(tx *gorm.DB, duelID string, now time.Time) (bool, 
 }
 
 // queryGames runs a query that selects gameColumns and scans every row.
-func (s *Store) queryGames(ctx context.Context, q string, args ...any) ([]domain.Game, error) {
+func (s *Store) queryGames(ctx context.Context, q string, args ...any) ([]app.Game, error) {
 	return queryGamesOn(s.db.WithContext(ctx), q, args...)
 }
 
 // queryGamesOn is queryGames on db (the primary's or the replica's).
-func queryGamesOn(db *gorm.DB, q string, args ...any) ([]domain.Game, error) {
+func queryGamesOn(db *gorm.DB, q string, args ...any) ([]app.Game, error) {
 	rows, err := db.Raw(q, args...).Rows()
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := []domain.Game{}
+	out := []app.Game{}
 	for rows.Next() {
 		g, err := scanGame(rows)
 		if err != nil {
@@ -306,7 +307,7 @@ func queryGamesOn(db *gorm.DB, q string, args ...any) ([]domain.Game, error) {
 // d first if there is none: racing first players of a day all get the one
 // row that was stored first. Errors: "persistence: daily deal: ..." for a
 // salt that is not 32 bytes and for database failures.
-func (s *Store) EnsureDailyDeal(ctx context.Context, d domain.DailyDeal) (*domain.DailyDeal, error) {
+func (s *Store) EnsureDailyDeal(ctx context.Context, d app.DailyDeal) (*app.DailyDeal, error) {
 	if len(d.Salt) != 32 {
 		return nil, fmt.Errorf("persistence: daily deal: salt of %d bytes, want 32", len(d.Salt))
 	}
@@ -323,8 +324,8 @@ func (s *Store) EnsureDailyDeal(ctx context.Context, d domain.DailyDeal) (*domai
 
 // FindDailyDeal returns the deal of variant on day ("2006-01-02"). Errors:
 // domain.ErrNotFound if nobody has played that day's deal.
-func (s *Store) FindDailyDeal(ctx context.Context, variant, day string) (*domain.DailyDeal, error) {
-	d := domain.DailyDeal{Variant: variant, Day: day}
+func (s *Store) FindDailyDeal(ctx context.Context, variant, day string) (*app.DailyDeal, error) {
+	d := app.DailyDeal{Variant: variant, Day: day}
 	var (
 		seed, solution string
 		created        int64
@@ -364,7 +365,7 @@ func (s *Store) DailyGameOf(ctx context.Context, owner, variant, day string) (st
 }
 
 // DailyGames returns the daily games of variant on day, oldest first.
-func (s *Store) DailyGames(ctx context.Context, variant, day string) ([]domain.Game, error) {
+func (s *Store) DailyGames(ctx context.Context, variant, day string) ([]app.Game, error) {
 	out, err := s.queryGames(ctx, `SELECT `+gameColumns+` FROM games WHERE variant = ? AND daily_date = ?
 		ORDER BY created_at, id`, variant, day)
 	if err != nil {

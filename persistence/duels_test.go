@@ -12,12 +12,13 @@ import (
 	"time"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/persistence"
 )
 
 // newDuel stores a two-seat duel of variant's default rules closing at
 // deadline.
-func newDuel(t *testing.T, s *persistence.Store, variant string, deadline time.Time) *domain.Duel {
+func newDuel(t *testing.T, s *persistence.Store, variant string, deadline time.Time) *app.Duel {
 	t.Helper()
 	v, err := domain.LookupVariant(variant)
 	if err != nil {
@@ -28,8 +29,8 @@ func newDuel(t *testing.T, s *persistence.Store, variant string, deadline time.T
 	salt := make([]byte, 32)
 	rand.Read(salt)
 	seed := binary.BigEndian.Uint64(b[16:])
-	d := &domain.Duel{ID: fmt.Sprintf("%x", b[:16]), Variant: variant, Rules: v.Defaults, Ranked: true,
-		CreatedBy: "ada", DealSecret: domain.DealSecret{Seed: seed, Salt: salt, Commitment: domain.Commitment(domain.Deal(v.Defaults, seed), salt)},
+	d := &app.Duel{ID: fmt.Sprintf("%x", b[:16]), Variant: variant, Rules: v.Defaults, Ranked: true,
+		CreatedBy: "ada", DealSecret: app.DealSecret{Seed: seed, Salt: salt, Commitment: domain.Commitment(domain.Deal(v.Defaults, seed), salt)},
 		CreatedAt: t0, Deadline: deadline, MaxPlayers: 2}
 	if err := s.CreateDuel(context.Background(), d); err != nil {
 		t.Fatal(err)
@@ -121,7 +122,7 @@ func TestR6_3_DuelSeats(t *testing.T) {
 		var ids []string
 		for i, p := range seated {
 			now = t0.Add(time.Duration(i) * time.Second)
-			game, _, err := g.Create(ctx, domain.NewGame{Owner: p, Variant: "klondike", ServerSeed: &d.Seed, Salt: d.Salt, CompetitionID: d.ID})
+			game, _, err := g.Create(ctx, app.NewGame{Owner: p, Variant: "klondike", ServerSeed: &d.Seed, Salt: d.Salt, CompetitionID: d.ID})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -203,7 +204,7 @@ func TestDuelLastSeatRace(t *testing.T) {
 			if ok, err := s.TakeDuelSeat(ctx, d.ID, "ada", now); !ok || err != nil {
 				t.Fatal(ok, err)
 			}
-			game, _, err := g.Create(ctx, domain.NewGame{Owner: "ada", Variant: "klondike", ServerSeed: &d.Seed, Salt: d.Salt, CompetitionID: d.ID})
+			game, _, err := g.Create(ctx, app.NewGame{Owner: "ada", Variant: "klondike", ServerSeed: &d.Seed, Salt: d.Salt, CompetitionID: d.ID})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -255,15 +256,15 @@ func TestDailyDeals(t *testing.T) {
 			t.Fatalf("no deal yet: %v", err)
 		}
 		var wg sync.WaitGroup
-		got := make([]*domain.DailyDeal, 8)
+		got := make([]*app.DailyDeal, 8)
 		for i := range got {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				salt := make([]byte, 32)
 				rand.Read(salt)
-				d, err := s.EnsureDailyDeal(ctx, domain.DailyDeal{Variant: "klondike", Day: "2026-11-29",
-					DealSecret: domain.DealSecret{Seed: uint64(i + 1), Salt: salt, Commitment: fmt.Sprint(i)}, CreatedAt: t0})
+				d, err := s.EnsureDailyDeal(ctx, app.DailyDeal{Variant: "klondike", Day: "2026-11-29",
+					DealSecret: app.DealSecret{Seed: uint64(i + 1), Salt: salt, Commitment: fmt.Sprint(i)}, CreatedAt: t0})
 				if err != nil {
 					t.Error(err)
 				}
@@ -279,12 +280,12 @@ func TestDailyDeals(t *testing.T) {
 		if d, err := s.FindDailyDeal(ctx, "klondike", "2026-11-29"); err != nil || !reflect.DeepEqual(d, got[0]) {
 			t.Errorf("FindDailyDeal = %+v, %v", d, err)
 		}
-		other, err := s.EnsureDailyDeal(ctx, domain.DailyDeal{Variant: "klondike", Day: "2026-11-30",
-			DealSecret: domain.DealSecret{Seed: 99, Salt: make([]byte, 32)}, CreatedAt: t0})
+		other, err := s.EnsureDailyDeal(ctx, app.DailyDeal{Variant: "klondike", Day: "2026-11-30",
+			DealSecret: app.DealSecret{Seed: 99, Salt: make([]byte, 32)}, CreatedAt: t0})
 		if err != nil || other.Seed != 99 {
 			t.Errorf("next day's deal: %+v, %v", other, err)
 		}
-		if _, err := s.EnsureDailyDeal(ctx, domain.DailyDeal{Variant: "klondike", Day: "x", DealSecret: domain.DealSecret{Salt: []byte{1}}}); err == nil {
+		if _, err := s.EnsureDailyDeal(ctx, app.DailyDeal{Variant: "klondike", Day: "x", DealSecret: app.DealSecret{Salt: []byte{1}}}); err == nil {
 			t.Error("a short salt was stored")
 		}
 
@@ -293,14 +294,14 @@ func TestDailyDeals(t *testing.T) {
 		id := "daily:klondike:2026-11-29"
 		var games []string
 		for _, p := range []string{"ada", "bob"} {
-			game, _, err := g.Create(ctx, domain.NewGame{Owner: p, Variant: "klondike", ServerSeed: &got[0].Seed,
+			game, _, err := g.Create(ctx, app.NewGame{Owner: p, Variant: "klondike", ServerSeed: &got[0].Seed,
 				Salt: got[0].Salt, DailyDate: "2026-11-29", CompetitionID: id})
 			if err != nil {
 				t.Fatal(err)
 			}
 			games = append(games, game.ID)
 		}
-		if _, _, err := g.Create(ctx, domain.NewGame{Owner: "ada", Variant: "klondike", DailyDate: "2026-11-29"}); !errors.Is(err, domain.ErrConflict) {
+		if _, _, err := g.Create(ctx, app.NewGame{Owner: "ada", Variant: "klondike", DailyDate: "2026-11-29"}); !errors.Is(err, domain.ErrConflict) {
 			t.Errorf("second daily game: %v", err)
 		}
 		if gid, err := s.DailyGameOf(ctx, "bob", "klondike", "2026-11-29"); err != nil || gid != games[1] {
@@ -352,7 +353,7 @@ func TestStatsQueries(t *testing.T) {
 		ids := make([]string, len(specs))
 		for i, sp := range specs {
 			now = t0.Add(time.Duration(i) * time.Second)
-			game, _, err := g.Create(ctx, domain.NewGame{Owner: sp.owner, Variant: sp.variant, Options: sp.opts, Seed: sp.seed})
+			game, _, err := g.Create(ctx, app.NewGame{Owner: sp.owner, Variant: sp.variant, Options: sp.opts, Seed: sp.seed})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // insertBatch bounds the rows of one INSERT (7 parameters each), well
@@ -20,7 +21,7 @@ const insertBatch = 500
 
 // Append adds events, versions expected+1, expected+2, ..., to stream
 // gameID in one transaction: the conditional update of games.version
-// (and the projection, from after, as domain.Game.Project computes it)
+// (and the projection, from after, as app.Game.Project computes it)
 // decides; then the events are inserted, chained from the stream head's
 // hash (domain.Record). If the new version crosses a multiple of
 // Config.SnapshotEvery, a snapshot of after is written once the append has
@@ -44,8 +45,8 @@ const insertBatch = 500
 // the same statement, as an idempotency record naming
 // gameID and versions expected+1..after.Version (receiptSQL); when its key
 // is taken by a record that has not expired, nothing is written and the
-// error matches domain.ErrReceiptTaken.
-func (s *Store) Append(ctx context.Context, gameID string, expected int, events []domain.Event, after *domain.State, receipt *domain.Receipt) ([]domain.RecordedEvent, error) {
+// error matches app.ErrReceiptTaken.
+func (s *Store) Append(ctx context.Context, gameID string, expected int, events []domain.Event, after *domain.State, receipt *app.Receipt) ([]domain.RecordedEvent, error) {
 	if len(events) == 0 {
 		return nil, errors.New("persistence: append: no events")
 	}
@@ -61,7 +62,7 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 	if after == nil || after.Version != last {
 		return nil, fmt.Errorf("persistence: append: state after is not at version %d", last)
 	}
-	var p domain.Game
+	var p app.Game
 	p.Project(after)
 	// A hint makes the game unranked from then on (R7.3): the one change
 	// of the record's ranked column, made in the transaction below.
@@ -185,7 +186,7 @@ func (s *Store) committed(gameID string, expected int, after *domain.State, recs
 // gorm transaction. A game the cache holds exists (games are never
 // deleted), so an update that matches nothing is a conflict.
 func (s *Store) appendSQLite(ctx context.Context, gameID string, expected int, head []byte, events []domain.Event,
-	p *domain.Game, receipt *domain.Receipt) ([]domain.RecordedEvent, error) {
+	p *app.Game, receipt *app.Receipt) ([]domain.RecordedEvent, error) {
 	recs, err := record(gameID, head, events)
 	if err != nil {
 		return nil, err
@@ -244,7 +245,7 @@ func (s *Store) appendSQLite(ctx context.Context, gameID string, expected int, h
 		if n, err := res.RowsAffected(); err != nil {
 			return nil, err
 		} else if n == 0 {
-			return nil, domain.ErrReceiptTaken
+			return nil, app.ErrReceiptTaken
 		}
 	}
 	if err := tx.Commit(); err != nil {
@@ -445,7 +446,7 @@ func (s *Store) writeSnapshot(tx *gorm.DB, gameID string, head []byte, st *domai
 // (State.Fault) is returned as is. Errors: domain.ErrNotFound;
 // "persistence: load: ..." for a log that does not decode or ends before
 // the record's version, and for database failures.
-func (s *Store) Load(ctx context.Context, id string) (*domain.Game, *domain.State, error) {
+func (s *Store) Load(ctx context.Context, id string) (*app.Game, *domain.State, error) {
 	db := s.db.WithContext(ctx)
 	g, err := s.loadRecord(db, id)
 	if err != nil {
@@ -493,15 +494,15 @@ func (s *Store) Load(ctx context.Context, id string) (*domain.Game, *domain.Stat
 	return g, st, nil
 }
 
-// LoadForCommand is domain.CommandLoader: the game and state from the
+// LoadForCommand is app.CommandLoader: the game and state from the
 // state cache without any query when the cache holds both the game's
 // record and a state, else Load's (verified true). A cached state is one
 // the log had (the cache takes only committed and loaded states), though
-// another store may have appended since; domain.Games.Play decides on it
+// another store may have appended since; app.Games.Play decides on it
 // and appends with its version as the expected one, so a stale state only
 // costs a refused append (domain.ErrConflict) and a Load. This saves the
 // games-row read a checked Load makes on every move. Errors: those of Load.
-func (s *Store) LoadForCommand(ctx context.Context, id string) (*domain.Game, *domain.State, bool, error) {
+func (s *Store) LoadForCommand(ctx context.Context, id string) (*app.Game, *domain.State, bool, error) {
 	if g, st, ok := s.cache.command(id); ok {
 		return g, st, false, nil
 	}

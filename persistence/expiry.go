@@ -4,17 +4,17 @@ import (
 	"context"
 	"time"
 
-	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 var (
-	_ domain.DueFinder     = (*Store)(nil)
-	_ domain.ClosingFinder = (*Store)(nil)
+	_ app.DueFinder     = (*Store)(nil)
+	_ app.ClosingFinder = (*Store)(nil)
 )
 
 // DueForExpiry returns the ids of up to limit games in progress whose time
 // limit ran out at or before now (RULES R5.3), earliest deadline first: the
-// games domain.Games.ExpireDue expires. The deadline is the generated
+// games app.Games.ExpireDue expires. The deadline is the generated
 // column games.deadline_at (created_at + time_limit_s, R5.2), indexed for
 // games in progress. limit below 1 means 100.
 func (s *Store) DueForExpiry(ctx context.Context, now time.Time, limit int) ([]string, error) {
@@ -33,7 +33,7 @@ func (s *Store) DueForExpiry(ctx context.Context, now time.Time, limit int) ([]s
 // DueForClosing returns the ids of up to limit games still in progress
 // whose competition closed at or before now: games of a duel whose
 // deadline has passed, and daily games of a UTC day before now's. These
-// are what domain.Games.CloseDue resigns, so that the duel can end and the
+// are what app.Games.CloseDue resigns, so that the duel can end and the
 // day's deal be revealed without showing a running game its own cards.
 // limit below 1 means 100.
 func (s *Store) DueForClosing(ctx context.Context, now time.Time, limit int) ([]string, error) {
@@ -44,7 +44,7 @@ func (s *Store) DueForClosing(ctx context.Context, now time.Time, limit int) ([]
 			WHERE g.status = 'in_progress' AND d.ended_at IS NULL AND d.deadline_at <= ?
 		UNION ALL
 		SELECT id FROM games WHERE status = 'in_progress' AND daily_date <> '' AND daily_date < ?
-		LIMIT ?`, millis(now), domain.UTCDay(now), limit)
+		LIMIT ?`, millis(now), app.UTCDay(now), limit)
 	if err != nil {
 		return nil, wrap("due for closing", err)
 	}

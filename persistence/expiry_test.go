@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/persistence"
 )
 
@@ -18,9 +19,9 @@ func both(t *testing.T, f func(t *testing.T, s *persistence.Store)) {
 	}
 }
 
-// service is domain.Games on s with a clock the test moves.
-func service(s *persistence.Store, now *time.Time) *domain.Games {
-	return &domain.Games{Store: s, Now: func() time.Time { return *now }, Random: rand.Reader, Retries: 3}
+// service is app.Games on s with a clock the test moves.
+func service(s *persistence.Store, now *time.Time) *app.Games {
+	return &app.Games{Store: s, Now: func() time.Time { return *now }, Random: rand.Reader, Retries: 3}
 }
 
 // ph is the first placeholder of s's dialect in database/sql.
@@ -45,7 +46,7 @@ func TestR5_3_DueForExpiry(t *testing.T) {
 		var timed []string
 		for i := range 3 {
 			now = t0.Add(time.Duration(i) * time.Second)
-			game, st, err := g.Create(ctx, domain.NewGame{Owner: "ada", Variant: "klassik"})
+			game, st, err := g.Create(ctx, app.NewGame{Owner: "ada", Variant: "klassik"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,12 +60,12 @@ func TestR5_3_DueForExpiry(t *testing.T) {
 				t.Fatalf("deadline_at %d, state's deadline %d", dl, want.UnixMilli())
 			}
 		}
-		free, _, err := g.Create(ctx, domain.NewGame{Owner: "ada", Variant: "klondike"})
+		free, _, err := g.Create(ctx, app.NewGame{Owner: "ada", Variant: "klondike"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		limited := 20
-		odd, _, err := g.Create(ctx, domain.NewGame{Owner: "ada", Variant: "klondike", Options: domain.Options{TimeLimitS: &limited}})
+		odd, _, err := g.Create(ctx, app.NewGame{Owner: "ada", Variant: "klondike", Options: domain.Options{TimeLimitS: &limited}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +115,7 @@ func TestDueForClosing(t *testing.T) {
 		now := t0
 		g := service(s, &now)
 		duel := newDuel(t, s, "klondike", t0.Add(time.Hour))
-		mk := func(owner string, ng domain.NewGame) string {
+		mk := func(owner string, ng app.NewGame) string {
 			ng.Owner, ng.Variant = owner, "klondike"
 			game, _, err := g.Create(ctx, ng)
 			if err != nil {
@@ -122,13 +123,13 @@ func TestDueForClosing(t *testing.T) {
 			}
 			return game.ID
 		}
-		inDuel := mk("ada", domain.NewGame{CompetitionID: duel.ID, ServerSeed: &duel.Seed, Salt: duel.Salt})
-		endedInDuel := mk("bob", domain.NewGame{CompetitionID: duel.ID, ServerSeed: &duel.Seed, Salt: duel.Salt})
+		inDuel := mk("ada", app.NewGame{CompetitionID: duel.ID, ServerSeed: &duel.Seed, Salt: duel.Salt})
+		endedInDuel := mk("bob", app.NewGame{CompetitionID: duel.ID, ServerSeed: &duel.Seed, Salt: duel.Salt})
 		if _, _, _, err := g.Play(ctx, "bob", endedInDuel, domain.Move{Type: domain.MoveResign}, -1, nil); err != nil {
 			t.Fatal(err)
 		}
-		daily := mk("ada", domain.NewGame{DailyDate: "2026-11-29", CompetitionID: "daily:klondike:2026-11-29"})
-		mk("ada", domain.NewGame{}) // an ordinary game
+		daily := mk("ada", app.NewGame{DailyDate: "2026-11-29", CompetitionID: "daily:klondike:2026-11-29"})
+		mk("ada", app.NewGame{}) // an ordinary game
 
 		for _, c := range []struct {
 			at   time.Time

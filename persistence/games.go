@@ -14,12 +14,13 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
-// List limits: the domain's (domain.GameFilter.PageSize; default 50).
+// List limits: the domain's (app.GameFilter.PageSize; default 50).
 const (
-	DefaultListLimit = domain.DefaultListLimit
-	MaxListLimit     = domain.MaxListLimit
+	DefaultListLimit = app.DefaultListLimit
+	MaxListLimit     = app.MaxListLimit
 )
 
 const gameColumns = `id, variant, rules, options, owner, ranked, seed, has_seed, salt, commitment,
@@ -35,8 +36,8 @@ const gameColumns = `id, variant, rules, options, owner, ranked, seed, has_seed,
 // version-1 game_dealt or its time not UTC in whole milliseconds, s not at
 // version 1, an id of 0 or more than 64 bytes) and for database failures.
 // A receipt (nil: none) is written in the same transaction, naming g.ID
-// and version 1 (receiptSQL); domain.ErrReceiptTaken if its key is taken.
-func (s *Store) Create(ctx context.Context, g *domain.Game, first domain.Event, st *domain.State, receipt *domain.Receipt) error {
+// and version 1 (receiptSQL); app.ErrReceiptTaken if its key is taken.
+func (s *Store) Create(ctx context.Context, g *app.Game, first domain.Event, st *domain.State, receipt *app.Receipt) error {
 	switch {
 	case g == nil || st == nil:
 		return errors.New("persistence: create: nil game or state")
@@ -99,7 +100,7 @@ func (s *Store) Create(ctx context.Context, g *domain.Game, first domain.Event, 
 
 // Game returns the record of game id with the projection of its latest
 // state, without loading events. Errors: domain.ErrNotFound.
-func (s *Store) Game(ctx context.Context, id string) (*domain.Game, error) {
+func (s *Store) Game(ctx context.Context, id string) (*app.Game, error) {
 	g, err := scanGame(s.db.WithContext(ctx).Raw(`SELECT `+gameColumns+` FROM games WHERE id = ?`, id).Row())
 	if err != nil {
 		return nil, wrap("game", err)
@@ -112,8 +113,8 @@ func (s *Store) Game(ctx context.Context, id string) (*domain.Game, error) {
 // above MaxListLimit means MaxListLimit), and the cursor of the next page,
 // "" when there is none. Zero fields of f do not filter. Pages are keyset
 // pages: a game created between two calls never shifts a later page.
-// Errors: domain.ErrBadCursor for a cursor List did not make.
-func (s *Store) List(ctx context.Context, f domain.GameFilter) ([]domain.Game, string, error) {
+// Errors: app.ErrBadCursor for a cursor List did not make.
+func (s *Store) List(ctx context.Context, f app.GameFilter) ([]app.Game, string, error) {
 	limit := f.PageSize()
 	var where []string
 	var args []any
@@ -146,7 +147,7 @@ func (s *Store) List(ctx context.Context, f domain.GameFilter) ([]domain.Game, s
 		return nil, "", wrap("list", err)
 	}
 	defer rows.Close()
-	var out []domain.Game
+	var out []app.Game
 	for rows.Next() {
 		g, err := scanGame(rows)
 		if err != nil {
@@ -183,7 +184,7 @@ func decodeCursor(s string) (cursor, error) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	// A NUL in the id could not be sent to PostgreSQL as text.
 	if err != nil || json.Unmarshal(b, &c) != nil || c.ID == "" || strings.ContainsRune(c.ID, 0) {
-		return cursor{}, domain.ErrBadCursor
+		return cursor{}, app.ErrBadCursor
 	}
 	return c, nil
 }
@@ -192,9 +193,9 @@ type scanner interface{ Scan(dest ...any) error }
 
 // scanGame reads one row of gameColumns; sql.ErrNoRows becomes
 // domain.ErrNotFound.
-func scanGame(r scanner) (*domain.Game, error) {
+func scanGame(r scanner) (*app.Game, error) {
 	var (
-		g                            domain.Game
+		g                            app.Game
 		rules, options, seed, status string
 		solution                     string
 		created, updated             int64

@@ -9,6 +9,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // IdempotencyTTL is the shortest time an idempotency key is kept (README
@@ -19,8 +20,8 @@ const IdempotencyTTL = 24 * time.Hour
 // at now (ExpiresAt after now). A record that has expired is deleted, so
 // that a receipt written with events (receiptSQL) may take its key.
 // Errors: domain.ErrNotFound when absent or expired.
-func (s *Store) GetIdempotency(ctx context.Context, owner, key string, now time.Time) (*domain.IdempotencyRecord, error) {
-	r := domain.IdempotencyRecord{Owner: owner, Key: key}
+func (s *Store) GetIdempotency(ctx context.Context, owner, key string, now time.Time) (*app.IdempotencyRecord, error) {
+	r := app.IdempotencyRecord{Owner: owner, Key: key}
 	var created, expires int64
 	db := s.db.WithContext(ctx)
 	err := db.Raw(`SELECT fingerprint, status, body, created_at, expires_at, game_id, first_version, last_version
@@ -44,10 +45,10 @@ func (s *Store) GetIdempotency(ctx context.Context, owner, key string, now time.
 	return &r, nil
 }
 
-// receiptSQL writes a domain.Receipt (Append, Create) in the transaction of
+// receiptSQL writes a app.Receipt (Append, Create) in the transaction of
 // its events: a new row, or one replacing a record of the same key that
 // has expired by the receipt's CreatedAt. It affects no row when the key
-// is taken by a record still alive (domain.ErrReceiptTaken).
+// is taken by a record still alive (app.ErrReceiptTaken).
 const receiptSQL = `INSERT INTO idempotency_keys (owner, "key", fingerprint, status, body, created_at, expires_at,
 		game_id, first_version, last_version) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (owner, "key") DO UPDATE SET fingerprint = excluded.fingerprint, status = 0, body = excluded.body,
@@ -56,22 +57,22 @@ const receiptSQL = `INSERT INTO idempotency_keys (owner, "key", fingerprint, sta
 	WHERE idempotency_keys.expires_at <= excluded.created_at`
 
 // writeReceipt stores r in tx for game gameID's versions first..last.
-// Errors: domain.ErrReceiptTaken, or the database's.
-func writeReceipt(tx *gorm.DB, r *domain.Receipt, gameID string, first, last int) error {
+// Errors: app.ErrReceiptTaken, or the database's.
+func writeReceipt(tx *gorm.DB, r *app.Receipt, gameID string, first, last int) error {
 	created, expires := receiptTimes(r)
 	res := tx.Exec(receiptSQL, r.Owner, r.Key, nonNil(r.Fingerprint), []byte{}, created, expires, gameID, first, last)
 	if res.Error != nil {
 		return res.Error
 	}
 	if res.RowsAffected == 0 {
-		return domain.ErrReceiptTaken
+		return app.ErrReceiptTaken
 	}
 	return nil
 }
 
 // receiptTimes are r's CreatedAt (now if zero) and ExpiresAt (raised to
 // at least IdempotencyTTL later) in milliseconds.
-func receiptTimes(r *domain.Receipt) (created, expires int64) {
+func receiptTimes(r *app.Receipt) (created, expires int64) {
 	c := r.CreatedAt
 	if c.IsZero() {
 		c = time.Now()
@@ -88,7 +89,7 @@ func receiptTimes(r *domain.Receipt) (created, expires int64) {
 // that). A record of the same (owner, key) that has expired by CreatedAt
 // is replaced. Errors: domain.ErrConflict if (owner, key) is stored and
 // not expired (a racing request with the same key got there first).
-func (s *Store) PutIdempotency(ctx context.Context, r domain.IdempotencyRecord) error {
+func (s *Store) PutIdempotency(ctx context.Context, r app.IdempotencyRecord) error {
 	if r.CreatedAt.IsZero() {
 		r.CreatedAt = time.Now()
 	}

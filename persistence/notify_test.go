@@ -6,17 +6,18 @@ import (
 	"time"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/persistence"
 	"github.com/openpatience/solitaire/persistence/pgtest"
 )
 
 // notifyGame creates a seeded klondike game through the domain service on
 // s and returns the service and the game's id.
-func notifyGame(t *testing.T, s *persistence.Store) (*domain.Games, string) {
+func notifyGame(t *testing.T, s *persistence.Store) (*app.Games, string) {
 	t.Helper()
-	g := domain.NewGames(s)
+	g := app.NewGames(s)
 	seed := uint64(7)
-	game, _, err := g.Create(t.Context(), domain.NewGame{Owner: "p1", Variant: "klondike", Seed: &seed})
+	game, _, err := g.Create(t.Context(), app.NewGame{Owner: "p1", Variant: "klondike", Seed: &seed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +25,7 @@ func notifyGame(t *testing.T, s *persistence.Store) (*domain.Games, string) {
 }
 
 // draw plays one draw in game id.
-func draw(t *testing.T, g *domain.Games, id string) {
+func draw(t *testing.T, g *app.Games, id string) {
 	t.Helper()
 	if _, _, _, err := g.Play(t.Context(), "p1", id, domain.Move{Type: domain.MoveDraw}, -1, nil); err != nil {
 		t.Fatal(err)

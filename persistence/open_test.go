@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/persistence"
 	"github.com/openpatience/solitaire/persistence/pgtest"
 )
@@ -106,7 +107,7 @@ func TestConflictText(t *testing.T) {
 	for name, open := range map[string]func(*testing.T) *persistence.Store{"postgres": openPostgres, "sqlite": openSQLite} {
 		t.Run(name, func(t *testing.T) {
 			s := open(t)
-			p := &domain.Player{ID: "a", Name: "A", TokenHash: make([]byte, 32)}
+			p := &app.Player{ID: "a", Name: "A", TokenHash: make([]byte, 32)}
 			if err := s.CreatePlayer(t.Context(), p); err != nil {
 				t.Fatal(err)
 			}
@@ -209,7 +210,7 @@ func TestSQLiteTwoStores(t *testing.T) {
 func appendN(t testing.TB, s *persistence.Store, n int) (string, *domain.State) {
 	t.Helper()
 	seed := uint64(99)
-	g, st, err := domain.NewGames(s).Create(context.Background(), domain.NewGame{Owner: "p1", Variant: "relaxed", Seed: &seed})
+	g, st, err := app.NewGames(s).Create(context.Background(), app.NewGame{Owner: "p1", Variant: "relaxed", Seed: &seed})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,12 +6,13 @@ import (
 	"errors"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // CreatePlayer stores p. Errors: domain.ErrConflict if p.ID or
 // p.TokenHash is already stored; "persistence: create player: ..." for an
 // empty id or token hash and for database failures.
-func (s *Store) CreatePlayer(ctx context.Context, p *domain.Player) error {
+func (s *Store) CreatePlayer(ctx context.Context, p *app.Player) error {
 	if p == nil || p.ID == "" || len(p.TokenHash) == 0 {
 		return errors.New("persistence: create player: missing id or token hash")
 	}
@@ -22,8 +23,8 @@ func (s *Store) CreatePlayer(ctx context.Context, p *domain.Player) error {
 
 // PlayerByTokenHash returns the player whose token hashes to hash (the
 // SHA-256 of the bearer token). Errors: domain.ErrNotFound.
-func (s *Store) PlayerByTokenHash(ctx context.Context, hash []byte) (*domain.Player, error) {
-	var p domain.Player
+func (s *Store) PlayerByTokenHash(ctx context.Context, hash []byte) (*app.Player, error) {
+	var p app.Player
 	var created int64
 	err := s.db.WithContext(ctx).Raw(`SELECT id, name, token_hash, created_at FROM players WHERE token_hash = ?`,
 		nonNil(hash)).Row().Scan(&p.ID, &p.Name, &p.TokenHash, &created)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/persistence"
 	"github.com/openpatience/solitaire/persistence/pgtest"
 )
@@ -41,7 +42,7 @@ func receiptStores(t *testing.T) map[string]func(t *testing.T) *persistence.Stor
 	}
 }
 
-// TestReceipts: a domain.Receipt given to an append or a create is
+// TestReceipts: a app.Receipt given to an append or a create is
 // written in the same transaction as the events (RELIABILITY.md "Outages"): the
 // record names the game and the versions appended; a second write with the
 // same key writes nothing and fails with ErrReceiptTaken, also when it is
@@ -54,13 +55,13 @@ func TestReceipts(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			s := open(t)
-			games := domain.NewGames(s)
+			games := app.NewGames(s)
 			now := domain.Millis(time.Now())
-			receipt := func(key string) *domain.Receipt {
-				return &domain.Receipt{Owner: "ada", Key: key,
+			receipt := func(key string) *app.Receipt {
+				return &app.Receipt{Owner: "ada", Key: key,
 					Fingerprint: []byte(key), CreatedAt: now, ExpiresAt: now.Add(persistence.IdempotencyTTL)}
 			}
-			record := func(key string) *domain.IdempotencyRecord {
+			record := func(key string) *app.IdempotencyRecord {
 				t.Helper()
 				r, err := s.GetIdempotency(t.Context(), "ada", key, now)
 				if err != nil {
@@ -77,7 +78,7 @@ func TestReceipts(t *testing.T) {
 				return g.Version
 			}
 
-			g, _, err := games.Create(t.Context(), domain.NewGame{Owner: "ada", Variant: "klondike", Receipt: receipt("create")})
+			g, _, err := games.Create(t.Context(), app.NewGame{Owner: "ada", Variant: "klondike", Receipt: receipt("create")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,10 +86,10 @@ func TestReceipts(t *testing.T) {
 				!bytes.Equal(r.Fingerprint, []byte("create")) || r.Status != 0 || len(r.Body) != 0 {
 				t.Fatalf("create's record: %+v", r)
 			}
-			if _, _, err := games.Create(t.Context(), domain.NewGame{Owner: "ada", Variant: "klondike", Receipt: receipt("create")}); !errors.Is(err, domain.ErrReceiptTaken) {
+			if _, _, err := games.Create(t.Context(), app.NewGame{Owner: "ada", Variant: "klondike", Receipt: receipt("create")}); !errors.Is(err, app.ErrReceiptTaken) {
 				t.Fatalf("second create with the key: %v, want ErrReceiptTaken", err)
 			}
-			if list, _, err := s.List(t.Context(), domain.GameFilter{Owner: "ada", Limit: 10}); err != nil || len(list) != 1 {
+			if list, _, err := s.List(t.Context(), app.GameFilter{Owner: "ada", Limit: 10}); err != nil || len(list) != 1 {
 				t.Fatalf("games after a refused create: %d, %v", len(list), err)
 			}
 
@@ -110,7 +111,7 @@ func TestReceipts(t *testing.T) {
 				}
 			}
 			v := version(g.ID)
-			if _, _, _, err := games.Play(t.Context(), "ada", g.ID, domain.Move{Type: domain.MoveDraw}, -1, receipt("draw-0")); !errors.Is(err, domain.ErrReceiptTaken) {
+			if _, _, _, err := games.Play(t.Context(), "ada", g.ID, domain.Move{Type: domain.MoveDraw}, -1, receipt("draw-0")); !errors.Is(err, app.ErrReceiptTaken) {
 				t.Fatalf("a move with a used key: %v, want ErrReceiptTaken", err)
 			}
 			if got := version(g.ID); got != v {
@@ -119,7 +120,7 @@ func TestReceipts(t *testing.T) {
 
 			// A key whose record expired is taken over by a receipt.
 			old := now.Add(-48 * time.Hour)
-			if err := s.PutIdempotency(t.Context(), domain.IdempotencyRecord{Owner: "ada", Key: "old",
+			if err := s.PutIdempotency(t.Context(), app.IdempotencyRecord{Owner: "ada", Key: "old",
 				Status: 200, Body: []byte("{}"), CreatedAt: old, ExpiresAt: old.Add(persistence.IdempotencyTTL)}); err != nil {
 				t.Fatal(err)
 			}
@@ -135,7 +136,7 @@ func TestReceipts(t *testing.T) {
 			const n = 12
 			ids := make([]string, n)
 			for i := range ids {
-				gi, _, err := games.Create(t.Context(), domain.NewGame{Owner: "ada", Variant: "klondike"})
+				gi, _, err := games.Create(t.Context(), app.NewGame{Owner: "ada", Variant: "klondike"})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -161,7 +162,7 @@ func TestReceipts(t *testing.T) {
 					want := 2 + round
 					if i == 5 {
 						want = 1
-						if !errors.Is(err, domain.ErrReceiptTaken) {
+						if !errors.Is(err, app.ErrReceiptTaken) {
 							t.Fatalf("round %d: the append with a used key: %v, want ErrReceiptTaken", round, err)
 						}
 					} else if err != nil {
@@ -193,7 +194,7 @@ func TestIdempotencyCap(t *testing.T) {
 			t0 := domain.Millis(time.Now())
 			put := func(owner string, i int) {
 				at := t0.Add(time.Duration(i) * time.Second)
-				if err := s.PutIdempotency(t.Context(), domain.IdempotencyRecord{Owner: owner, Key: fmt.Sprint("k", i),
+				if err := s.PutIdempotency(t.Context(), app.IdempotencyRecord{Owner: owner, Key: fmt.Sprint("k", i),
 					Status: 200, Body: []byte("{}"), CreatedAt: at}); err != nil {
 					t.Fatal(err)
 				}

@@ -5,20 +5,20 @@ import (
 	"strings"
 	"time"
 
-	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // MaxLeaderboard is the longest leaderboard Leaderboard returns.
 const MaxLeaderboard = 500
 
 // PlayedGames returns owner's ranked games in which at least one move was
-// made (what domain.ComputeStats counts), of variant unless it is "", with
+// made (what app.ComputeStats counts), of variant unless it is "", with
 // draw count draw unless it is 0, dealt from a winnable deal or from a
 // random one as winnable says (R7.2 keeps the two apart), oldest first.
 // Unranked games (a client's seed or layout, changed options) are never
 // returned, nor a flagged game or one whose row records another result
 // than its leaf (see Leaderboard).
-func (s *Store) PlayedGames(ctx context.Context, owner, variant string, draw int, winnable bool) ([]domain.Game, error) {
+func (s *Store) PlayedGames(ctx context.Context, owner, variant string, draw int, winnable bool) ([]app.Game, error) {
 	where := []string{"owner = ?", "ranked", "moves >= 1", "winnable = ?", "flagged_at IS NULL",
 		"NOT EXISTS (SELECT 1 FROM tlog_leaves l WHERE l.game_id = games.id AND " + resultDiffers + ")"}
 	args := []any{owner, winnable}
@@ -40,7 +40,7 @@ func (s *Store) PlayedGames(ctx context.Context, owner, variant string, draw int
 // draw count draw, on winnable deals or on random ones as winnable says
 // (R7.2), best first: higher score first (a variant without
 // scoring has none, so it does not order), then shorter time, then fewer
-// moves, then game id, the order of domain.RankStandings. A win counts if
+// moves, then game id, the order of app.RankStandings. A win counts if
 // it finished in [from, to); a zero from or to does not bound. At most
 // limit games (1..MaxLeaderboard; out of range means MaxLeaderboard).
 //
@@ -50,7 +50,7 @@ func (s *Store) PlayedGames(ctx context.Context, owner, variant string, draw int
 // the leaf), and it is not flagged; so a client can check every entry
 // against the log (`solitaire verify-leaderboard`), and a row changed in
 // the database drops off the board at once.
-func (s *Store) Leaderboard(ctx context.Context, variant string, draw int, winnable bool, from, to time.Time, limit int) ([]domain.Game, error) {
+func (s *Store) Leaderboard(ctx context.Context, variant string, draw int, winnable bool, from, to time.Time, limit int) ([]app.Game, error) {
 	if limit < 1 || limit > MaxLeaderboard {
 		limit = MaxLeaderboard
 	}

@@ -12,7 +12,7 @@ import (
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
 
-	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // The dialects Store.Dialect reports.
@@ -115,8 +115,8 @@ type Config struct {
 	ReadURL string
 }
 
-// Store is the event store on one database. It implements domain.Store and
-// domain.PlayerStore and is safe for concurrent use. Create it with Open
+// Store is the event store on one database. It implements app.Store and
+// app.PlayerStore and is safe for concurrent use. Create it with Open
 // and release it with Close.
 type Store struct {
 	db            *gorm.DB
@@ -138,8 +138,8 @@ type Store struct {
 }
 
 var (
-	_ domain.Store       = (*Store)(nil)
-	_ domain.PlayerStore = (*Store)(nil)
+	_ app.Store       = (*Store)(nil)
+	_ app.PlayerStore = (*Store)(nil)
 )
 
 // Open connects to the database cfg names (PostgreSQL if cfg.DatabaseURL is

@@ -15,6 +15,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // TileHeight is the height of the log's tiles (tlog.Tile.H): 8, so a full
@@ -29,7 +30,7 @@ const DefaultLogBatch = 1000
 
 // Log is the transparency log of finished games (docs/transparency.md):
 // an RFC 6962 Merkle tree in the database with one leaf per ended game
-// (domain.Leaf), appended by a sequencer off the move path, and signed
+// (app.Leaf), appended by a sequencer off the move path, and signed
 // checkpoints (C2SP tlog-checkpoint in a signed note, Ed25519). Create it
 // with Store.OpenLog. Safe for concurrent use; any number of server
 // processes may run sequencers on one database: a row lock (PostgreSQL)
@@ -45,7 +46,7 @@ type Log struct {
 	log      *slog.Logger
 }
 
-var _ domain.TransparencyLog = (*Log)(nil)
+var _ app.TransparencyLog = (*Log)(nil)
 
 // LogConfig configures Store.OpenLog.
 type LogConfig struct {
@@ -185,7 +186,7 @@ func emptyTreeHash() tlog.Hash {
 
 // sign stores a checkpoint of the tree of size n and root as the latest.
 func (l *Log) sign(tx *gorm.DB, n int64, root tlog.Hash) error {
-	body := domain.Checkpoint{Origin: l.origin, Size: n, Root: root}.Text()
+	body := app.Checkpoint{Origin: l.origin, Size: n, Root: root}.Text()
 	msg, err := note.Sign(&note.Note{Text: string(body)}, l.signer)
 	if err != nil {
 		return fmt.Errorf("sign checkpoint: %w", err)
@@ -203,7 +204,7 @@ func (l *Log) sign(tx *gorm.DB, n int64, root tlog.Hash) error {
 // that ended is never missed, however long the server was down. A game
 // on a shared deal waits until its competition closes (waitingGames).
 //
-// A leaf is what the game's log gives (domain.LeafFromLog: the chain's
+// A leaf is what the game's log gives (app.LeafFromLog: the chain's
 // head, the replayed status, moves, score and end), never what its games
 // row says: the logs are read and replayed before the lock is taken (on
 // SQLite the lock is the database's write lock, which moves wait for).
@@ -224,7 +225,7 @@ func (l *Log) Sequence(ctx context.Context) (int, error) {
 		// The games still waiting, in the tree's order; one that changed
 		// since it was replayed waits for the next round.
 		rows, err := tx.Raw(`SELECT id, version FROM games WHERE `+waitingGames+`
-			ORDER BY finished_at, id LIMIT ?`, domain.UTCDay(now), millis(now), l.batch).Rows()
+			ORDER BY finished_at, id LIMIT ?`, app.UTCDay(now), millis(now), l.batch).Rows()
 		if err != nil {
 			return err
 		}
@@ -276,7 +277,7 @@ type builtLeaf struct {
 	gameID  string
 	version int // the games row's version when it was read
 	record  []byte
-	result  domain.Game // the replay's projection (Game.Project)
+	result  app.Game // the replay's projection (Game.Project)
 	why     string
 }
 
@@ -297,7 +298,7 @@ func flaggedOf(leaves []builtLeaf) []builtLeaf {
 func (l *Log) buildLeaves(ctx context.Context, now time.Time) (map[string]builtLeaf, error) {
 	db := l.s.db.WithContext(ctx)
 	games, err := l.s.queryGames(ctx, `SELECT `+gameColumns+` FROM games WHERE `+waitingGames+`
-		ORDER BY finished_at, id LIMIT ?`, domain.UTCDay(now), millis(now), l.batch)
+		ORDER BY finished_at, id LIMIT ?`, app.UTCDay(now), millis(now), l.batch)
 	if err != nil || len(games) == 0 {
 		return nil, err
 	}
@@ -313,7 +314,7 @@ func (l *Log) buildLeaves(ctx context.Context, now time.Time) (map[string]builtL
 }
 
 // leafOfLog is game g's leaf from its log recs, compared with g's row.
-func leafOfLog(g domain.Game, recs []domain.RecordedEvent) builtLeaf {
+func leafOfLog(g app.Game, recs []domain.RecordedEvent) builtLeaf {
 	b := builtLeaf{gameID: g.ID, version: g.Version}
 	a := domain.Audit(g.ID, recs, nil)
 	if !a.ChainOK || !a.ReplayOK {
@@ -321,12 +322,12 @@ func leafOfLog(g domain.Game, recs []domain.RecordedEvent) builtLeaf {
 			a.ChainBrokenAt, a.ReplayBrokenAt, a.ReplayProblem)
 		return b
 	}
-	lf, err := domain.LeafFromLog(g.ID, g.Owner, recs, a)
+	lf, err := app.LeafFromLog(g.ID, g.Owner, recs, a)
 	if err != nil {
 		b.why = err.Error()
 		return b
 	}
-	if b.record, err = domain.EncodeLeaf(lf); err != nil {
+	if b.record, err = app.EncodeLeaf(lf); err != nil {
 		b.record, b.why = nil, err.Error()
 		return b
 	}
@@ -342,7 +343,7 @@ func leafOfLog(g domain.Game, recs []domain.RecordedEvent) builtLeaf {
 // sameResult reports whether two projections record the same result: the
 // fields a board or a player's statistics show (status, version, moves,
 // score, playing time, end).
-func sameResult(a, b *domain.Game) bool {
+func sameResult(a, b *app.Game) bool {
 	sameScore := (a.Score == nil) == (b.Score == nil) && (a.Score == nil || *a.Score == *b.Score)
 	sameEnd := (a.FinishedAt == nil) == (b.FinishedAt == nil) && (a.FinishedAt == nil || a.FinishedAt.Equal(*b.FinishedAt))
 	return a.Status == b.Status && a.Version == b.Version && a.Moves == b.Moves && sameScore &&
@@ -636,7 +637,7 @@ func (l *Log) head(ctx context.Context) (treeState, error) {
 
 // Checkpoint is the latest signed checkpoint: a signed note (C2SP
 // signed-note) whose text is the C2SP tlog-checkpoint body of the whole
-// tree (domain.Checkpoint). Errors: database failures.
+// tree (app.Checkpoint). Errors: database failures.
 func (l *Log) Checkpoint(ctx context.Context) ([]byte, error) {
 	st, err := l.head(ctx)
 	if err != nil {
@@ -648,19 +649,19 @@ func (l *Log) Checkpoint(ctx context.Context) ([]byte, error) {
 // Proof is the leaf of game gameID and its inclusion proof against the
 // tree of treeSize leaves, or of the latest checkpoint when treeSize is 0
 // or less. The proof has at most ⌈log2 size⌉ hashes. Errors:
-// domain.ErrNotLogged (no leaf yet), domain.ErrBadTreeSize (a size beyond the latest
+// app.ErrNotLogged (no leaf yet), app.ErrBadTreeSize (a size beyond the latest
 // checkpoint, or one that does not contain the leaf), database failures.
 // Callers decide whether the caller may see the game (RULES R6.4, R6.6).
-func (l *Log) Proof(ctx context.Context, gameID string, treeSize int64) (*domain.LeafProof, error) {
+func (l *Log) Proof(ctx context.Context, gameID string, treeSize int64) (*app.LeafProof, error) {
 	st, err := l.head(ctx)
 	if err != nil {
 		return nil, err
 	}
-	p := &domain.LeafProof{GameID: gameID, TreeSize: treeSize, Checkpoint: st.checkpoint}
+	p := &app.LeafProof{GameID: gameID, TreeSize: treeSize, Checkpoint: st.checkpoint}
 	err = l.s.db.WithContext(ctx).Raw(`SELECT idx, record FROM tlog_leaves WHERE game_id = ?`, gameID).
 		Row().Scan(&p.Index, &p.Record)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, domain.ErrNotLogged
+		return nil, app.ErrNotLogged
 	}
 	if err != nil {
 		return nil, wrap("log proof", err)
@@ -669,7 +670,7 @@ func (l *Log) Proof(ctx context.Context, gameID string, treeSize int64) (*domain
 		p.TreeSize = st.size
 	}
 	if p.TreeSize > st.size || p.Index >= p.TreeSize {
-		return nil, domain.ErrBadTreeSize
+		return nil, app.ErrBadTreeSize
 	}
 	proof, err := tlog.ProveRecord(p.TreeSize, p.Index, l.reader(ctx))
 	if err != nil {
@@ -682,21 +683,21 @@ func (l *Log) Proof(ctx context.Context, gameID string, treeSize int64) (*domain
 // Consistency is the RFC 6962 §2.1.2 proof that the tree of size oldSize
 // is a prefix of the tree of size newSize (0 < oldSize <= newSize <= the
 // latest checkpoint's size), and the two roots. Errors:
-// domain.ErrBadTreeSize, database failures.
-func (l *Log) Consistency(ctx context.Context, oldSize, newSize int64) (*domain.ConsistencyProof, error) {
+// app.ErrBadTreeSize, database failures.
+func (l *Log) Consistency(ctx context.Context, oldSize, newSize int64) (*app.ConsistencyProof, error) {
 	st, err := l.head(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if oldSize < 1 || oldSize > newSize || newSize > st.size {
-		return nil, domain.ErrBadTreeSize
+		return nil, app.ErrBadTreeSize
 	}
 	r := l.reader(ctx)
 	proof, err := tlog.ProveTree(newSize, oldSize, r)
 	if err != nil {
 		return nil, wrap("log consistency", err)
 	}
-	c := &domain.ConsistencyProof{Old: oldSize, New: newSize, Proof: plainHashes(proof)}
+	c := &app.ConsistencyProof{Old: oldSize, New: newSize, Proof: plainHashes(proof)}
 	if c.OldRoot, err = tlog.TreeHash(oldSize, r); err != nil {
 		return nil, wrap("log consistency", err)
 	}
@@ -751,20 +752,20 @@ func parseTilePath(path string) (tlog.Tile, tileLayout, error) {
 	if strings.HasPrefix(path, "8/") {
 		t, err := tlog.ParseTilePath("tile/" + path)
 		if err != nil || t.H != TileHeight {
-			return tlog.Tile{}, 0, domain.ErrNoTile
+			return tlog.Tile{}, 0, app.ErrNoTile
 		}
 		return t, layoutSumDB, nil
 	}
 	if rest, ok := strings.CutPrefix(path, "entries/"); ok {
 		t, err := tlog.ParseTilePath("tile/8/data/" + rest)
 		if err != nil {
-			return tlog.Tile{}, 0, domain.ErrNoTile
+			return tlog.Tile{}, 0, app.ErrNoTile
 		}
 		return t, layoutC2SP, nil
 	}
 	t, err := tlog.ParseTilePath("tile/8/" + path)
 	if err != nil || t.L < 0 { // "data/..." is the checksum database's spelling only
-		return tlog.Tile{}, 0, domain.ErrNoTile
+		return tlog.Tile{}, 0, app.ErrNoTile
 	}
 	return t, layoutC2SP, nil
 }
@@ -780,12 +781,12 @@ func parseTilePath(path string) (tlog.Tile, tileLayout, error) {
 //
 // A hash tile is its hashes concatenated (32 bytes each; the same bytes in
 // both layouts). An entry bundle is, per leaf, the record's length as a
-// big-endian uint16 and the record (domain.MaxLeafBytes keeps it below
+// big-endian uint16 and the record (app.MaxLeafBytes keeps it below
 // 2^16); a checksum-database data tile the records concatenated, each a
 // line ending in "\n". Either way an entry is exactly the bytes its RFC
 // 6962 leaf hash covers. full reports a complete tile of 256 (it never
 // changes; a partial one is replaced by a wider one as the tree grows).
-// Errors: domain.ErrNoTile for a malformed path or a tile beyond the
+// Errors: app.ErrNoTile for a malformed path or a tile beyond the
 // tree; database failures.
 func (l *Log) Tile(ctx context.Context, path string) (data []byte, full bool, err error) {
 	t, layout, err := parseTilePath(path)
@@ -805,15 +806,15 @@ func (l *Log) Tile(ctx context.Context, path string) (data []byte, full bool, er
 	// before they are shifted: a path may name any int64 (an overflowed
 	// shift would pass the check, a negative one panic).
 	if level > maxTileLevel || t.N < 0 {
-		return nil, false, domain.ErrNoTile
+		return nil, false, app.ErrNoTile
 	}
 	width := st.size >> (level * TileHeight) // hashes at tree level H*L
 	if t.N > width>>TileHeight {
-		return nil, false, domain.ErrNoTile
+		return nil, false, app.ErrNoTile
 	}
 	end := t.N<<TileHeight + int64(t.W)
 	if end > width {
-		return nil, false, domain.ErrNoTile
+		return nil, false, app.ErrNoTile
 	}
 	full = t.W == 1<<TileHeight
 	if t.L >= 0 {

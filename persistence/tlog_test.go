@@ -20,6 +20,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/persistence"
 	"github.com/openpatience/solitaire/persistence/pgtest"
 )
@@ -54,10 +55,10 @@ func openLog(t *testing.T, s *persistence.Store) (*persistence.Log, note.Verifie
 // endGames creates n games and resigns them (RULES R2.7: ended, lost).
 func endGames(t *testing.T, s *persistence.Store, n int) []string {
 	t.Helper()
-	g := domain.NewGames(s)
+	g := app.NewGames(s)
 	var ids []string
 	for range n {
-		game, _, err := g.Create(t.Context(), domain.NewGame{Owner: "p1", Variant: "klondike"})
+		game, _, err := g.Create(t.Context(), app.NewGame{Owner: "p1", Variant: "klondike"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,13 +71,13 @@ func endGames(t *testing.T, s *persistence.Store, n int) []string {
 }
 
 // openCheckpoint checks a signed checkpoint with v and parses it.
-func openCheckpoint(t *testing.T, msg []byte, v note.Verifier) domain.Checkpoint {
+func openCheckpoint(t *testing.T, msg []byte, v note.Verifier) app.Checkpoint {
 	t.Helper()
 	n, err := note.Open(msg, note.VerifierList(v))
 	if err != nil {
 		t.Fatalf("checkpoint does not verify: %v\n%s", err, msg)
 	}
-	c, err := domain.ParseCheckpoint([]byte(n.Text))
+	c, err := app.ParseCheckpoint([]byte(n.Text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func openCheckpoint(t *testing.T, msg []byte, v note.Verifier) domain.Checkpoint
 }
 
 // checkInclusion verifies p against checkpoint c.
-func checkInclusion(p *domain.LeafProof, c domain.Checkpoint) error {
+func checkInclusion(p *app.LeafProof, c app.Checkpoint) error {
 	proof := make(tlog.RecordProof, len(p.Proof))
 	for i, h := range p.Proof {
 		proof[i] = h
@@ -106,13 +107,13 @@ func TestLogSequence(t *testing.T) {
 				t.Fatalf("new log's checkpoint = %+v, want size 0 of test.example/log", c0)
 			}
 			// A game in progress has no leaf.
-			g := domain.NewGames(s)
-			running, _, err := g.Create(t.Context(), domain.NewGame{Owner: "p1", Variant: "klondike"})
+			g := app.NewGames(s)
+			running, _, err := g.Create(t.Context(), app.NewGame{Owner: "p1", Variant: "klondike"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			ids := endGames(t, s, 5)
-			if _, err := l.Proof(t.Context(), ids[0], 0); !errors.Is(err, domain.ErrNotLogged) {
+			if _, err := l.Proof(t.Context(), ids[0], 0); !errors.Is(err, app.ErrNotLogged) {
 				t.Fatalf("proof before sequencing: %v, want ErrNotLogged", err)
 			}
 			n, err := l.Sequence(t.Context())
@@ -122,7 +123,7 @@ func TestLogSequence(t *testing.T) {
 			if n, err := l.Sequence(t.Context()); err != nil || n != 0 {
 				t.Fatalf("second Sequence = %d, %v; want 0 (no leaf twice)", n, err)
 			}
-			if _, err := l.Proof(t.Context(), running.ID, 0); !errors.Is(err, domain.ErrNotLogged) {
+			if _, err := l.Proof(t.Context(), running.ID, 0); !errors.Is(err, app.ErrNotLogged) {
 				t.Fatalf("proof of a running game: %v, want ErrNotLogged", err)
 			}
 			c := openCheckpoint(t, mustCheckpoint(t, l), v)
@@ -146,15 +147,15 @@ func TestLogSequence(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				leaf, err := domain.LeafFromLog(id, "p1", recs, domain.Audit(id, recs, nil))
+				leaf, err := app.LeafFromLog(id, "p1", recs, domain.Audit(id, recs, nil))
 				if err != nil {
 					t.Fatal(err)
 				}
-				want, _ := domain.EncodeLeaf(leaf)
+				want, _ := app.EncodeLeaf(leaf)
 				if !bytes.Equal(p.Record, want) {
 					t.Fatalf("leaf of %s:\n%s\nthe log gives\n%s", id, p.Record, want)
 				}
-				if got, err := domain.ParseLeaf(p.Record); err != nil || got.Status != domain.StatusLost {
+				if got, err := app.ParseLeaf(p.Record); err != nil || got.Status != domain.StatusLost {
 					t.Fatalf("ParseLeaf = %+v, %v", got, err)
 				}
 			}
@@ -163,7 +164,7 @@ func TestLogSequence(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := l.Proof(t.Context(), ids[0], 6); !errors.Is(err, domain.ErrBadTreeSize) {
+			if _, err := l.Proof(t.Context(), ids[0], 6); !errors.Is(err, app.ErrBadTreeSize) {
 				t.Fatalf("proof against size 6 of 5: %v, want ErrBadTreeSize", err)
 			}
 			old, err := l.Proof(t.Context(), ids[0], p.Index+1)
@@ -177,7 +178,7 @@ func TestLogSequence(t *testing.T) {
 			if cp.NewRoot != c.Root {
 				t.Fatal("consistency's new root is not the checkpoint's")
 			}
-			if err := checkInclusion(old, domain.Checkpoint{Size: p.Index + 1, Root: cp.OldRoot}); err != nil {
+			if err := checkInclusion(old, app.Checkpoint{Size: p.Index + 1, Root: cp.OldRoot}); err != nil {
 				t.Fatalf("inclusion against the older tree: %v", err)
 			}
 			if err := tlog.CheckTree(treeProof(cp.Proof), 5, c.Root, cp.Old, cp.OldRoot); err != nil {
@@ -300,7 +301,7 @@ func rulesJSON(t testing.TB) string {
 // resignedGame is a klondike game id dealt from seed and resigned at at
 // (RULES R2.7): its record with the projection, and its log, chained as
 // the store chains it.
-func resignedGame(t testing.TB, id string, seed uint64, at time.Time) (*domain.Game, []domain.RecordedEvent) {
+func resignedGame(t testing.TB, id string, seed uint64, at time.Time) (*app.Game, []domain.RecordedEvent) {
 	t.Helper()
 	v, err := domain.LookupVariant("klondike")
 	if err != nil {
@@ -308,8 +309,8 @@ func resignedGame(t testing.TB, id string, seed uint64, at time.Time) (*domain.G
 	}
 	salt := bytes.Repeat([]byte{byte(seed)}, 32)
 	deal := domain.Deal(v.Defaults, seed)
-	g := &domain.Game{ID: id, Variant: "klondike", Rules: v.Defaults, Owner: "p1", Ranked: true, HasSeed: true,
-		DealSecret: domain.DealSecret{Seed: seed, Salt: salt, Commitment: domain.Commitment(deal, salt)}, CreatedAt: at}
+	g := &app.Game{ID: id, Variant: "klondike", Rules: v.Defaults, Owner: "p1", Ranked: true, HasSeed: true,
+		DealSecret: app.DealSecret{Seed: seed, Salt: salt, Commitment: domain.Commitment(deal, salt)}, CreatedAt: at}
 	first := domain.DealtEvent(v.Defaults, deal, g.Commitment, at)
 	first.Data.V, first.Data.Salt = domain.DealPayloadVersion, hex.EncodeToString(salt)
 	s := &domain.State{}
@@ -501,7 +502,7 @@ func TestLogKeyInDatabase(t *testing.T) {
 // "entries/N[.p/W]") and the Go checksum database's ("8/L/N[.p/W]",
 // "8/data/N[.p/W]"): every path either can spell, with levels and
 // indices up to the int64 limits, widths past a tile and malformed
-// segments, answers a tile or domain.ErrNoTile, never another error and
+// segments, answers a tile or app.ErrNoTile, never another error and
 // never a panic; a tile answered has the size its path says (as tlog, or
 // for C2SP paths torchwood, parses it), and an entry bundle holds exactly
 // its width of length-prefixed records, the checksum database's data tile
@@ -521,7 +522,7 @@ func TestLogTilePaths(t *testing.T) {
 			for _, p := range []string{"data/000.p/1", "00/000.p/1", "0/000.p/256", "0/000.p/01", "8/000.p/1",
 				"8/entries/000", "entries/data/000", "entries/0/000", "-1/000", "entries/-01", "entries/000.p/0",
 				"entries/x000/000", "0/000/", "/0/000", "0//000", "tile/0/000", "entries/001.p/045", ""} {
-				if _, _, err := l.Tile(t.Context(), p); !errors.Is(err, domain.ErrNoTile) {
+				if _, _, err := l.Tile(t.Context(), p); !errors.Is(err, app.ErrNoTile) {
 					t.Errorf("tile %q: %v, want ErrNoTile", p, err)
 				}
 			}
@@ -561,7 +562,7 @@ func TestLogTilePaths(t *testing.T) {
 			served := map[string]int{}
 			for _, p := range paths {
 				data, _, err := l.Tile(t.Context(), p)
-				if errors.Is(err, domain.ErrNoTile) {
+				if errors.Is(err, app.ErrNoTile) {
 					continue
 				}
 				if err != nil {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/persistence"
 	"github.com/openpatience/solitaire/persistence/pgtest"
 )
@@ -31,7 +31,7 @@ func TestFloorRounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, _, err := domain.NewGames(store).Create(ctx, domain.NewGame{Owner: "floor", Variant: "relaxed"})
+	g, _, err := app.NewGames(store).Create(ctx, app.NewGame{Owner: "floor", Variant: "relaxed"})
 	store.Close()
 	if err != nil {
 		t.Fatal(err)

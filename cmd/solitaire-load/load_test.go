@@ -14,7 +14,7 @@ import (
 
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
-	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/persistence"
 )
 
@@ -28,7 +28,7 @@ func testServer(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	h, err := api.New(api.Config{Games: domain.NewGames(store), Players: store, Idempotency: store,
+	h, err := api.New(api.Config{Games: app.NewGames(store), Players: store, Idempotency: store,
 		Spec: solitaire.OpenAPIYAML, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)

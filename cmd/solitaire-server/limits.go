@@ -39,7 +39,7 @@ const (
 // (requests per second, 0 = no limit; default defaultProbeRate).
 //
 // SOLITAIRE_SHARED_MIN_ACCOUNT_AGE (a Go duration, 0..8760h, default 0 =
-// off) is domain.Competitions.MinAccountAge: accounts younger than it when
+// off) is app.Competitions.MinAccountAge: accounts younger than it when
 // a duel or daily deal opened play it unranked and count in no standings.
 func (c *config) loadLimits(getenv func(string) string) error {
 	if v := getenv("SOLITAIRE_SHARED_MIN_ACCOUNT_AGE"); v != "" {

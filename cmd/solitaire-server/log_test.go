@@ -19,7 +19,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
-	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/persistence"
 	"github.com/openpatience/solitaire/persistence/pgtest"
 )
@@ -113,7 +113,7 @@ func TestLogSurvivesKill(t *testing.T) {
 				if err != nil {
 					t.Fatalf("checkpoint: %v\n%s", err, msg)
 				}
-				c, err := domain.ParseCheckpoint([]byte(nt.Text))
+				c, err := app.ParseCheckpoint([]byte(nt.Text))
 				if err != nil || c.Size != n {
 					t.Fatalf("restart %d: checkpoint %+v, %v; want %d leaves (none lost, none twice)", restart, c, err, n)
 				}
@@ -123,7 +123,7 @@ func TestLogSurvivesKill(t *testing.T) {
 					if len(line) == 0 {
 						continue
 					}
-					l, err := domain.ParseLeaf(line)
+					l, err := app.ParseLeaf(line)
 					if err != nil {
 						t.Fatal(err)
 					}

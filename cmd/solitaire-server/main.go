@@ -75,7 +75,7 @@ import (
 
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
-	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/domain/solver"
 	"github.com/openpatience/solitaire/persistence"
 )
@@ -151,7 +151,7 @@ type config struct {
 	pprofAddr string
 	// sweepEvery is the interval of the sweeper (SOLITAIRE_SWEEP_EVERY).
 	sweepEvery time.Duration
-	// minAccountAge is domain.Competitions.MinAccountAge
+	// minAccountAge is app.Competitions.MinAccountAge
 	// (SOLITAIRE_SHARED_MIN_ACCOUNT_AGE, limits.go).
 	minAccountAge time.Duration
 	// tlog configures the transparency log (log.go, SOLITAIRE_LOG_*).
@@ -346,8 +346,8 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	reg.MustRegister(storeMetrics(store)...)
-	games := domain.NewGames(store)
-	competitions := domain.NewCompetitions(games, store) // also seals shared deals in games (R6.6)
+	games := app.NewGames(store)
+	competitions := app.NewCompetitions(games, store) // also seals shared deals in games (R6.6)
 	competitions.MinAccountAge = cfg.minAccountAge
 	defer startSupply(cfg, games, log)() // proven winnable deals (R7.2)
 	tlog, err := store.OpenLog(ctx, cfg.tlog.open)
@@ -423,7 +423,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, listening func(net
 // from cfg, the metrics registry reg, the transparency log tlog and the
 // solver pool. streamsDone is closed when shutdown begins, so that open
 // live streams end and Shutdown need not wait for their clients.
-func apiConfig(cfg config, store *persistence.Store, games *domain.Games, competitions *domain.Competitions,
+func apiConfig(cfg config, store *persistence.Store, games *app.Games, competitions *app.Competitions,
 	tlog *persistence.Log, reg *prometheus.Registry, log *slog.Logger, streamsDone chan struct{}) api.Config {
 	return api.Config{
 		Games:       games,
@@ -477,7 +477,7 @@ func runListen(store *persistence.Store) (stop func()) {
 // idempotency keys, every purgeEvery) and sweepLoop (games past their
 // time limit or of closed competitions, every sweepEvery), until the
 // returned stop is called; stop waits for both to return.
-func runHousekeeping(store *persistence.Store, games *domain.Games, sweepEvery time.Duration, log *slog.Logger) (stop func()) {
+func runHousekeeping(store *persistence.Store, games *app.Games, sweepEvery time.Duration, log *slog.Logger) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	purged := make(chan struct{})
 	go func() {
@@ -540,11 +540,11 @@ func purgeLoop(ctx context.Context, p purger, every time.Duration, log *slog.Log
 // defaultSweepEvery is the sweeper's interval without SOLITAIRE_SWEEP_EVERY.
 const defaultSweepEvery = 5 * time.Second
 
-// sweepLoop runs the sweeper (domain.Games.Sweep) now and then every
+// sweepLoop runs the sweeper (app.Games.Sweep) now and then every
 // interval until ctx is done: games past their time limit are expired
 // (RULES R5.3) and games of closed duels and daily deals resigned, even if
 // no client ever reads them again.
-func sweepLoop(ctx context.Context, g *domain.Games, every time.Duration, log *slog.Logger) {
+func sweepLoop(ctx context.Context, g *app.Games, every time.Duration, log *slog.Logger) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/domain/solver"
 )
 
@@ -59,7 +60,7 @@ func (c *config) loadSupply(getenv func(string) string) error {
 // duels' default variant, so that the day's first daily game and the
 // first duel find a deal: the buffer of two holds today's and tomorrow's.
 // The returned function stops it.
-func startSupply(cfg config, games *domain.Games, log *slog.Logger) func() {
+func startSupply(cfg config, games *app.Games, log *slog.Logger) func() {
 	if !cfg.supplyOn {
 		log.Warn("winnable deals are off (SOLITAIRE_WINNABLE_WORKERS=0): duels and daily deals are dealt at random")
 		return func() {}
@@ -72,7 +73,7 @@ func startSupply(cfg config, games *domain.Games, log *slog.Logger) func() {
 			s.Want(rules)
 		}
 	}
-	if v, err := domain.LookupVariant(domain.DefaultDuelVariant); err == nil {
+	if v, err := domain.LookupVariant(app.DefaultDuelVariant); err == nil {
 		if rules, _, err := v.Resolve(domain.Options{}); err == nil && rules.OneDeck() {
 			s.Want(rules)
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/domain/solver"
 )
 
@@ -69,7 +70,7 @@ func TestR7_2_SupplyAtStartUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	games := &domain.Games{}
+	games := &app.Games{}
 	stop := startSupply(c, games, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	defer stop()
 	s, ok := games.Dealer.(*solver.Supply)
@@ -108,7 +109,7 @@ func TestR7_2_SupplyAtStartUp(t *testing.T) {
 	proven, tried := s.Counts()
 	t.Logf("a relaxed deal after %v: %d proven of %d tried", time.Since(t0).Round(time.Millisecond), proven, tried)
 	c.supplyOn = false
-	off := &domain.Games{}
+	off := &app.Games{}
 	startSupply(c, off, slog.New(slog.NewTextHandler(io.Discard, nil)))()
 	if off.Dealer != nil {
 		t.Error("a Dealer with the supply off")

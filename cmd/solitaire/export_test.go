@@ -22,6 +22,7 @@ import (
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/domain/solver"
 	"github.com/openpatience/solitaire/persistence"
 	"github.com/openpatience/solitaire/persistence/pgtest"
@@ -57,13 +58,13 @@ func newServer(t *testing.T, backend string) *server {
 	t.Cleanup(func() { store.Close() })
 	skey, l := openLog(t, store)
 	shift := new(atomic.Int64)
-	games := domain.NewGames(store)
+	games := app.NewGames(store)
 	games.Now = func() time.Time { return time.Now().Add(time.Duration(shift.Load())) }
 	supply := solver.NewSupply(solver.SupplyConfig{Wait: 2 * time.Minute})
 	t.Cleanup(supply.Close)
 	games.Dealer = supply
 	h, err := api.New(api.Config{Games: games, Players: store, Idempotency: store,
-		Spec: solitaire.OpenAPIYAML, Feed: store, Log: l, Competitions: domain.NewCompetitions(games, store), Stats: store})
+		Spec: solitaire.OpenAPIYAML, Feed: store, Log: l, Competitions: app.NewCompetitions(games, store), Stats: store})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // boardEntry is one entry of GET /v1/leaderboards/{variant}
@@ -35,7 +36,7 @@ type boardEntry struct {
 // naming the entry's player) and the leaf's inclusion in the checkpoint's
 // tree; that the entry's result (won, score, moves, time, end) is the
 // replayed log's; and that the ranks are the ones those results give
-// (domain.RankStandings). Exit 0 when every entry holds, 1 otherwise.
+// (app.RankStandings). Exit 0 when every entry holds, 1 otherwise.
 func verifyLeaderboard(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("verify-leaderboard", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -87,7 +88,7 @@ func verifyLeaderboard(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "board %s: %d entries; checkpoint ok (%s, %d leaves)\n", variant, len(board.Entries), c.Origin, c.Size)
 	ok := true
-	replayed := make([]domain.Game, 0, len(board.Entries))
+	replayed := make([]app.Game, 0, len(board.Entries))
 	for _, e := range board.Entries {
 		g, problem := checkEntry(base, *token, e, cp, c.Size, verifier)
 		if problem != "" {
@@ -99,7 +100,7 @@ func verifyLeaderboard(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "rank %d, game %s: ok (won in %d moves, %d ms)\n", e.Rank, e.GameID, g.Moves, g.ElapsedMS)
 	}
 	if ok {
-		for i, st := range domain.RankStandings(replayed) {
+		for i, st := range app.RankStandings(replayed) {
 			if e := board.Entries[i]; st.GameID != e.GameID || st.Rank != e.Rank {
 				ok = false
 				fmt.Fprintf(stdout, "order: FAILED: the results rank game %s %d at place %d; the board has game %s, rank %d\n",
@@ -117,18 +118,18 @@ func verifyLeaderboard(args []string, stdout, stderr io.Writer) int {
 // checkEntry checks one board entry against its game's export and leaf
 // (see verifyLeaderboard). It returns the game as its replayed log gives
 // it (owner, result), or why the entry does not hold.
-func checkEntry(base, token string, e boardEntry, cp []byte, size int64, v note.Verifier) (domain.Game, string) {
+func checkEntry(base, token string, e boardEntry, cp []byte, size int64, v note.Verifier) (app.Game, string) {
 	export, err := fetchAs(base, token, "application/x-ndjson", nil, "v1", "games", e.GameID, "events")
 	if err != nil {
-		return domain.Game{}, err.Error()
+		return app.Game{}, err.Error()
 	}
 	recs, err := readLog("-", bytes.NewReader(export))
 	if err != nil {
-		return domain.Game{}, "the export: " + err.Error()
+		return app.Game{}, "the export: " + err.Error()
 	}
 	a := domain.Audit(e.GameID, recs, nil)
 	if a.DealHidden || a.FirstBroken() != 0 || a.State == nil {
-		return domain.Game{}, fmt.Sprintf("the log does not verify (deal hidden %v, chain broken at %d, rules at %d: %s)",
+		return app.Game{}, fmt.Sprintf("the log does not verify (deal hidden %v, chain broken at %d, rules at %d: %s)",
 			a.DealHidden, a.ChainBrokenAt, a.ReplayBrokenAt, a.ReplayProblem)
 	}
 	var p logProof
@@ -137,15 +138,15 @@ func checkEntry(base, token string, e boardEntry, cp []byte, size int64, v note.
 		err = json.Unmarshal(b, &p)
 	}
 	if err != nil {
-		return domain.Game{}, "the proof: " + err.Error()
+		return app.Game{}, "the proof: " + err.Error()
 	}
 	if leafOK, msg := checkLeaf(e.GameID, e.PlayerID, recs, a, p); !leafOK {
-		return domain.Game{}, "leaf: " + msg
+		return app.Game{}, "leaf: " + msg
 	}
 	if inclOK, msg, _ := checkInclusion(p, cp, v); !inclOK {
-		return domain.Game{}, "inclusion: " + msg
+		return app.Game{}, "inclusion: " + msg
 	}
-	g := domain.Game{ID: e.GameID, Owner: e.PlayerID}
+	g := app.Game{ID: e.GameID, Owner: e.PlayerID}
 	g.Project(a.State)
 	end := ""
 	if g.FinishedAt != nil {
@@ -153,7 +154,7 @@ func checkEntry(base, token string, e boardEntry, cp []byte, size int64, v note.
 	}
 	sameScore := (g.Score == nil) == (e.Score == nil) && (g.Score == nil || *g.Score == *e.Score)
 	if g.Status != domain.StatusWon || !sameScore || g.Moves != e.Moves || g.ElapsedMS != e.ElapsedMS || end != e.FinishedAt {
-		return domain.Game{}, fmt.Sprintf("the board says won, score %s, %d moves, %d ms, ended %s; the log gives %s, score %s, %d moves, %d ms, ended %s",
+		return app.Game{}, fmt.Sprintf("the board says won, score %s, %d moves, %d ms, ended %s; the log gives %s, score %s, %d moves, %d ms, ended %s",
 			scoreOf(e.Score), e.Moves, e.ElapsedMS, e.FinishedAt, g.Status, scoreOf(g.Score), g.Moves, g.ElapsedMS, end)
 	}
 	return g, ""

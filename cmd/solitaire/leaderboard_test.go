@@ -13,6 +13,7 @@ import (
 
 	"github.com/openpatience/solitaire/api"
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // TestLeaderboardVerifiedFacts: boards rank only what the transparency
@@ -90,7 +91,7 @@ func TestLeaderboardVerifiedFacts(t *testing.T) {
 			var p logProof
 			s.call("GET", "/v1/games/"+cat+"/proof", nil, http.StatusOK, &p)
 			leaf, _ := base64.StdEncoding.DecodeString(p.Leaf)
-			if l, err := domain.ParseLeaf(leaf); err != nil || l.Status != domain.StatusLost || l.Owner != catID {
+			if l, err := app.ParseLeaf(leaf); err != nil || l.Status != domain.StatusLost || l.Owner != catID {
 				t.Fatalf("Cat's leaf: %+v %v; want the log's result, lost", l, err)
 			}
 			s.call("GET", "/v1/leaderboards/relaxed?winnable=true", nil, http.StatusOK, &board)

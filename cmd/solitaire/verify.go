@@ -19,6 +19,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // logProof is the JSON of GET /v1/games/{id}/proof (api.LogProof).
@@ -129,24 +130,24 @@ func verify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // checkLeaf compares the proof's leaf with the canonical record the log
-// gives (domain.LeafFromLog).
+// gives (app.LeafFromLog).
 func checkLeaf(gameID, owner string, recs []domain.RecordedEvent, a domain.AuditReport, p logProof) (bool, string) {
 	raw, err := base64.StdEncoding.DecodeString(p.Leaf)
 	if err != nil {
 		return false, "BROKEN: the proof's leaf is not base64"
 	}
-	got, err := domain.ParseLeaf(raw)
+	got, err := app.ParseLeaf(raw)
 	if err != nil {
 		return false, "BROKEN: " + err.Error()
 	}
 	if owner == "" {
 		owner = got.Owner
 	}
-	want, err := domain.LeafFromLog(gameID, owner, recs, a)
+	want, err := app.LeafFromLog(gameID, owner, recs, a)
 	if err != nil {
 		return false, "BROKEN: " + err.Error()
 	}
-	wantRaw, err := domain.EncodeLeaf(want)
+	wantRaw, err := app.EncodeLeaf(want)
 	if err != nil {
 		return false, "BROKEN: " + err.Error()
 	}
@@ -157,7 +158,7 @@ func checkLeaf(gameID, owner string, recs []domain.RecordedEvent, a domain.Audit
 }
 
 // leafDiff names the fields in which two leaves differ.
-func leafDiff(got, want domain.Leaf) string {
+func leafDiff(got, want app.Leaf) string {
 	var g, w map[string]any
 	gb, _ := json.Marshal(got)
 	wb, _ := json.Marshal(want)
@@ -217,17 +218,17 @@ func parseHashes(hs []string) ([]tlog.Hash, error) {
 
 // openCheckpoint checks a signed checkpoint's signature with v and parses
 // its body; the origin must be the key's name (C2SP tlog-checkpoint).
-func openCheckpoint(msg []byte, v note.Verifier) (domain.Checkpoint, error) {
+func openCheckpoint(msg []byte, v note.Verifier) (app.Checkpoint, error) {
 	n, err := note.Open(msg, note.VerifierList(v))
 	if err != nil {
-		return domain.Checkpoint{}, fmt.Errorf("the checkpoint's signature does not verify with %s's key: %v", v.Name(), err)
+		return app.Checkpoint{}, fmt.Errorf("the checkpoint's signature does not verify with %s's key: %v", v.Name(), err)
 	}
-	c, err := domain.ParseCheckpoint([]byte(n.Text))
+	c, err := app.ParseCheckpoint([]byte(n.Text))
 	if err != nil {
-		return domain.Checkpoint{}, err
+		return app.Checkpoint{}, err
 	}
 	if c.Origin != v.Name() {
-		return domain.Checkpoint{}, fmt.Errorf("the checkpoint's origin %q is not the key's name %q", c.Origin, v.Name())
+		return app.Checkpoint{}, fmt.Errorf("the checkpoint's origin %q is not the key's name %q", c.Origin, v.Name())
 	}
 	return c, nil
 }
@@ -263,7 +264,7 @@ func verifyLog(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "solitaire: -key: %v\n", err)
 		return 2
 	}
-	var cps [2]domain.Checkpoint
+	var cps [2]app.Checkpoint
 	for i, name := range pos {
 		b, err := os.ReadFile(name)
 		if err != nil {

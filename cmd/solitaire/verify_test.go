@@ -19,6 +19,7 @@ import (
 
 	"github.com/openpatience/solitaire/api"
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/persistence"
 )
 
@@ -391,7 +392,7 @@ func (s *server) resign(n int64, root tlog.Hash) {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	msg, err := note.Sign(&note.Note{Text: string(domain.Checkpoint{Origin: signer.Name(), Size: n, Root: root}.Text())}, signer)
+	msg, err := note.Sign(&note.Note{Text: string(app.Checkpoint{Origin: signer.Name(), Size: n, Root: root}.Text())}, signer)
 	if err != nil {
 		s.t.Fatal(err)
 	}

@@ -18,10 +18,11 @@ import (
 	"time"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 )
 
 // MemStore keeps games, their event logs and players in memory. It
-// implements domain.Store and domain.PlayerStore with the guarantees the
+// implements app.Store and app.PlayerStore with the guarantees the
 // interfaces state: appends are all or nothing under an expected version
 // (ErrConflict otherwise), each event chained to the previous one by
 // domain.EventHash from domain.GenesisHash, one daily game per owner,
@@ -30,27 +31,27 @@ import (
 type MemStore struct {
 	mu       sync.Mutex
 	games    map[string]*memGame
-	players  map[string]domain.Player // by id
-	position int64                    // the last global event position given out
+	players  map[string]app.Player // by id
+	position int64                 // the last global event position given out
 }
 
 type memGame struct {
-	rec    domain.Game
+	rec    app.Game
 	events []domain.RecordedEvent
 }
 
 var (
-	_ domain.Store       = (*MemStore)(nil)
-	_ domain.PlayerStore = (*MemStore)(nil)
+	_ app.Store       = (*MemStore)(nil)
+	_ app.PlayerStore = (*MemStore)(nil)
 )
 
 // NewMemStore returns an empty store.
 func NewMemStore() *MemStore {
-	return &MemStore{games: map[string]*memGame{}, players: map[string]domain.Player{}}
+	return &MemStore{games: map[string]*memGame{}, players: map[string]app.Player{}}
 }
 
 // copyGame copies g's record, sharing no memory with it.
-func copyGame(g domain.Game) domain.Game {
+func copyGame(g app.Game) app.Game {
 	g.Salt = bytes.Clone(g.Salt)
 	if g.Score != nil {
 		v := *g.Score
@@ -116,7 +117,7 @@ func (m *MemStore) record(g *memGame, events []domain.Event) ([]domain.RecordedE
 // game_dealt), keeping no receipt (as Append). Errors: ErrConflict if the id exists, or the owner already
 // has a daily game of g's variant and day; a plain error for a first event
 // that is not game_dealt at version 1.
-func (m *MemStore) Create(_ context.Context, g *domain.Game, first domain.Event, s *domain.State, _ *domain.Receipt) error {
+func (m *MemStore) Create(_ context.Context, g *app.Game, first domain.Event, s *domain.State, _ *app.Receipt) error {
 	if g == nil || g.ID == "" || first.Version != 1 || first.Type != domain.EventGameDealt {
 		return errors.New("domaintest: create: a record with an id and a game_dealt event at version 1 required")
 	}
@@ -151,7 +152,7 @@ func (m *MemStore) Create(_ context.Context, g *domain.Game, first domain.Event,
 // if the stream is not at version expected, a plain error for events that
 // cannot follow expected (no events, a gap, an unknown type, a time not in
 // whole UTC milliseconds, after at another version).
-func (m *MemStore) Append(_ context.Context, gameID string, expected int, events []domain.Event, after *domain.State, _ *domain.Receipt) ([]domain.RecordedEvent, error) {
+func (m *MemStore) Append(_ context.Context, gameID string, expected int, events []domain.Event, after *domain.State, _ *app.Receipt) ([]domain.RecordedEvent, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g, ok := m.games[gameID]
@@ -174,11 +175,11 @@ func (m *MemStore) Append(_ context.Context, gameID string, expected int, events
 
 // Load returns the game's record and its state, replayed from the whole
 // log. Errors: ErrNotFound; a plain error for a log that does not replay.
-func (m *MemStore) Load(_ context.Context, gameID string) (*domain.Game, *domain.State, error) {
+func (m *MemStore) Load(_ context.Context, gameID string) (*app.Game, *domain.State, error) {
 	m.mu.Lock()
 	g, ok := m.games[gameID]
 	var (
-		rec  domain.Game
+		rec  app.Game
 		recs []domain.RecordedEvent
 	)
 	if ok {
@@ -204,7 +205,7 @@ func (m *MemStore) Load(_ context.Context, gameID string) (*domain.Game, *domain
 }
 
 // Game returns the game's record without its log. Errors: ErrNotFound.
-func (m *MemStore) Game(_ context.Context, gameID string) (*domain.Game, error) {
+func (m *MemStore) Game(_ context.Context, gameID string) (*app.Game, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g, ok := m.games[gameID]
@@ -264,20 +265,20 @@ type memCursor struct {
 
 // List returns the games matching f, newest first (CreatedAt, then id,
 // both descending), and the cursor of the next page ("" at the end).
-// Errors: domain.ErrBadCursor for a cursor List did not make.
-func (m *MemStore) List(_ context.Context, f domain.GameFilter) ([]domain.Game, string, error) {
+// Errors: app.ErrBadCursor for a cursor List did not make.
+func (m *MemStore) List(_ context.Context, f app.GameFilter) ([]app.Game, string, error) {
 	limit := f.PageSize()
 	var from *memCursor
 	if f.Cursor != "" {
 		var c memCursor
 		b, err := base64.RawURLEncoding.DecodeString(f.Cursor)
 		if err != nil || json.Unmarshal(b, &c) != nil || c.ID == "" {
-			return nil, "", domain.ErrBadCursor
+			return nil, "", app.ErrBadCursor
 		}
 		from = &c
 	}
 	m.mu.Lock()
-	var all []domain.Game
+	var all []app.Game
 	for _, g := range m.games {
 		r := g.rec
 		if (f.Owner == "" || r.Owner == f.Owner) && (f.Status == "" || r.Status == f.Status) &&
@@ -286,13 +287,13 @@ func (m *MemStore) List(_ context.Context, f domain.GameFilter) ([]domain.Game, 
 		}
 	}
 	m.mu.Unlock()
-	slices.SortFunc(all, func(a, b domain.Game) int {
+	slices.SortFunc(all, func(a, b app.Game) int {
 		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
 			return c
 		}
 		return strings.Compare(b.ID, a.ID)
 	})
-	out := []domain.Game{}
+	out := []app.Game{}
 	for _, g := range all {
 		at := g.CreatedAt.UnixMilli()
 		if from != nil && (at > from.At || at == from.At && g.ID >= from.ID) {
@@ -310,7 +311,7 @@ func (m *MemStore) List(_ context.Context, f domain.GameFilter) ([]domain.Game, 
 
 // CreatePlayer stores p. Errors: ErrConflict if its id or token hash
 // exists.
-func (m *MemStore) CreatePlayer(_ context.Context, p *domain.Player) error {
+func (m *MemStore) CreatePlayer(_ context.Context, p *app.Player) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, o := range m.players {
@@ -326,7 +327,7 @@ func (m *MemStore) CreatePlayer(_ context.Context, p *domain.Player) error {
 
 // PlayerByTokenHash finds the player whose token hashes to hash. Errors:
 // ErrNotFound.
-func (m *MemStore) PlayerByTokenHash(_ context.Context, hash []byte) (*domain.Player, error) {
+func (m *MemStore) PlayerByTokenHash(_ context.Context, hash []byte) (*app.Player, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, p := range m.players {

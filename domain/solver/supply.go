@@ -86,7 +86,7 @@ func (c SupplyConfig) withDefaults() SupplyConfig {
 	return c
 }
 
-// Supply is a domain.Dealer: per rule set (a variant's resolved rules) a
+// Supply is a app.Dealer: per rule set (a variant's resolved rules) a
 // small buffer of secret seeds already proven winnable (R7.2), each with
 // its winning line, the nodes its search took and its band (R7.5), filled
 // in the background by a bounded number of goroutines. A request takes a
@@ -181,7 +181,7 @@ func (s *Supply) Wanted() []domain.Rules {
 // included) since it started.
 func (s *Supply) Counts() (proven, tried int64) { return s.proven.Load(), s.tried.Load() }
 
-// ProvenDeal implements domain.Dealer: it takes the oldest proven deal of
+// ProvenDeal implements app.Dealer: it takes the oldest proven deal of
 // rules, waiting at most SupplyConfig.Wait for one (less if ctx ends
 // first). Errors: *domain.DealNotReadyError when none came in time, ctx
 // ended or the supply is closed.

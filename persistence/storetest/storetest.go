@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/persistence"
 )
 
@@ -33,10 +34,10 @@ const SnapshotEvery = 7
 // A store that also has VerifyChain(ctx, id) (int, error) or Ping(ctx)
 // error is checked with them too.
 type Store interface {
-	domain.Store
-	domain.PlayerStore
+	app.Store
+	app.PlayerStore
 	// Game returns a game's record without its log; ErrNotFound if none.
-	Game(ctx context.Context, id string) (*domain.Game, error)
+	Game(ctx context.Context, id string) (*app.Game, error)
 }
 
 var _ Store = (*persistence.Store)(nil)
@@ -92,7 +93,7 @@ func runEach[S comparable](t *testing.T, open func(t *testing.T) S, tests []suit
 	}
 }
 
-// clock is a settable server clock for domain.Games.
+// clock is a settable server clock for app.Games.
 type clock struct {
 	mu sync.Mutex
 	t  time.Time
@@ -102,7 +103,7 @@ func newClock() *clock {
 	return &clock{t: time.Date(2026, 3, 14, 15, 9, 26, 535_000_000, time.UTC)}
 }
 
-// Now is the clock's time, for domain.Games.Now.
+// Now is the clock's time, for app.Games.Now.
 func (c *clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -124,13 +125,13 @@ type fixture struct {
 	ctx   context.Context
 	s     Store
 	sql   *persistence.Store
-	games *domain.Games
+	games *app.Games
 	clock *clock
 }
 
 func newFixture(t *testing.T, s Store) *fixture {
 	c := newClock()
-	g := domain.NewGames(s)
+	g := app.NewGames(s)
 	g.Now = c.Now
 	db, _ := s.(*persistence.Store)
 	return &fixture{t: t, ctx: t.Context(), s: s, sql: db, games: g, clock: c}
@@ -177,8 +178,8 @@ func (f *fixture) events(id string) int {
 	return len(recs)
 }
 
-// create makes a game through domain.Games.Create, as the API does.
-func (f *fixture) create(req domain.NewGame) (*domain.Game, *domain.State) {
+// create makes a game through app.Games.Create, as the API does.
+func (f *fixture) create(req app.NewGame) (*app.Game, *domain.State) {
 	f.t.Helper()
 	if req.Owner == "" {
 		req.Owner = "p1"
@@ -287,7 +288,7 @@ func sameState(t *testing.T, what string, got, want *domain.State) {
 
 // checkLoad loads game id and compares its state with want and with a full
 // replay, and its record's projection with want.
-func (f *fixture) checkLoad(id string, want *domain.State) *domain.Game {
+func (f *fixture) checkLoad(id string, want *domain.State) *app.Game {
 	f.t.Helper()
 	g, st, err := f.s.Load(f.ctx, id)
 	if err != nil {
@@ -296,7 +297,7 @@ func (f *fixture) checkLoad(id string, want *domain.State) *domain.Game {
 	sameState(f.t, "Load vs full replay", st, f.replay(id))
 	if want != nil {
 		sameState(f.t, "Load vs appended state", st, want)
-		var p domain.Game
+		var p app.Game
 		p.Project(want)
 		if g.Version != p.Version || g.Status != p.Status || g.Moves != p.Moves ||
 			g.ElapsedMS != p.ElapsedMS || !g.UpdatedAt.Equal(p.UpdatedAt) ||
@@ -335,7 +336,7 @@ func (f *fixture) count(q string, args ...any) int {
 func testRoundTrip(t *testing.T, s Store) {
 	f := newFixture(t, s)
 	rng := rand.New(rand.NewPCG(1, 1))
-	g, st := f.create(domain.NewGame{Variant: "relaxed"})
+	g, st := f.create(app.NewGame{Variant: "relaxed"})
 
 	recs, err := s.Events(f.ctx, g.ID, 0, 0)
 	if err != nil {
@@ -412,7 +413,7 @@ func testGameRecord(t *testing.T, s Store) {
 	high := uint64(1)<<63 + 0xDEADBEEF // does not fit a signed BIGINT
 	draw3 := 3
 	scoring := domain.ScoringStandard
-	cases := []domain.NewGame{
+	cases := []app.NewGame{
 		{Owner: "p1", Variant: "klondike", Seed: &high},
 		{Owner: "p2", Variant: "relaxed", Options: domain.Options{Draw: &draw3}, CompetitionID: "duel-7"},
 		{Owner: "p3", Variant: "klondike", Options: domain.Options{Scoring: &scoring}, DailyDate: "2026-03-14"},
@@ -424,12 +425,12 @@ func testGameRecord(t *testing.T, s Store) {
 		t.Fatal(err)
 	}
 	deal := domain.Deal(rules, 7)
-	cases = append(cases, domain.NewGame{Owner: "p4", Variant: "klondike",
+	cases = append(cases, app.NewGame{Owner: "p4", Variant: "klondike",
 		Layout: &domain.Position{Tableau: deal.Tableau, Stock: deal.Stock}})
 
 	for i, req := range cases {
 		f.clock.Advance(time.Minute)
-		var want *domain.Game
+		var want *app.Game
 		var st *domain.State
 		if i == 3 {
 			want, st, err = f.games.Create(f.ctx, req) // no seed given
@@ -476,7 +477,7 @@ func testGameRecord(t *testing.T, s Store) {
 // oldest first.
 func mustCreated(t *testing.T, f *fixture, index int) string {
 	t.Helper()
-	games, _, err := f.s.List(f.ctx, domain.GameFilter{Limit: persistence.MaxListLimit})
+	games, _, err := f.s.List(f.ctx, app.GameFilter{Limit: persistence.MaxListLimit})
 	if err != nil || len(games) <= index {
 		t.Fatalf("list: %d games, %v", len(games), err)
 	}
@@ -495,7 +496,7 @@ func mustVariant(t *testing.T, id string) domain.Variant {
 func testVersionRules(t *testing.T, s Store) {
 	f := newFixture(t, s)
 	rng := rand.New(rand.NewPCG(2, 2))
-	g, st := f.create(domain.NewGame{})
+	g, st := f.create(app.NewGame{})
 	st = f.appendDraws(g.ID, st, 5, rng)
 	before, _, err := s.Load(f.ctx, g.ID)
 	if err != nil {
@@ -551,7 +552,7 @@ func testVersionRules(t *testing.T, s Store) {
 
 func testUnknownGame(t *testing.T, s Store) {
 	f := newFixture(t, s)
-	g, st := f.create(domain.NewGame{})
+	g, st := f.create(app.NewGame{})
 	evs, after := f.draws(st, 1)
 	const id = "no-such-game"
 	if _, err := s.Append(f.ctx, id, st.Version, evs, after, nil); !errors.Is(err, domain.ErrNotFound) {
@@ -579,7 +580,7 @@ func testUnknownGame(t *testing.T, s Store) {
 // that is neither ErrConflict nor ErrNotFound, and nothing is written.
 func testBadAppend(t *testing.T, s Store) {
 	f := newFixture(t, s)
-	g, st := f.create(domain.NewGame{})
+	g, st := f.create(app.NewGame{})
 	evs, after := f.draws(st, 3)
 	gap := slices.Clone(evs)
 	gap[2].Version++
@@ -616,7 +617,7 @@ func testBadAppend(t *testing.T, s Store) {
 func testSnapshots(t *testing.T, s *persistence.Store) {
 	f := newFixture(t, s)
 	rng := rand.New(rand.NewPCG(3, 3))
-	g, st := f.create(domain.NewGame{Variant: "relaxed"})
+	g, st := f.create(app.NewGame{Variant: "relaxed"})
 	// Cross several multiples of SnapshotEvery, in batches of 1..3.
 	st = f.appendDraws(g.ID, st, 8*SnapshotEvery+3, rng)
 	s.FlushSnapshots() // written after their appends
@@ -694,7 +695,7 @@ func testRandomGames(t *testing.T, s Store) {
 	for _, v := range variants {
 		for i := range 2 {
 			seed := rng.Uint64()
-			g, st := f.create(domain.NewGame{Variant: v.ID, Seed: &seed})
+			g, st := f.create(app.NewGame{Variant: v.ID, Seed: &seed})
 			st = f.playRandom(g.ID, st, 150+i*150, i == 1, rng)
 			f.checkLoad(g.ID, st)
 			if got, err := f.verifyChain(g.ID); err != nil || got != 0 {
@@ -713,7 +714,7 @@ func testRandomGames(t *testing.T, s Store) {
 	// Won games too: a layout of four complete runs (R6.5) that greedy play
 	// finishes, through autocomplete where the variant offers it.
 	for _, variant := range []string{"klondike", "relaxed"} {
-		g, st := f.create(domain.NewGame{Variant: variant, Layout: runsLayout()})
+		g, st := f.create(app.NewGame{Variant: variant, Layout: runsLayout()})
 		st = f.playRandom(g.ID, st, 400, true, rng)
 		rec := f.checkLoad(g.ID, st)
 		if st.Status != domain.StatusWon || rec.Status != domain.StatusWon || rec.FinishedAt == nil {
@@ -803,7 +804,7 @@ func progress(m domain.Move) bool {
 func testTamper(t *testing.T, s *persistence.Store) {
 	f := newFixture(t, s)
 	rng := rand.New(rand.NewPCG(5, 5))
-	g, st := f.create(domain.NewGame{})
+	g, st := f.create(app.NewGame{})
 	st = f.appendDraws(g.ID, st, 30, rng)
 	if v, err := s.VerifyChain(f.ctx, g.ID); err != nil || v != 0 {
 		t.Fatalf("VerifyChain before tampering = %d, %v", v, err)
@@ -867,7 +868,7 @@ func testTamper(t *testing.T, s *persistence.Store) {
 
 func testRace(t *testing.T, s Store) {
 	f := newFixture(t, s)
-	g, st := f.create(domain.NewGame{})
+	g, st := f.create(app.NewGame{})
 	const writers = 32
 	for round := range 3 {
 		batches := make([][]domain.Event, writers)
@@ -933,7 +934,7 @@ func testRace(t *testing.T, s Store) {
 func testIdempotency(t *testing.T, s *persistence.Store) {
 	ctx := t.Context()
 	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	r := domain.IdempotencyRecord{Owner: "p1", Key: "k-1", Fingerprint: []byte{1, 2, 3},
+	r := app.IdempotencyRecord{Owner: "p1", Key: "k-1", Fingerprint: []byte{1, 2, 3},
 		Status: 200, Body: []byte(`{"ok":true}`), CreatedAt: t0, ExpiresAt: t0.Add(48 * time.Hour)}
 	if err := s.PutIdempotency(ctx, r); err != nil {
 		t.Fatal(err)
@@ -963,7 +964,7 @@ func testIdempotency(t *testing.T, s *persistence.Store) {
 		t.Fatalf("other owner's record: %+v, %v", got, err)
 	}
 	// Kept at least 24 hours, whatever ExpiresAt says.
-	short := domain.IdempotencyRecord{Owner: "p1", Key: "short", Status: 200, CreatedAt: t0, ExpiresAt: t0.Add(time.Minute)}
+	short := app.IdempotencyRecord{Owner: "p1", Key: "short", Status: 200, CreatedAt: t0, ExpiresAt: t0.Add(time.Minute)}
 	if err := s.PutIdempotency(ctx, short); err != nil {
 		t.Fatal(err)
 	}
@@ -1003,7 +1004,7 @@ func testIdempotency(t *testing.T, s *persistence.Store) {
 	var wg sync.WaitGroup
 	for i := range racers {
 		wg.Go(func() {
-			errs[i] = s.PutIdempotency(ctx, domain.IdempotencyRecord{Owner: "p3", Key: "race",
+			errs[i] = s.PutIdempotency(ctx, app.IdempotencyRecord{Owner: "p3", Key: "race",
 				Fingerprint: []byte{byte(i)}, Status: 200 + i, CreatedAt: t0})
 		})
 	}
@@ -1024,7 +1025,7 @@ func testIdempotency(t *testing.T, s *persistence.Store) {
 func testPlayers(t *testing.T, s Store) {
 	ctx := t.Context()
 	h := func(b byte) []byte { return bytes.Repeat([]byte{b}, 32) }
-	p := &domain.Player{ID: "pl-1", Name: "Ada", TokenHash: h(1), CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 6_000_000, time.UTC)}
+	p := &app.Player{ID: "pl-1", Name: "Ada", TokenHash: h(1), CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 6_000_000, time.UTC)}
 	if err := s.CreatePlayer(ctx, p); err != nil {
 		t.Fatal(err)
 	}
@@ -1038,16 +1039,16 @@ func testPlayers(t *testing.T, s Store) {
 	if _, err := s.PlayerByTokenHash(ctx, h(2)); !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("unknown token: %v, want ErrNotFound", err)
 	}
-	if err := s.CreatePlayer(ctx, &domain.Player{ID: "pl-1", Name: "Bob", TokenHash: h(3), CreatedAt: p.CreatedAt}); !errors.Is(err, domain.ErrConflict) {
+	if err := s.CreatePlayer(ctx, &app.Player{ID: "pl-1", Name: "Bob", TokenHash: h(3), CreatedAt: p.CreatedAt}); !errors.Is(err, domain.ErrConflict) {
 		t.Errorf("duplicate id: %v, want ErrConflict", err)
 	}
-	if err := s.CreatePlayer(ctx, &domain.Player{ID: "pl-2", Name: "Bob", TokenHash: h(1), CreatedAt: p.CreatedAt}); !errors.Is(err, domain.ErrConflict) {
+	if err := s.CreatePlayer(ctx, &app.Player{ID: "pl-2", Name: "Bob", TokenHash: h(1), CreatedAt: p.CreatedAt}); !errors.Is(err, domain.ErrConflict) {
 		t.Errorf("duplicate token hash: %v, want ErrConflict", err)
 	}
 	if _, err := s.PlayerByTokenHash(ctx, h(3)); !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("refused player was stored: %v", err)
 	}
-	if err := s.CreatePlayer(ctx, &domain.Player{ID: "pl-2", Name: "Bob", TokenHash: h(2), CreatedAt: p.CreatedAt}); err != nil {
+	if err := s.CreatePlayer(ctx, &app.Player{ID: "pl-2", Name: "Bob", TokenHash: h(2), CreatedAt: p.CreatedAt}); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := s.PlayerByTokenHash(ctx, h(2)); err != nil || got.ID != "pl-2" {
@@ -1057,7 +1058,7 @@ func testPlayers(t *testing.T, s Store) {
 
 func testList(t *testing.T, s Store) {
 	f := newFixture(t, s)
-	var all []domain.Game
+	var all []app.Game
 	owners := []string{"p1", "p2", "p1", "p1", "p3", "p1", "p2", "p1", "p1", "p1", "p2", "p1", "p1", "p3"}
 	for i, owner := range owners {
 		// Pairs of games share a millisecond: the id breaks the tie.
@@ -1069,7 +1070,7 @@ func testList(t *testing.T, s Store) {
 			variant = "relaxed"
 		}
 		seed := uint64(i)
-		g, st := f.create(domain.NewGame{Owner: owner, Variant: variant, Seed: &seed})
+		g, st := f.create(app.NewGame{Owner: owner, Variant: variant, Seed: &seed})
 		if i%4 == 1 {
 			_, st, _, err := f.games.Play(f.ctx, owner, g.ID, domain.Move{Type: domain.MoveResign}, st.Version, nil)
 			if err != nil {
@@ -1079,13 +1080,13 @@ func testList(t *testing.T, s Store) {
 		}
 		all = append(all, *g)
 	}
-	slices.SortFunc(all, func(a, b domain.Game) int {
+	slices.SortFunc(all, func(a, b app.Game) int {
 		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
 			return c
 		}
 		return strings.Compare(b.ID, a.ID)
 	})
-	filters := []domain.GameFilter{
+	filters := []app.GameFilter{
 		{},
 		{Owner: "p1"},
 		{Owner: "p2"},
@@ -1095,7 +1096,7 @@ func testList(t *testing.T, s Store) {
 		{Owner: "nobody"},
 	}
 	for _, flt := range filters {
-		var want []domain.Game
+		var want []app.Game
 		for _, g := range all {
 			if (flt.Owner == "" || g.Owner == flt.Owner) && (flt.Status == "" || g.Status == flt.Status) &&
 				(flt.Variant == "" || g.Variant == flt.Variant) {
@@ -1104,7 +1105,7 @@ func testList(t *testing.T, s Store) {
 		}
 		for _, limit := range []int{1, 3, 4, 500} {
 			flt.Limit, flt.Cursor = limit, ""
-			var got []domain.Game
+			var got []app.Game
 			for pages := 0; ; pages++ {
 				if pages > len(all)+1 {
 					t.Fatalf("%+v: cursor does not end", flt)
@@ -1133,14 +1134,14 @@ func testList(t *testing.T, s Store) {
 		}
 	}
 	// Limit outside 1..500 is clamped; a cursor List did not make is refused.
-	if page, _, err := s.List(f.ctx, domain.GameFilter{Limit: 0}); err != nil || len(page) != min(len(all), persistence.DefaultListLimit) {
+	if page, _, err := s.List(f.ctx, app.GameFilter{Limit: 0}); err != nil || len(page) != min(len(all), persistence.DefaultListLimit) {
 		t.Errorf("limit 0: %d games, %v", len(page), err)
 	}
-	if page, _, err := s.List(f.ctx, domain.GameFilter{Limit: 100000}); err != nil || len(page) != len(all) {
+	if page, _, err := s.List(f.ctx, app.GameFilter{Limit: 100000}); err != nil || len(page) != len(all) {
 		t.Errorf("limit 100000: %d games, %v", len(page), err)
 	}
 	for _, bad := range []string{"x", "!!!", "e30", "bm90IGpzb24"} {
-		if _, _, err := s.List(f.ctx, domain.GameFilter{Cursor: bad}); !errors.Is(err, domain.ErrBadCursor) {
+		if _, _, err := s.List(f.ctx, app.GameFilter{Cursor: bad}); !errors.Is(err, app.ErrBadCursor) {
 			t.Errorf("cursor %q: %v, want ErrBadCursor", bad, err)
 		}
 	}

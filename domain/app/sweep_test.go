@@ -1,4 +1,4 @@
-package domain
+package app
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/openpatience/solitaire/domain"
 )
 
 // sweepStore is the memory store with the finders of a sweep: due games
@@ -37,7 +39,7 @@ func (m *sweepStore) DueForExpiry(ctx context.Context, now time.Time, limit int)
 		if err != nil {
 			return nil, err
 		}
-		if dl, ok := s.Deadline(); ok && s.Status == StatusInProgress && !dl.After(now) && len(out) < limit {
+		if dl, ok := s.Deadline(); ok && s.Status == domain.StatusInProgress && !dl.After(now) && len(out) < limit {
 			out = append(out, id)
 		}
 	}
@@ -51,7 +53,7 @@ func (m *sweepStore) DueForClosing(ctx context.Context, now time.Time, limit int
 		if err != nil {
 			return nil, err
 		}
-		if m.closing[id] && s.Status == StatusInProgress && len(out) < limit {
+		if m.closing[id] && s.Status == domain.StatusInProgress && len(out) < limit {
 			out = append(out, id)
 		}
 	}
@@ -79,7 +81,7 @@ func TestR5_3_ExpireDue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, _, err := g.Play(ctx, "ada", free.ID, Move{Type: MoveDraw}, -1, nil); err != nil {
+	if _, _, _, err := g.Play(ctx, "ada", free.ID, domain.Move{Type: domain.MoveDraw}, -1, nil); err != nil {
 		t.Fatal(err)
 	}
 	now = now.Add(299 * time.Second)
@@ -96,11 +98,11 @@ func TestR5_3_ExpireDue(t *testing.T) {
 			t.Fatal(err)
 		}
 		dl, _ := s.Deadline()
-		if s.Status != StatusExpired || !s.EndedAt.Equal(dl) || s.Version != 2 {
+		if s.Status != domain.StatusExpired || !s.EndedAt.Equal(dl) || s.Version != 2 {
 			t.Fatalf("game %s: %s at %s, version %d", id, s.Status, s.EndedAt, s.Version)
 		}
 	}
-	if _, s, _ := st.Load(ctx, free.ID); s.Status != StatusInProgress {
+	if _, s, _ := st.Load(ctx, free.ID); s.Status != domain.StatusInProgress {
 		t.Errorf("a game without a limit was ended: %s", s.Status)
 	}
 	if n, err := g.ExpireDue(ctx, now.Add(time.Hour)); err != nil || n != 0 {
@@ -130,7 +132,7 @@ func TestCloseDue(t *testing.T) {
 		return game.ID
 	}
 	running, timed, done := mk("klondike"), mk("klassik"), mk("klondike")
-	if _, _, _, err := g.Play(ctx, "ada", done, Move{Type: MoveResign}, -1, nil); err != nil {
+	if _, _, _, err := g.Play(ctx, "ada", done, domain.Move{Type: domain.MoveResign}, -1, nil); err != nil {
 		t.Fatal(err)
 	}
 	now = now.Add(10 * time.Minute) // past klassik's 300 s
@@ -138,7 +140,7 @@ func TestCloseDue(t *testing.T) {
 	if err != nil || closed != 2 {
 		t.Fatalf("CloseDue: %d closed, %v", closed, err)
 	}
-	want := map[string]Status{running: StatusLost, timed: StatusExpired, done: StatusLost}
+	want := map[string]domain.Status{running: domain.StatusLost, timed: domain.StatusExpired, done: domain.StatusLost}
 	for id, s := range want {
 		if _, got, _ := st.Load(ctx, id); got.Status != s || got.Version != 2 {
 			t.Errorf("game %s: %s at version %d, want %s at 2", id, got.Status, got.Version, s)
@@ -147,7 +149,7 @@ func TestCloseDue(t *testing.T) {
 	if ok, err := g.CloseGame(ctx, running); ok || err != nil {
 		t.Errorf("closing an ended game: %v, %v", ok, err)
 	}
-	if _, err := g.CloseGame(ctx, "nope"); !errors.Is(err, ErrNotFound) {
+	if _, err := g.CloseGame(ctx, "nope"); !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("closing an unknown game: %v", err)
 	}
 	g.Store = mem // no finders

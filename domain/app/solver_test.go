@@ -1,4 +1,4 @@
-package domain_test
+package app_test
 
 import (
 	"strconv"
@@ -16,7 +16,7 @@ var solvedStart = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 // loadSolved reads testdata/file (domaintest.LoadSolved) or fails t.
 func loadSolved(t testing.TB, file string) []domaintest.SolvedDeal {
 	t.Helper()
-	out, err := domaintest.LoadSolved("../testdata/" + file)
+	out, err := domaintest.LoadSolved("../../testdata/" + file)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package domain
+package app
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/openpatience/solitaire/domain"
 )
 
 // staleStore is memGameStore as a CommandLoader whose unchecked state is
@@ -18,16 +20,16 @@ type staleStore struct {
 	calls int
 }
 
-func (s *staleStore) LoadForCommand(_ context.Context, id string) (*Game, *State, bool, error) {
+func (s *staleStore) LoadForCommand(_ context.Context, id string) (*Game, *domain.State, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls++
 	g, ok := s.games[id]
 	if !ok {
-		return nil, nil, false, ErrNotFound
+		return nil, nil, false, domain.ErrNotFound
 	}
 	log := s.logs[id]
-	st, bad := Replay(log[:min(s.at[id], len(log))])
+	st, bad := domain.Replay(log[:min(s.at[id], len(log))])
 	if bad != 0 {
 		return nil, nil, false, errors.New(st.Fault)
 	}
@@ -40,18 +42,18 @@ func copyStore(m *memGameStore) *memGameStore {
 	c := newMemGameStore()
 	for id, g := range m.games {
 		c.games[id] = g
-		c.logs[id] = append([]Event(nil), m.logs[id]...)
+		c.logs[id] = append([]domain.Event(nil), m.logs[id]...)
 	}
 	return c
 }
 
 // outcome is what Play answered (evs: its records, or a log's events),
 // for comparison.
-func outcome(t *testing.T, g *Game, s *State, evs any, err error) string {
+func outcome(t *testing.T, g *Game, s *domain.State, evs any, err error) string {
 	t.Helper()
 	b, jerr := json.Marshal(struct {
 		Game   *Game
-		State  *State
+		State  *domain.State
 		Events any
 		Err    string
 		Stale  bool
@@ -90,7 +92,7 @@ func TestPlayOnStaleCommandState(t *testing.T) {
 			t.Fatal(err)
 		}
 		for range rng.IntN(25) {
-			ms := nonResign(LegalMoves(st))
+			ms := nonResign(domain.LegalMoves(st))
 			if len(ms) == 0 {
 				break
 			}
@@ -100,11 +102,11 @@ func TestPlayOnStaleCommandState(t *testing.T) {
 		}
 		fresh := st
 		staleAt := 1 + rng.IntN(fresh.Version)
-		stale, _ := Replay(ref.logs[g.ID][:staleAt])
+		stale, _ := domain.Replay(ref.logs[g.ID][:staleAt])
 
-		candidates := append(nonResign(LegalMoves(stale)), nonResign(LegalMoves(fresh))...)
-		candidates = append(candidates, Move{Type: MoveCards, From: TableauRef(0), To: FoundationRef(0), Count: 1},
-			Move{Type: MoveUndo}, Move{Type: MoveDraw}, Move{Type: MoveResign})
+		candidates := append(nonResign(domain.LegalMoves(stale)), nonResign(domain.LegalMoves(fresh))...)
+		candidates = append(candidates, domain.Move{Type: domain.MoveCards, From: domain.TableauRef(0), To: domain.FoundationRef(0), Count: 1},
+			domain.Move{Type: domain.MoveUndo}, domain.Move{Type: domain.MoveDraw}, domain.Move{Type: domain.MoveResign})
 		m := candidates[rng.IntN(len(candidates))]
 		expected := []int{-1, fresh.Version, stale.Version}[rng.IntN(3)]
 		at := clock.Add(time.Second)
@@ -134,10 +136,10 @@ func TestPlayOnStaleCommandState(t *testing.T) {
 }
 
 // nonResign drops resign from ms.
-func nonResign(ms []Move) []Move {
+func nonResign(ms []domain.Move) []domain.Move {
 	out := ms[:0:0]
 	for _, m := range ms {
-		if m.Type != MoveResign {
+		if m.Type != domain.MoveResign {
 			out = append(out, m)
 		}
 	}

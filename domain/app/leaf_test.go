@@ -1,4 +1,4 @@
-package domain
+package app
 
 import (
 	"bytes"
@@ -7,14 +7,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openpatience/solitaire/domain"
 )
 
 func testLeafGame() *Game {
 	end := time.Date(2026, 11, 29, 12, 0, 0, 5_000_000, time.UTC)
 	score := 120
-	v, _ := LookupVariant("klassik")
+	v, _ := domain.LookupVariant("klassik")
 	return &Game{ID: "g1", Variant: "klassik", Rules: v.Defaults, DealSecret: DealSecret{Commitment: "sha256:ab"}, Owner: "p1",
-		Status: StatusWon, Version: 42, Moves: 40, Score: &score, FinishedAt: &end}
+		Status: domain.StatusWon, Version: 42, Moves: 40, Score: &score, FinishedAt: &end}
 }
 
 // The leaf record is one line of JSON with its keys sorted at every depth
@@ -51,7 +53,7 @@ func TestLeafCanonical(t *testing.T) {
 		}
 	}
 	running := testLeafGame()
-	running.Status, running.FinishedAt = StatusInProgress, nil
+	running.Status, running.FinishedAt = domain.StatusInProgress, nil
 	if _, err := LeafOf(running, head); !errors.Is(err, ErrNotEnded) {
 		t.Errorf("leaf of a game in progress: %v", err)
 	}

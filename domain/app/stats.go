@@ -1,8 +1,10 @@
-package domain
+package app
 
 import (
 	"sort"
 	"time"
+
+	"github.com/openpatience/solitaire/domain"
 )
 
 // Stats are a player's statistics for one variant and draw count (R3: kept
@@ -34,7 +36,7 @@ func ComputeStats(variant string, draw int, games []Game) Stats {
 			continue
 		}
 		st.Played++
-		if g.Rules.Scoring == ScoringVegas && g.Score != nil {
+		if g.Rules.Scoring == domain.ScoringVegas && g.Score != nil {
 			if st.VegasBalance == nil {
 				st.VegasBalance = new(int)
 			}
@@ -48,7 +50,7 @@ func ComputeStats(variant string, draw int, games []Game) Stats {
 			v := *g.Score
 			st.BestScore = &v
 		}
-		if g.Status == StatusWon {
+		if g.Status == domain.StatusWon {
 			st.Won++
 			if st.BestTimeMS == nil || g.ElapsedMS < *st.BestTimeMS {
 				v := g.ElapsedMS
@@ -72,7 +74,7 @@ func ComputeStats(variant string, draw int, games []Game) Stats {
 	})
 	run := 0
 	for _, g := range finished {
-		if g.Status == StatusWon {
+		if g.Status == domain.StatusWon {
 			run++
 			st.LongestStreak = max(st.LongestStreak, run)
 		} else {
@@ -95,7 +97,7 @@ type Standing struct {
 	Rank      int // 1-based; equal results share a rank
 	Player    string
 	GameID    string
-	Status    Status
+	Status    domain.Status
 	Score     *int
 	ElapsedMS int64
 	Moves     int
@@ -110,7 +112,7 @@ func RankStandings(games []Game) []Standing {
 		out[i] = Standing{Player: g.Owner, GameID: g.ID, Status: g.Status, Score: g.Score, ElapsedMS: g.ElapsedMS, Moves: g.Moves}
 	}
 	less := func(a, b Standing) int {
-		aw, bw := a.Status == StatusWon, b.Status == StatusWon
+		aw, bw := a.Status == domain.StatusWon, b.Status == domain.StatusWon
 		switch {
 		case aw != bw:
 			if aw {

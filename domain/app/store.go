@@ -1,4 +1,4 @@
-package domain
+package app
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"errors"
 	"slices"
 	"time"
+
+	"github.com/openpatience/solitaire/domain"
 )
 
 // DealSecret is a deal's commitment and the secrets behind it, as a game,
@@ -20,8 +22,8 @@ type DealSecret struct {
 	// these games apart from random deals. Solution is the winning line
 	// and Difficulty its R7.5 band; both are zero otherwise.
 	Winnable   bool
-	Solution   []Move
-	Difficulty Band
+	Solution   []domain.Move
+	Difficulty domain.Band
 }
 
 // CloneSecret copies d, sharing no memory with it. (Not Clone: Game, Duel
@@ -34,23 +36,23 @@ func (d DealSecret) CloneSecret() DealSecret {
 
 // proof is the proof a winnable deal passes to each game dealt from it
 // (NewGame.Proof); nil for a random deal.
-func (d DealSecret) proof() *ProvenDeal {
+func (d DealSecret) proof() *domain.ProvenDeal {
 	if !d.Winnable {
 		return nil
 	}
-	return &ProvenDeal{Seed: d.Seed, Line: d.Solution, Difficulty: d.Difficulty}
+	return &domain.ProvenDeal{Seed: d.Seed, Line: d.Solution, Difficulty: d.Difficulty}
 }
 
 // Game is a stream's record: who owns the game, how it was made, and the
 // projection of its state kept for listing and rankings. The DealSecret's
 // secrets never leave the server while the game is in progress (R6.4).
 type Game struct {
-	ID      string  // opaque id, 1..64 characters
-	Variant string  // variant id (R3)
-	Rules   Rules   // resolved rules
-	Options Options // options as the client gave them
-	Owner   string  // player id
-	Ranked  bool    // R3: default options, dealt from a server seed; false from the first hint on (R7.3)
+	ID      string         // opaque id, 1..64 characters
+	Variant string         // variant id (R3)
+	Rules   domain.Rules   // resolved rules
+	Options domain.Options // options as the client gave them
+	Owner   string         // player id
+	Ranked  bool           // R3: default options, dealt from a server seed; false from the first hint on (R7.3)
 	DealSecret
 	HasSeed bool // false for an explicit layout (R6.5)
 	// CompetitionID names the shared deal the game is on: a duel's id
@@ -65,7 +67,7 @@ type Game struct {
 	CreatedAt          time.Time // UTC, ms
 
 	// Projection of the state after the latest event.
-	Status     Status
+	Status     domain.Status
 	Version    int
 	Moves      int
 	Score      *int  // nil for scoring none
@@ -76,7 +78,7 @@ type Game struct {
 
 // Project copies the summary of s into g's projection fields. A state
 // with a hint in its log makes the game unranked (R7.3).
-func (g *Game) Project(s *State) {
+func (g *Game) Project(s *domain.State) {
 	if s.Hinted {
 		g.Ranked = false
 	}
@@ -101,7 +103,7 @@ func (g *Game) Project(s *State) {
 // first page.
 type GameFilter struct {
 	Owner   string
-	Status  Status
+	Status  domain.Status
 	Variant string
 	Limit   int
 	Cursor  string
@@ -131,7 +133,7 @@ func (f GameFilter) PageSize() int {
 type GameReader interface {
 	// Events returns up to limit recorded events with version > after, in
 	// order. An unknown id gives ErrNotFound.
-	Events(ctx context.Context, gameID string, after, limit int) ([]RecordedEvent, error)
+	Events(ctx context.Context, gameID string, after, limit int) ([]domain.RecordedEvent, error)
 	// List returns games matching f, newest first, and the cursor of the
 	// next page ("" at the end).
 	List(ctx context.Context, f GameFilter) ([]Game, string, error)
@@ -153,7 +155,7 @@ type Store interface {
 	// A receipt (nil: none) is stored in the same transaction, naming the
 	// game and version 1; if its key is taken, nothing is written and the
 	// error is ErrReceiptTaken.
-	Create(ctx context.Context, g *Game, first Event, s *State, receipt *Receipt) error
+	Create(ctx context.Context, g *Game, first domain.Event, s *domain.State, receipt *Receipt) error
 	// Append adds events (versions expected+1 …) to the stream in one
 	// transaction, chained to the stream's head, and updates the game's
 	// projection from after (the state with the events applied). It
@@ -166,10 +168,10 @@ type Store interface {
 	// from the log and never appends again (RELIABILITY.md "Outages"); if
 	// its key is taken, nothing is written and the error is
 	// ErrReceiptTaken.
-	Append(ctx context.Context, gameID string, expected int, events []Event, after *State, receipt *Receipt) ([]RecordedEvent, error)
+	Append(ctx context.Context, gameID string, expected int, events []domain.Event, after *domain.State, receipt *Receipt) ([]domain.RecordedEvent, error)
 	// Load returns the game record and its current state, rebuilt from the
 	// newest snapshot and the events after it. ErrNotFound if none.
-	Load(ctx context.Context, gameID string) (*Game, *State, error)
+	Load(ctx context.Context, gameID string) (*Game, *domain.State, error)
 }
 
 // CommandLoader is a Store that can load a game for a command without the
@@ -189,7 +191,7 @@ type CommandLoader interface {
 	// came from Load (it was the newest when read). The game's identity
 	// (owner, rules, ...) is exact; its projection follows the state.
 	// Errors: ErrNotFound, or the store's.
-	LoadForCommand(ctx context.Context, gameID string) (g *Game, s *State, verified bool, err error)
+	LoadForCommand(ctx context.Context, gameID string) (g *Game, s *domain.State, verified bool, err error)
 }
 
 // Player is someone who plays: an id, a display name and the SHA-256 of the

@@ -1,10 +1,12 @@
-package domain
+package app
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/openpatience/solitaire/domain"
 )
 
 // DueFinder finds the games a sweep must expire (R5.3). The event store
@@ -110,13 +112,13 @@ func (g *Games) sweep(ctx context.Context, now time.Time,
 func (g *Games) expireOne(ctx context.Context, id string, now time.Time) (bool, error) {
 	for attempt := 0; attempt <= g.retries(); attempt++ {
 		_, s, err := g.Store.Load(ctx, id)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, domain.ErrNotFound) {
 			return false, nil
 		}
 		if err != nil {
 			return false, err
 		}
-		ev := Expire(s, now)
+		ev := domain.Expire(s, now)
 		if ev == nil {
 			return false, nil
 		}
@@ -125,7 +127,7 @@ func (g *Games) expireOne(ctx context.Context, id string, now time.Time) (bool, 
 		if err == nil {
 			return true, nil
 		}
-		if !errors.Is(err, ErrConflict) {
+		if !errors.Is(err, domain.ErrConflict) {
 			return false, err
 		}
 	}
@@ -147,11 +149,11 @@ func (g *Games) CloseGame(ctx context.Context, id string) (bool, error) {
 	if s.Status.Ended() {
 		return false, nil
 	}
-	_, _, _, err = g.Play(ctx, game.Owner, id, Move{Type: MoveResign}, -1, nil)
+	_, _, _, err = g.Play(ctx, game.Owner, id, domain.Move{Type: domain.MoveResign}, -1, nil)
 	switch {
-	case err == nil, errors.Is(err, ErrTimeExpired):
+	case err == nil, errors.Is(err, domain.ErrTimeExpired):
 		return true, nil // resigned, or expired on the way (Play appended it)
-	case errors.Is(err, ErrGameOver):
+	case errors.Is(err, domain.ErrGameOver):
 		return false, nil // a racing request ended it first
 	}
 	return false, err

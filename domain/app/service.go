@@ -1,4 +1,4 @@
-package domain
+package app
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/openpatience/solitaire/domain"
 )
 
 // ErrStaleVersion: the client's If-Match version is not the stream's
@@ -48,7 +50,7 @@ func NewGames(store Store) *Games {
 // Log is game id's log as stored, up to limit events with version > after
 // (GameReader.Events), for exports, audits and live streams; the caller
 // has checked that the reader may see the game (Get, CanRead).
-func (g *Games) Log(ctx context.Context, id string, after, limit int) ([]RecordedEvent, error) {
+func (g *Games) Log(ctx context.Context, id string, after, limit int) ([]domain.RecordedEvent, error) {
 	return g.Store.Events(ctx, id, after, limit)
 }
 
@@ -71,9 +73,9 @@ func (g *Games) Record(ctx context.Context, id string) (*Game, error) {
 type NewGame struct {
 	Owner   string
 	Variant string
-	Options Options
-	Seed    *uint64   // a client's seed: unranked
-	Layout  *Position // tableau and stock only (R6.5); waste and foundations empty; unranked
+	Options domain.Options
+	Seed    *uint64          // a client's seed: unranked
+	Layout  *domain.Position // tableau and stock only (R6.5); waste and foundations empty; unranked
 	// Deal is a numbered deal, "pysolfc:<number>" (R6.7, ParseDeal): one-deck
 	// variants only, not with a seed, layout, duel or daily deal; unranked.
 	Deal string
@@ -96,7 +98,7 @@ type NewGame struct {
 	// Proof, with ServerSeed, is the proof of a shared deal dealt from
 	// the supply (a duel's or a day's, R7.2): Proof.Seed is *ServerSeed;
 	// the game is winnable with Proof's line and band.
-	Proof *ProvenDeal
+	Proof *domain.ProvenDeal
 	// Unranked makes the game unranked whatever its options (R3): a
 	// young account's game on a shared deal (Competitions.MinAccountAge).
 	Unranked bool
@@ -105,8 +107,8 @@ type NewGame struct {
 // Create deals a new game and stores it. Errors: *UnknownVariantError,
 // *OptionError, *LayoutError, *DealError, *FieldError (field winnable),
 // *DealNotReadyError (Winnable and no proven deal ready), or the store's.
-func (g *Games) Create(ctx context.Context, req NewGame) (*Game, *State, error) {
-	v, err := LookupVariant(req.Variant)
+func (g *Games) Create(ctx context.Context, req NewGame) (*Game, *domain.State, error) {
+	v, err := domain.LookupVariant(req.Variant)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -115,19 +117,19 @@ func (g *Games) Create(ctx context.Context, req NewGame) (*Game, *State, error) 
 		return nil, nil, err
 	}
 	if (req.Seed != nil || req.ServerSeed != nil) && req.Layout != nil || req.Seed != nil && req.ServerSeed != nil {
-		return nil, nil, &LayoutError{Where: "layout", Reason: "seed_and_layout", Detail: "give seed or layout, not both"}
+		return nil, nil, &domain.LayoutError{Where: "layout", Reason: "seed_and_layout", Detail: "give seed or layout, not both"}
 	}
-	var numbered Position
+	var numbered domain.Position
 	if req.Deal != "" {
 		if req.Seed != nil || req.ServerSeed != nil || req.Layout != nil || req.CompetitionID != "" || req.DailyDate != "" {
-			return nil, nil, &DealError{Detail: "a numbered deal is given alone: not with a seed, a layout, a duel or a daily deal"}
+			return nil, nil, &domain.DealError{Detail: "a numbered deal is given alone: not with a seed, a layout, a duel or a daily deal"}
 		}
-		canon, n, err := ParseDeal(req.Deal)
+		canon, n, err := domain.ParseDeal(req.Deal)
 		if err != nil {
 			return nil, nil, err
 		}
-		if len(NumberedDeals(rules)) == 0 {
-			return nil, nil, &DealError{Detail: fmt.Sprintf("numbered deals are one-deck Klondike deals; %s deals %d decks "+
+		if len(domain.NumberedDeals(rules)) == 0 {
+			return nil, nil, &domain.DealError{Detail: fmt.Sprintf("numbered deals are one-deck Klondike deals; %s deals %d decks "+
 				"into %d piles (GET /v1/variants lists numbered_deals per variant)", v.ID, rules.Decks, rules.Piles)}
 		}
 		req.Deal, numbered = canon, n.KlondikeDeal()
@@ -152,24 +154,24 @@ func (g *Games) Create(ctx context.Context, req NewGame) (*Game, *State, error) 
 	}
 	game := &Game{ID: hex.EncodeToString(idb), Variant: v.ID, Rules: rules, Options: req.Options,
 		Owner: req.Owner, DealSecret: DealSecret{Salt: salt}, CompetitionID: req.CompetitionID, DailyDate: req.DailyDate, Deal: req.Deal,
-		CreatedAt: Millis(g.Now())}
-	var deal Position
+		CreatedAt: domain.Millis(g.Now())}
+	var deal domain.Position
 	switch {
 	case req.Deal != "":
 		deal = numbered // the number is public (R6.7)
 		ranked = false
 	case req.Layout != nil:
-		if deal, err = layoutDeal(rules, req.Layout); err != nil {
+		if deal, err = domain.LayoutDeal(rules, req.Layout); err != nil {
 			return nil, nil, err
 		}
 		ranked = false
 	case req.Seed != nil:
 		game.Seed, game.HasSeed = *req.Seed, true
-		deal = Deal(rules, game.Seed)
+		deal = domain.Deal(rules, game.Seed)
 		ranked = false
 	case req.ServerSeed != nil:
 		game.Seed, game.HasSeed = *req.ServerSeed, true
-		deal = Deal(rules, game.Seed)
+		deal = domain.Deal(rules, game.Seed)
 		if req.Salt != nil {
 			if len(req.Salt) != 32 {
 				return nil, nil, fmt.Errorf("domain: salt must be 32 bytes, got %d", len(req.Salt))
@@ -178,22 +180,22 @@ func (g *Games) Create(ctx context.Context, req NewGame) (*Game, *State, error) 
 		}
 	default:
 		game.Seed, game.HasSeed = binary.BigEndian.Uint64(seedb[:]), true
-		deal = Deal(rules, game.Seed)
+		deal = domain.Deal(rules, game.Seed)
 	}
 	game.Ranked = ranked && !req.Unranked
-	game.Commitment = Commitment(deal, game.Salt)
-	first := DealtEvent(rules, deal, game.Commitment, game.CreatedAt)
+	game.Commitment = domain.Commitment(deal, game.Salt)
+	first := domain.DealtEvent(rules, deal, game.Commitment, game.CreatedAt)
 	// R6.8: the salt in the deal keys the chain, so no hash a client reads
 	// before the reveal tests a guess at the hidden cards.
-	first.Data.V, first.Data.Salt = DealPayloadVersion, hex.EncodeToString(game.Salt)
+	first.Data.V, first.Data.Salt = domain.DealPayloadVersion, hex.EncodeToString(game.Salt)
 	if proof != nil {
 		game.Winnable, game.Difficulty = true, proof.Difficulty
-		game.Solution = append([]Move{}, proof.Line...)
-		game.SolutionCommitment = SolutionCommitment(game.Solution, game.Salt)
+		game.Solution = append([]domain.Move{}, proof.Line...)
+		game.SolutionCommitment = domain.SolutionCommitment(game.Solution, game.Salt)
 		first.Data.Winnable, first.Data.Difficulty = true, game.Difficulty
 		first.Data.SolutionCommitment = game.SolutionCommitment
 	}
-	s, err := dealtState(first)
+	s, err := domain.DealtState(first)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -204,55 +206,9 @@ func (g *Games) Create(ctx context.Context, req NewGame) (*Game, *State, error) 
 	return game, s, nil
 }
 
-// layoutDeal is the deal of a client's layout under rules (R6.5): its
-// tableau and stock, empty foundations. Errors: *LayoutError.
-func layoutDeal(rules Rules, l *Position) (Position, error) {
-	deal := Position{Tableau: l.Tableau, Stock: l.Stock, Foundations: make([][]Card, rules.Foundations)}
-	if len(l.Waste) > 0 || len(l.Foundations) > 0 || l.Recycles != 0 {
-		return Position{}, &LayoutError{Where: "layout", Reason: "bad_syntax",
-			Detail: "a layout gives tableau and stock only; waste and foundations start empty"}
-	}
-	if err := deal.Validate(rules); err != nil {
-		return Position{}, err
-	}
-	return deal, nil
-}
-
-// dealtState is the state after a game's first event. Errors: a
-// *LayoutError for a deal Apply refuses.
-func dealtState(first Event) (*State, error) {
-	s := &State{}
-	s.Apply(first)
-	if s.Fault != "" {
-		return nil, &LayoutError{Where: "layout", Reason: "bad_syntax", Detail: s.Fault}
-	}
-	return s, nil
-}
-
-// LayoutState is the state a game created from layout (R6.5) of variant
-// with opts would start in, dealt at instant at, with the same checks as
-// Create: for analysing a layout without a game (the solver route, R7.1).
-// Nothing is stored. Errors: *UnknownVariantError, *OptionError,
-// *LayoutError.
-func LayoutState(variant string, opts Options, layout *Position, at time.Time) (*State, error) {
-	v, err := LookupVariant(variant)
-	if err != nil {
-		return nil, err
-	}
-	rules, _, err := v.Resolve(opts)
-	if err != nil {
-		return nil, err
-	}
-	deal, err := layoutDeal(rules, layout)
-	if err != nil {
-		return nil, err
-	}
-	return dealtState(DealtEvent(rules, deal, "", Millis(at)))
-}
-
 // provenDeal takes a proven deal of rules from the Dealer for req, a
 // request with Winnable: one-deck variants, and no other way of dealing.
-func (g *Games) provenDeal(ctx context.Context, v Variant, rules Rules, req NewGame) (*ProvenDeal, error) {
+func (g *Games) provenDeal(ctx context.Context, v domain.Variant, rules domain.Rules, req NewGame) (*domain.ProvenDeal, error) {
 	switch {
 	case !rules.OneDeck():
 		return nil, &FieldError{Field: "winnable", Detail: fmt.Sprintf(
@@ -260,29 +216,13 @@ func (g *Games) provenDeal(ctx context.Context, v Variant, rules Rules, req NewG
 	case req.Seed != nil || req.Layout != nil || req.Deal != "" || req.ServerSeed != nil:
 		return nil, &FieldError{Field: "winnable", Detail: "winnable: true deals a proven deal; not with seed, layout or deal"}
 	case g.Dealer == nil:
-		return nil, &DealNotReadyError{Wait: 5 * time.Second}
+		return nil, &domain.DealNotReadyError{Wait: 5 * time.Second}
 	}
 	p, err := g.Dealer.ProvenDeal(ctx, rules)
 	if err != nil {
 		return nil, err
 	}
 	return &p, nil
-}
-
-// DealtEvent is the first event of a game (R6.2): the rules and the full
-// deal. The position is copied.
-func DealtEvent(r Rules, deal Position, commitment string, at time.Time) Event {
-	d := Position{Tableau: make([]PileLayout, len(deal.Tableau)), Stock: append([]Card{}, deal.Stock...),
-		Waste: append([]Card(nil), deal.Waste...), Recycles: deal.Recycles}
-	for i, t := range deal.Tableau {
-		d.Tableau[i] = PileLayout{Down: append([]Card{}, t.Down...), Up: append([]Card{}, t.Up...)}
-	}
-	for _, f := range deal.Foundations {
-		d.Foundations = append(d.Foundations, append([]Card{}, f...))
-	}
-	rr := r
-	return Event{Version: 1, Type: EventGameDealt, OccurredAt: Millis(at),
-		Data: EventData{V: PayloadVersion, Rules: &rr, Deal: &d, Commitment: commitment}}
 }
 
 // Visible reports whether caller may read game g now, by R6.4 alone: its
@@ -342,7 +282,7 @@ func (g *Games) CanRead(ctx context.Context, game *Game, caller string) (bool, e
 // Get loads a game for caller. A game past its deadline is expired on read
 // (R5.3): the expiry is appended before the state is returned. ErrNotFound
 // if it does not exist or caller may not see it.
-func (g *Games) Get(ctx context.Context, caller, id string) (*Game, *State, error) {
+func (g *Games) Get(ctx context.Context, caller, id string) (*Game, *domain.State, error) {
 	game, s, err := g.Store.Load(ctx, id)
 	if err != nil {
 		return nil, nil, err
@@ -350,11 +290,11 @@ func (g *Games) Get(ctx context.Context, caller, id string) (*Game, *State, erro
 	if ok, err := g.visible(ctx, game, caller); err != nil {
 		return nil, nil, err
 	} else if !ok {
-		return nil, nil, ErrNotFound
+		return nil, nil, domain.ErrNotFound
 	}
-	if ev := Expire(s, g.Now()); ev != nil {
+	if ev := domain.Expire(s, g.Now()); ev != nil {
 		v := s.Version
-		if _, err := g.Store.Append(ctx, id, v, ev, applied(s, ev), nil); err != nil && !errors.Is(err, ErrConflict) {
+		if _, err := g.Store.Append(ctx, id, v, ev, applied(s, ev), nil); err != nil && !errors.Is(err, domain.ErrConflict) {
 			return nil, nil, err
 		}
 		return g.Get(ctx, caller, id) // reread: ours or a racing writer's expiry
@@ -362,7 +302,7 @@ func (g *Games) Get(ctx context.Context, caller, id string) (*Game, *State, erro
 	return game, s, nil
 }
 
-func applied(s *State, evs []Event) *State {
+func applied(s *domain.State, evs []domain.Event) *domain.State {
 	for _, e := range evs {
 		s.Apply(e)
 	}
@@ -387,14 +327,14 @@ func applied(s *State, evs []Event) *State {
 // second phase, on Load's checked state, before it is answered. So callers
 // see exactly what a Load-only Play would answer. The second phase retries
 // lost races up to Retries times when the client sent no If-Match.
-func (g *Games) Play(ctx context.Context, caller, id string, m Move, expected int, receipt *Receipt) (*Game, *State, []RecordedEvent, error) {
+func (g *Games) Play(ctx context.Context, caller, id string, m domain.Move, expected int, receipt *Receipt) (*Game, *domain.State, []domain.RecordedEvent, error) {
 	retries := g.Retries
 	if retries <= 0 {
 		retries = 3
 	}
 	var (
 		game     *Game
-		s        *State
+		s        *domain.State
 		err      error
 		verified = true
 	)
@@ -428,8 +368,8 @@ func (g *Games) Play(ctx context.Context, caller, id string, m Move, expected in
 // attempt is the outcome of one decide-and-append (Games.try).
 type attempt struct {
 	game *Game
-	s    *State
-	recs []RecordedEvent
+	s    *domain.State
+	recs []domain.RecordedEvent
 	err  error
 	// settled: the answer holds whatever state it was decided on: an
 	// append committed (so the state was the log's newest), the game is
@@ -439,33 +379,35 @@ type attempt struct {
 	retry bool
 }
 
-func (a attempt) result() (*Game, *State, []RecordedEvent, error) { return a.game, a.s, a.recs, a.err }
+func (a attempt) result() (*Game, *domain.State, []domain.RecordedEvent, error) {
+	return a.game, a.s, a.recs, a.err
+}
 
 // try decides m on state s of game and appends what it decides: the
 // expiry first if the game's time has run out (R5.3), else the move's
 // events, with the version s had as the expected one.
-func (g *Games) try(ctx context.Context, caller, id string, m Move, expected int, receipt *Receipt, game *Game, s *State) attempt {
+func (g *Games) try(ctx context.Context, caller, id string, m domain.Move, expected int, receipt *Receipt, game *Game, s *domain.State) attempt {
 	if game.Owner != caller {
-		return attempt{err: ErrNotFound, settled: true}
+		return attempt{err: domain.ErrNotFound, settled: true}
 	}
 	if expected >= 0 && s.Version != expected {
 		return attempt{game: game, s: s, err: ErrStaleVersion}
 	}
 	now := g.Now()
-	if ev := Expire(s, now); ev != nil {
+	if ev := domain.Expire(s, now); ev != nil {
 		// The expiry is not the move the receipt stands for: appended
 		// without it. v is read before applied advances s (argument order
 		// is unspecified).
 		v := s.Version
 		_, err := g.Store.Append(ctx, id, v, ev, applied(s, ev), nil)
 		if err != nil {
-			return attempt{err: err, settled: !errors.Is(err, ErrConflict), retry: errors.Is(err, ErrConflict)}
+			return attempt{err: err, settled: !errors.Is(err, domain.ErrConflict), retry: errors.Is(err, domain.ErrConflict)}
 		}
 		game.Project(s)
 		return attempt{game: game, s: s, settled: true,
-			err: &MoveError{Move: m, Reason: ReasonTimeExpired, Detail: "the time limit has run out (R5.3)"}}
+			err: &domain.MoveError{Move: m, Reason: domain.ReasonTimeExpired, Detail: "the time limit has run out (R5.3)"}}
 	}
-	evs, after, err := Decide(s, m, now)
+	evs, after, err := domain.Decide(s, m, now)
 	if err != nil {
 		return attempt{game: game, s: s, err: err}
 	}
@@ -474,7 +416,7 @@ func (g *Games) try(ctx context.Context, caller, id string, m Move, expected int
 	case err == nil:
 		game.Project(after)
 		return attempt{game: game, s: after, recs: recs, settled: true}
-	case errors.Is(err, ErrConflict):
+	case errors.Is(err, domain.ErrConflict):
 		return attempt{err: err, retry: expected < 0}
 	}
 	return attempt{err: err, settled: true}
@@ -482,7 +424,7 @@ func (g *Games) try(ctx context.Context, caller, id string, m Move, expected int
 
 // StateAt replays game id up to version (1 = the deal) for caller. Errors:
 // ErrNotFound, ErrBadVersion for a version outside 1..current.
-func (g *Games) StateAt(ctx context.Context, caller, id string, version int) (*Game, *State, error) {
+func (g *Games) StateAt(ctx context.Context, caller, id string, version int) (*Game, *domain.State, error) {
 	game, s, err := g.Get(ctx, caller, id)
 	if err != nil {
 		return nil, nil, err
@@ -494,9 +436,9 @@ func (g *Games) StateAt(ctx context.Context, caller, id string, version int) (*G
 	if err != nil {
 		return nil, nil, err
 	}
-	at := &State{}
+	at := &domain.State{}
 	for _, r := range recs {
-		e, err := DecodeEvent(r.Version, r.Type, r.OccurredAt, r.Payload)
+		e, err := domain.DecodeEvent(r.Version, r.Type, r.OccurredAt, r.Payload)
 		if err != nil {
 			return nil, nil, err
 		}

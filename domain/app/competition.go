@@ -1,4 +1,4 @@
-package domain
+package app
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"io"
 	"slices"
 	"time"
+
+	"github.com/openpatience/solitaire/domain"
 )
 
 // Duel is a same-deal duel (RULES R6.3): every game joined to it is dealt
@@ -21,12 +23,12 @@ import (
 // closed and no game of it still runs (games running at the deadline are
 // resigned by the server, R2.7).
 type Duel struct {
-	ID        string  // opaque id, 1..64 characters (32 hex digits when the service makes it)
-	Variant   string  // variant id (R3)
-	Rules     Rules   // the variant's rules with Options applied
-	Options   Options // options as the creator gave them
-	Ranked    bool    // default options (R3): its games count for statistics
-	CreatedBy string  // player id
+	ID        string         // opaque id, 1..64 characters (32 hex digits when the service makes it)
+	Variant   string         // variant id (R3)
+	Rules     domain.Rules   // the variant's rules with Options applied
+	Options   domain.Options // options as the creator gave them
+	Ranked    bool           // default options (R3): its games count for statistics
+	CreatedBy string         // player id
 	// DealSecret: the deal (Deal(Rules, Seed)), its commitment, and for a
 	// duel created winnable its proof, all secret until the duel closes
 	// (R6.6).
@@ -142,7 +144,7 @@ type NotFoundError struct{ What string }
 func (e *NotFoundError) Error() string { return "no such " + e.What }
 
 // Is makes a *NotFoundError match ErrNotFound.
-func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
+func (e *NotFoundError) Is(target error) bool { return target == domain.ErrNotFound }
 
 // AlreadyJoinedError: the player already has a game in the duel (one per
 // player and duel); GameID names it ("" if it is still being dealt).
@@ -233,7 +235,7 @@ func (c *Competitions) Seal(ctx context.Context, g *Game, now time.Time) (Seal, 
 		return Seal{Sealed: now.Before(end), ClosesAt: end}, nil
 	}
 	d, err := c.Store.Duel(ctx, g.CompetitionID)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, domain.ErrNotFound) {
 		return Seal{Sealed: true}, nil
 	}
 	if err != nil {
@@ -257,7 +259,7 @@ func (c *Competitions) Seal(ctx context.Context, g *Game, now time.Time) (Seal, 
 type NewDuel struct {
 	Creator    string
 	Variant    string
-	Options    Options
+	Options    domain.Options
 	Duration   *time.Duration
 	Deadline   *time.Time
 	MaxPlayers int
@@ -277,7 +279,7 @@ func (c *Competitions) CreateDuel(ctx context.Context, req NewDuel) (*Duel, erro
 	if req.Variant == "" {
 		req.Variant = DefaultDuelVariant
 	}
-	v, err := LookupVariant(req.Variant)
+	v, err := domain.LookupVariant(req.Variant)
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +287,7 @@ func (c *Competitions) CreateDuel(ctx context.Context, req NewDuel) (*Duel, erro
 	if err != nil {
 		return nil, err
 	}
-	now := Millis(c.Games.Now())
+	now := domain.Millis(c.Games.Now())
 	deadline, err := duelDeadline(req, now)
 	if err != nil {
 		return nil, err
@@ -317,7 +319,7 @@ func (c *Competitions) CreateDuel(ctx context.Context, req NewDuel) (*Duel, erro
 
 // wantWinnable decides whether a shared deal of v under rules is dealt
 // from the Dealer (R7.2): asked (nil means yes), one deck, and a Dealer.
-func (c *Competitions) wantWinnable(v Variant, rules Rules, asked *bool) (bool, error) {
+func (c *Competitions) wantWinnable(v domain.Variant, rules domain.Rules, asked *bool) (bool, error) {
 	explicit := asked != nil && *asked
 	switch {
 	case asked != nil && !*asked:
@@ -330,7 +332,7 @@ func (c *Competitions) wantWinnable(v Variant, rules Rules, asked *bool) (bool, 
 		return false, nil
 	case c.Games.Dealer == nil:
 		if explicit {
-			return false, &DealNotReadyError{Wait: 5 * time.Second}
+			return false, &domain.DealNotReadyError{Wait: 5 * time.Second}
 		}
 		return false, nil
 	}
@@ -341,12 +343,12 @@ func (c *Competitions) wantWinnable(v Variant, rules Rules, asked *bool) (bool, 
 // rules: a fresh salt, and the seed of a proven deal from the Dealer when
 // wantWinnable says so (proven is then its proof, else nil), else a fresh
 // secret seed.
-func (c *Competitions) sharedDeal(ctx context.Context, v Variant, rules Rules, asked *bool) (uint64, []byte, *ProvenDeal, error) {
+func (c *Competitions) sharedDeal(ctx context.Context, v domain.Variant, rules domain.Rules, asked *bool) (uint64, []byte, *domain.ProvenDeal, error) {
 	winnable, err := c.wantWinnable(v, rules, asked)
 	if err != nil {
 		return 0, nil, nil, err
 	}
-	var proven *ProvenDeal
+	var proven *domain.ProvenDeal
 	if winnable {
 		p, err := c.Games.Dealer.ProvenDeal(ctx, rules)
 		if err != nil {
@@ -364,16 +366,16 @@ func (c *Competitions) sharedDeal(ctx context.Context, v Variant, rules Rules, a
 	return seed, salt, proven, nil
 }
 
-// line is p's line, nil for no proof.
-func (p *ProvenDeal) line() []Move {
+// lineOf is p's line, nil for no proof.
+func lineOf(p *domain.ProvenDeal) []domain.Move {
 	if p == nil {
 		return nil
 	}
 	return p.Line
 }
 
-// band is p's difficulty, "" for no proof.
-func (p *ProvenDeal) band() Band {
+// bandOf is p's difficulty, "" for no proof.
+func bandOf(p *domain.ProvenDeal) domain.Band {
 	if p == nil {
 		return ""
 	}
@@ -386,7 +388,7 @@ func duelDeadline(req NewDuel, now time.Time) (time.Time, error) {
 	case req.Duration != nil && req.Deadline != nil:
 		return time.Time{}, &FieldError{Field: "deadline", Detail: "give duration_s or deadline, not both"}
 	case req.Deadline != nil:
-		t := Millis(*req.Deadline)
+		t := domain.Millis(*req.Deadline)
 		if d := t.Sub(now); d < MinDuelDuration || d > MaxDuelDuration {
 			return time.Time{}, &FieldError{Field: "deadline", Detail: fmt.Sprintf(
 				"deadline must be %d seconds to %d days from now", int(MinDuelDuration.Seconds()), int(MaxDuelDuration.Hours()/24))}
@@ -409,7 +411,7 @@ func (c *Competitions) secretDeal() (uint64, []byte, error) {
 	if _, err := io.ReadFull(c.Games.Random, salt); err != nil {
 		return 0, nil, fmt.Errorf("domain: random source: %w", err)
 	}
-	seed, err := SecretSeed(c.Games.Random)
+	seed, err := domain.SecretSeed(c.Games.Random)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -419,7 +421,7 @@ func (c *Competitions) secretDeal() (uint64, []byte, error) {
 // Duel returns duel id. Errors: ErrNoDuel, or the store's.
 func (c *Competitions) Duel(ctx context.Context, id string) (*Duel, error) {
 	d, err := c.Store.Duel(ctx, id)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, domain.ErrNotFound) {
 		return nil, ErrNoDuel
 	}
 	return d, err
@@ -429,7 +431,7 @@ func (c *Competitions) Duel(ctx context.Context, id string) (*Duel, error) {
 // the duel's deal (R6.3); unranked for an account younger than
 // MinAccountAge when the duel was created. Errors: ErrNoDuel,
 // ErrDuelEnded, ErrDuelFull, *AlreadyJoinedError, or Games.Create's.
-func (c *Competitions) JoinDuel(ctx context.Context, joiner Player, id string) (*Game, *State, error) {
+func (c *Competitions) JoinDuel(ctx context.Context, joiner Player, id string) (*Game, *domain.State, error) {
 	player := joiner.ID
 	d, err := c.Duel(ctx, id)
 	if err != nil {
@@ -437,9 +439,9 @@ func (c *Competitions) JoinDuel(ctx context.Context, joiner Player, id string) (
 	}
 	taken, err := c.Store.TakeDuelSeat(ctx, id, player, c.Games.Now())
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, domain.ErrNotFound):
 		return nil, nil, ErrNoDuel
-	case errors.Is(err, ErrConflict):
+	case errors.Is(err, domain.ErrConflict):
 		joined := &AlreadyJoinedError{}
 		if gid, err := c.Store.DuelGameOf(ctx, id, player); err == nil {
 			joined.GameID = gid
@@ -529,7 +531,7 @@ func (c *Competitions) SettleDuel(ctx context.Context, d *Duel) ([]Game, error) 
 	now := c.Games.Now()
 	changed := false
 	for _, g := range games {
-		if g.Status != StatusInProgress {
+		if g.Status != domain.StatusInProgress {
 			continue
 		}
 		if now.Before(d.Deadline) {
@@ -570,19 +572,19 @@ func (c *Competitions) SettleDuel(ctx context.Context, d *Duel) ([]Game, error) 
 // *UnknownVariantError, *DailyAlreadyPlayedError (one per player, variant
 // and day), *DealNotReadyError (the day's first game, and no proven deal
 // ready yet), or the store's.
-func (c *Competitions) PlayDaily(ctx context.Context, p Player, variant string) (*Game, *State, error) {
+func (c *Competitions) PlayDaily(ctx context.Context, p Player, variant string) (*Game, *domain.State, error) {
 	player := p.ID
-	v, err := LookupVariant(variant)
+	v, err := domain.LookupVariant(variant)
 	if err != nil {
 		return nil, nil, err
 	}
-	now := Millis(c.Games.Now())
+	now := domain.Millis(c.Games.Now())
 	day := UTCDay(now)
 	if err := c.alreadyPlayed(ctx, player, v.ID, day); err != nil {
 		return nil, nil, err
 	}
 	deal, err := c.Store.FindDailyDeal(ctx, v.ID, day)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, domain.ErrNotFound) {
 		deal, err = c.newDailyDeal(ctx, v, day, now)
 	}
 	if err != nil {
@@ -592,7 +594,7 @@ func (c *Competitions) PlayDaily(ctx context.Context, p Player, variant string) 
 		Salt: deal.Salt, DailyDate: day, CompetitionID: DailyDealID(v.ID, day),
 		Proof:    deal.proof(),
 		Unranked: c.youngFor(p, dayStart(day))})
-	if errors.Is(err, ErrConflict) {
+	if errors.Is(err, domain.ErrConflict) {
 		if perr := c.alreadyPlayed(ctx, player, v.ID, day); perr != nil {
 			return nil, nil, perr // a racing request of the same player dealt it
 		}
@@ -608,7 +610,7 @@ func (c *Competitions) PlayDaily(ctx context.Context, p Player, variant string) 
 func (c *Competitions) alreadyPlayed(ctx context.Context, player, variant, day string) error {
 	id, err := c.Store.DailyGameOf(ctx, player, variant, day)
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, domain.ErrNotFound):
 		return nil
 	case err != nil:
 		return err
@@ -618,8 +620,8 @@ func (c *Competitions) alreadyPlayed(ctx context.Context, player, variant, day s
 
 // newDailyDeal draws the deal of variant v on day and stores it, unless a
 // racing first player stored one first (then that one is returned).
-func (c *Competitions) newDailyDeal(ctx context.Context, v Variant, day string, now time.Time) (*DailyDeal, error) {
-	rules, _, err := v.Resolve(Options{})
+func (c *Competitions) newDailyDeal(ctx context.Context, v domain.Variant, day string, now time.Time) (*DailyDeal, error) {
+	rules, _, err := v.Resolve(domain.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -634,17 +636,17 @@ func (c *Competitions) newDailyDeal(ctx context.Context, v Variant, day string, 
 // sharedSecret is the DealSecret of a shared deal (a duel's, a daily
 // deal's) dealt from seed under rules with salt, proven winnable when
 // proven is not nil.
-func sharedSecret(rules Rules, seed uint64, salt []byte, proven *ProvenDeal) DealSecret {
-	return DealSecret{Seed: seed, Salt: salt, Commitment: Commitment(Deal(rules, seed), salt),
-		Winnable: proven != nil, Solution: proven.line(), Difficulty: proven.band()}
+func sharedSecret(rules domain.Rules, seed uint64, salt []byte, proven *domain.ProvenDeal) DealSecret {
+	return DealSecret{Seed: seed, Salt: salt, Commitment: domain.Commitment(domain.Deal(rules, seed), salt),
+		Winnable: proven != nil, Solution: lineOf(proven), Difficulty: bandOf(proven)}
 }
 
 // DailyReport is a daily deal's state on its day: Deal is nil until someone
 // has played it; Ended is true once the day is over and none of its games
 // still runs (then Deal's seed and salt may be shown, R6.6).
 type DailyReport struct {
-	Variant Variant
-	Rules   Rules // the variant's default rules, which daily games use
+	Variant domain.Variant
+	Rules   domain.Rules // the variant's default rules, which daily games use
 	Day     string
 	Deal    *DailyDeal
 	Ended   bool
@@ -657,7 +659,7 @@ type DailyReport struct {
 // *UnknownVariantError, *FieldError (date: malformed, or after today), or
 // the store's.
 func (c *Competitions) Daily(ctx context.Context, variant, day string) (*DailyReport, error) {
-	v, err := LookupVariant(variant)
+	v, err := domain.LookupVariant(variant)
 	if err != nil {
 		return nil, err
 	}
@@ -671,7 +673,7 @@ func (c *Competitions) Daily(ctx context.Context, variant, day string) (*DailyRe
 	if day > today {
 		return nil, &FieldError{Field: "date", Detail: "date must not be after today (" + today + " UTC)"}
 	}
-	rules, _, err := v.Resolve(Options{})
+	rules, _, err := v.Resolve(domain.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -682,13 +684,13 @@ func (c *Competitions) Daily(ctx context.Context, variant, day string) (*DailyRe
 	}
 	out := &DailyReport{Variant: v, Rules: rules, Day: day, Ended: over}
 	for _, g := range games {
-		out.Ended = out.Ended && g.Status != StatusInProgress
+		out.Ended = out.Ended && g.Status != domain.StatusInProgress
 	}
 	if out.Results, err = c.results(ctx, games, true); err != nil {
 		return nil, err
 	}
 	out.Deal, err = c.Store.FindDailyDeal(ctx, v.ID, day)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, domain.ErrNotFound) {
 		out.Deal, err = nil, nil
 	}
 	return out, err
@@ -704,7 +706,7 @@ func (c *Competitions) settleDaily(ctx context.Context, variant, day string, ove
 	}
 	changed := false
 	for _, g := range games {
-		if g.Status != StatusInProgress {
+		if g.Status != domain.StatusInProgress {
 			continue
 		}
 		ended, err := c.Games.CloseGame(ctx, g.ID)

@@ -1,4 +1,4 @@
-package domain
+package app
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/openpatience/solitaire/domain"
 )
 
 // LeafFormat is the version of the canonical leaf record, the value of its
@@ -37,18 +39,18 @@ const MaxLeafBytes = 4096
 // rules as resolved (domain.Rules), S the score at the end or null without
 // scoring (R4), ST won, lost or expired, V the variant id (R3).
 type Leaf struct {
-	Commitment string `json:"commitment"`
-	EndedAt    string `json:"ended_at"`
-	Events     int    `json:"events"`
-	GameID     string `json:"game_id"`
-	Head       string `json:"head"`
-	Moves      int    `json:"moves"`
-	Owner      string `json:"owner"`
-	Rules      Rules  `json:"rules"`
-	Score      *int   `json:"score"`
-	Status     Status `json:"status"`
-	V          int    `json:"v"`
-	Variant    string `json:"variant"`
+	Commitment string        `json:"commitment"`
+	EndedAt    string        `json:"ended_at"`
+	Events     int           `json:"events"`
+	GameID     string        `json:"game_id"`
+	Head       string        `json:"head"`
+	Moves      int           `json:"moves"`
+	Owner      string        `json:"owner"`
+	Rules      domain.Rules  `json:"rules"`
+	Score      *int          `json:"score"`
+	Status     domain.Status `json:"status"`
+	V          int           `json:"v"`
+	Variant    string        `json:"variant"`
 }
 
 // ErrNotEnded: a game in progress has no leaf; it gets one when it ends.
@@ -71,7 +73,7 @@ func LeafOf(g *Game, head []byte) (Leaf, error) {
 		v := *g.Score
 		score = &v
 	}
-	return Leaf{Commitment: g.Commitment, EndedAt: FormatTime(*g.FinishedAt), Events: g.Version,
+	return Leaf{Commitment: g.Commitment, EndedAt: domain.FormatTime(*g.FinishedAt), Events: g.Version,
 		GameID: g.ID, Head: hex.EncodeToString(head), Moves: g.Moves, Owner: g.Owner, Rules: g.Rules,
 		Score: score, Status: g.Status, V: LeafFormat, Variant: g.Variant}, nil
 }
@@ -83,12 +85,12 @@ func LeafOf(g *Game, head []byte) (Leaf, error) {
 // log: it is taken as given. Errors: ErrNotEnded when the replay did not
 // end the game; an error when the log has no deal or its head is not a
 // hash.
-func LeafFromLog(gameID, owner string, recs []RecordedEvent, a AuditReport) (Leaf, error) {
+func LeafFromLog(gameID, owner string, recs []domain.RecordedEvent, a domain.AuditReport) (Leaf, error) {
 	if a.State == nil || len(recs) == 0 || a.State.Version != len(recs) {
 		return Leaf{}, errors.New("domain: leaf from log: the log does not replay to its end")
 	}
-	e, err := DecodeEvent(recs[0].Version, recs[0].Type, recs[0].OccurredAt, recs[0].Payload)
-	if err != nil || e.Type != EventGameDealt || e.Data.Rules == nil {
+	e, err := domain.DecodeEvent(recs[0].Version, recs[0].Type, recs[0].OccurredAt, recs[0].Payload)
+	if err != nil || e.Type != domain.EventGameDealt || e.Data.Rules == nil {
 		return Leaf{}, errors.New("domain: leaf from log: the first event is not a readable deal")
 	}
 	g := &Game{ID: gameID, Variant: e.Data.Rules.Variant, Rules: *e.Data.Rules, DealSecret: DealSecret{Commitment: e.Data.Commitment},
