@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strconv"
 	"sync"
 
 	"golang.org/x/net/netutil"
@@ -67,12 +66,8 @@ func connBound(nofile uint64, dbConns int) int {
 // single connection is an error too.
 func (c *config) loadConns(getenv func(string) string, nofile uint64) error {
 	c.maxConnsPerAddress = defaultMaxConnsPerAddress
-	if v := getenv("SOLITAIRE_MAX_CONNS_PER_ADDRESS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1_000_000 {
-			return fmt.Errorf("SOLITAIRE_MAX_CONNS_PER_ADDRESS=%q: want 1..1000000 connections", v)
-		}
-		c.maxConnsPerAddress = n
+	if err := intVar(getenv, "SOLITAIRE_MAX_CONNS_PER_ADDRESS", 1, 1_000_000, "connections", &c.maxConnsPerAddress); err != nil {
+		return err
 	}
 	dbConns := c.store.MaxConns
 	if dbConns == 0 {
@@ -84,15 +79,8 @@ func (c *config) loadConns(getenv func(string) string, nofile uint64) error {
 			"the LISTEN connection and %d other files: raise it (ulimit -n) or lower SOLITAIRE_DB_MAX_CONNS", nofile, dbConns, fileReserve)
 	}
 	c.maxConns = connBound(nofile, dbConns)
-	if v := getenv("SOLITAIRE_MAX_CONNS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > room {
-			return fmt.Errorf("SOLITAIRE_MAX_CONNS=%q: want 1..%d connections (the open-file limit %d less SOLITAIRE_DB_MAX_CONNS, "+
-				"the LISTEN connection and %d other files)", v, room, nofile, fileReserve)
-		}
-		c.maxConns = n
-	}
-	return nil
+	return intVar(getenv, "SOLITAIRE_MAX_CONNS", 1, room, fmt.Sprintf("connections (the open-file limit %d less SOLITAIRE_DB_MAX_CONNS, "+
+		"the LISTEN connection and %d other files)", nofile, fileReserve), &c.maxConns)
 }
 
 // connLimiter is the API's listener with its bound of open connections:

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -42,52 +41,34 @@ const (
 // off) is app.Competitions.MinAccountAge: accounts younger than it when
 // a duel or daily deal opened play it unranked and count in no standings.
 func (c *config) loadLimits(getenv func(string) string) error {
-	if v := getenv("SOLITAIRE_SHARED_MIN_ACCOUNT_AGE"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 || d > 365*24*time.Hour {
-			return fmt.Errorf("SOLITAIRE_SHARED_MIN_ACCOUNT_AGE=%q: want a duration of 0s..8760h, e.g. 24h (0 checks nothing)", v)
-		}
-		c.minAccountAge = d
+	if err := rangeVar(getenv, "SOLITAIRE_SHARED_MIN_ACCOUNT_AGE", time.ParseDuration, 0, 365*24*time.Hour,
+		"a duration of 0s..8760h, e.g. 24h (0 checks nothing)", &c.minAccountAge); err != nil {
+		return err
 	}
 	c.gamesInProgress = defaultGamesInProgress
-	if v := getenv("SOLITAIRE_MAX_GAMES_IN_PROGRESS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > 1_000_000 {
-			return fmt.Errorf("SOLITAIRE_MAX_GAMES_IN_PROGRESS=%q: want games per player, 0 for no bound", v)
-		}
-		c.gamesInProgress = n
+	if err := rangeVar(getenv, "SOLITAIRE_MAX_GAMES_IN_PROGRESS", strconv.Atoi, 0, 1_000_000,
+		"games per player, 0 for no bound", &c.gamesInProgress); err != nil {
+		return err
 	}
 	c.playersPerHour = defaultPlayersPerHour
-	if v := getenv("SOLITAIRE_PLAYER_CREATE_LIMIT"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > 1_000_000 {
-			return fmt.Errorf("SOLITAIRE_PLAYER_CREATE_LIMIT=%q: want new players per hour per address, 0 for no limit", v)
-		}
-		c.playersPerHour = n
+	if err := rangeVar(getenv, "SOLITAIRE_PLAYER_CREATE_LIMIT", strconv.Atoi, 0, 1_000_000,
+		"new players per hour per address, 0 for no limit", &c.playersPerHour); err != nil {
+		return err
 	}
 	c.rateLimit = defaultRateLimit
-	if v := getenv("SOLITAIRE_RATE_LIMIT"); v != "" {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
-			return fmt.Errorf("SOLITAIRE_RATE_LIMIT=%q: want requests per second, 0 for no limit", v)
-		}
-		c.rateLimit = f
+	if err := rangeVar(getenv, "SOLITAIRE_RATE_LIMIT", parseFloat, 0, math.MaxFloat64,
+		"requests per second, 0 for no limit", &c.rateLimit); err != nil {
+		return err
 	}
 	c.probeRate = defaultProbeRate
-	if v := getenv("SOLITAIRE_PROBE_RATE_LIMIT"); v != "" {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f < 0 || f > 1e6 || math.IsNaN(f) {
-			return fmt.Errorf("SOLITAIRE_PROBE_RATE_LIMIT=%q: want probes per second per address (up to 1000000), 0 for no limit", v)
-		}
-		c.probeRate = f
+	if err := rangeVar(getenv, "SOLITAIRE_PROBE_RATE_LIMIT", parseFloat, 0, 1e6,
+		"probes per second per address (up to 1000000), 0 for no limit", &c.probeRate); err != nil {
+		return err
 	}
 	c.rateBurst = max(1, int(math.Ceil(2*c.rateLimit)))
-	if v := getenv("SOLITAIRE_RATE_BURST"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return fmt.Errorf("SOLITAIRE_RATE_BURST=%q: want a whole number of requests from 1", v)
-		}
-		c.rateBurst = n
+	if err := rangeVar(getenv, "SOLITAIRE_RATE_BURST", strconv.Atoi, 1, math.MaxInt,
+		"a whole number of requests from 1", &c.rateBurst); err != nil {
+		return err
 	}
 	c.corsOrigins = nil
 	for _, o := range strings.Split(getenv("SOLITAIRE_CORS_ORIGINS"), ",") {

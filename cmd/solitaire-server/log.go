@@ -54,14 +54,8 @@ func (c *config) loadLog(getenv func(string) string) error {
 		c.tlog.open.DefaultOrigin = devOrigin(c.addr)
 	}
 	c.tlog.every = defaultLogEvery
-	if v := getenv("SOLITAIRE_LOG_EVERY"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 200*time.Millisecond || d > 24*time.Hour {
-			return fmt.Errorf("SOLITAIRE_LOG_EVERY=%q: want a duration of 200ms..24h, e.g. 1s", v)
-		}
-		c.tlog.every = d
-	}
-	return nil
+	return rangeVar(getenv, "SOLITAIRE_LOG_EVERY", time.ParseDuration, 200*time.Millisecond, 24*time.Hour,
+		"a duration of 200ms..24h, e.g. 1s", &c.tlog.every)
 }
 
 // devOrigin is the name of a log key generated on the embedded database

@@ -56,6 +56,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -66,6 +67,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -278,21 +280,42 @@ func (c *config) loadStreams(getenv func(string) string) error {
 	return nil
 }
 
-// durationVar sets *dst to the duration environment variable name when it
-// is set; one that is not a Go duration in lo..hi is an error that gives
-// example, a value in range.
-func durationVar(getenv func(string) string, name string, lo, hi time.Duration, example string, dst *time.Duration) error {
+// rangeVar sets *dst to the environment variable name, read by parse, when
+// it is set; one that parse refuses or that is not in lo..hi is the error
+// "name=value: want " and want: one check and one wording for every
+// bounded variable that reads through it.
+func rangeVar[T cmp.Ordered](getenv func(string) string, name string, parse func(string) (T, error), lo, hi T, want string, dst *T) error {
 	v := getenv(name)
 	if v == "" {
 		return nil
 	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < lo || d > hi {
-		return fmt.Errorf("%s=%q: want a duration of %v..%v, e.g. %s", name, v, lo, hi, example)
+	x, err := parse(v)
+	// Written as "not in range" so that a float NaN, which compares false
+	// with everything, is refused too.
+	if err != nil || !(x >= lo && x <= hi) {
+		return fmt.Errorf("%s=%q: want %s", name, v, want)
 	}
-	*dst = d
+	*dst = x
 	return nil
 }
+
+// intVar sets *dst to the integer environment variable name when it is
+// set; one that is not an integer in lo..hi is an error that names want,
+// what the number counts.
+func intVar(getenv func(string) string, name string, lo, hi int, want string, dst *int) error {
+	return rangeVar(getenv, name, strconv.Atoi, lo, hi, fmt.Sprintf("%d..%d %s", lo, hi, want), dst)
+}
+
+// durationVar sets *dst to the duration environment variable name when it
+// is set; one that is not a Go duration in lo..hi is an error that gives
+// example, a value in range.
+func durationVar(getenv func(string) string, name string, lo, hi time.Duration, example string, dst *time.Duration) error {
+	return rangeVar(getenv, name, time.ParseDuration, lo, hi, fmt.Sprintf("a duration of %v..%v, e.g. %s", lo, hi, example), dst)
+}
+
+// parseFloat is strconv.ParseFloat for a float64, the parse of rangeVar
+// for rates.
+func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
 
 // streamBound is the default bound of the server's live streams for an
 // open-file limit of nofile (0 = unknown): api.DefaultMaxStreams, but at

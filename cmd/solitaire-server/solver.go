@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/openpatience/solitaire/api"
@@ -50,21 +49,5 @@ func (c *config) loadSolver(getenv func(string) string) error {
 			"%d and %d (SOLITAIRE_SOLVER_*_PER_ADDRESS; RUNNING_PER_ADDRESS=0 sets none)", sh.Running, sh.Queued, sh.AddressRunning, sh.AddressQueued)
 	}
 	c.solverMaxBudget = time.Duration(ms) * time.Millisecond
-	return nil
-}
-
-// intVar sets *dst to the integer environment variable name when it is
-// set; one that is not an integer in lo..hi is an error that names want,
-// what the number counts.
-func intVar(getenv func(string) string, name string, lo, hi int, want string, dst *int) error {
-	v := getenv(name)
-	if v == "" {
-		return nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < lo || n > hi {
-		return fmt.Errorf("%s=%q: want %d..%d %s", name, v, lo, hi, want)
-	}
-	*dst = n
 	return nil
 }

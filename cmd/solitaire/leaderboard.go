@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net/url"
@@ -38,23 +37,15 @@ type boardEntry struct {
 // replayed log's; and that the ranks are the ones those results give
 // (app.RankStandings). Exit 0 when every entry holds, 1 otherwise.
 func verifyLeaderboard(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("verify-leaderboard", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	keyArg := fs.String("key", "", "the log's verifier key (GET /v1/log/key), or a file holding it (required)")
+	fs := newKeyedFlags("verify-leaderboard", stderr)
 	boardFile := fs.String("board", "", "check this saved board (the JSON of GET /v1/leaderboards/{variant}) instead of fetching it")
 	query := fs.String("query", "", "the board's query, e.g. draw=3&winnable=true&period=day")
 	token := fs.String("token", os.Getenv("SOLITAIRE_TOKEN"), "any player's bearer token, to read the games' logs (default $SOLITAIRE_TOKEN)")
-	pos, err := parse(fs, args)
-	if err != nil || len(pos) != 2 || *keyArg == "" {
-		fmt.Fprint(stderr, usage)
-		return 2
+	pos, verifier, code := fs.parse(args, 2, nil)
+	if code != 0 {
+		return code
 	}
 	base, variant := pos[0], pos[1]
-	verifier, err := readVerifier(*keyArg)
-	if err != nil {
-		fmt.Fprintf(stderr, "solitaire: -key: %v\n", err)
-		return 2
-	}
 	q, err := url.ParseQuery(*query)
 	if err != nil {
 		fmt.Fprintf(stderr, "solitaire: -query: %v\n", err)

@@ -37,24 +37,16 @@ type logProof struct {
 // leaf (the canonical record of this log), its inclusion proof, and the
 // checkpoint's signature.
 func verify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	keyArg := fs.String("key", "", "the log's verifier key (GET /v1/log/key), or a file holding it (required)")
+	fs := newKeyedFlags("verify", stderr)
 	proofFile := fs.String("proof", "", "the game's proof (GET /v1/games/{id}/proof saved as JSON)")
 	server := fs.String("server", "", "fetch the proof from this server instead of -proof")
 	token := fs.String("token", os.Getenv("SOLITAIRE_TOKEN"), "bearer token with -server (for your own game; default $SOLITAIRE_TOKEN)")
 	cpFile := fs.String("checkpoint", "", "check inclusion in this checkpoint (a signed note you kept) instead of the proof's")
 	saltHex := fs.String("salt", "", "the game's salt (hex), revealed after the end, to check the commitment")
 	owner := fs.String("owner", "", "the player id the leaf must name (default: taken from the leaf; the export has no owner)")
-	pos, err := parse(fs, args)
-	if err != nil || len(pos) != 1 || *keyArg == "" || (*proofFile == "") == (*server == "") {
-		fmt.Fprint(stderr, usage)
-		return 2
-	}
-	verifier, err := readVerifier(*keyArg)
-	if err != nil {
-		fmt.Fprintf(stderr, "solitaire: -key: %v\n", err)
-		return 2
+	pos, verifier, code := fs.parse(args, 1, func() bool { return (*proofFile == "") != (*server == "") })
+	if code != 0 {
+		return code
 	}
 	salt, recs, code := readSaltAndLog(*saltHex, pos[0], stdin, stderr)
 	if code != 0 {
@@ -63,6 +55,7 @@ func verify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	gameID := recs[0].GameID
 	var kept []byte
 	if *cpFile != "" {
+		var err error
 		if kept, err = os.ReadFile(*cpFile); err != nil {
 			fmt.Fprintf(stderr, "solitaire: -checkpoint: %v\n", err)
 			return 2
@@ -233,6 +226,42 @@ func openCheckpoint(msg []byte, v note.Verifier) (app.Checkpoint, error) {
 	return c, nil
 }
 
+// keyedFlags is the flag set of a command that checks the log's
+// signatures (verify, verify-log, verify-leaderboard): each takes the log's
+// verifier key as -key, with one wording, and is bad usage without it.
+type keyedFlags struct {
+	*flag.FlagSet
+	key    *string
+	stderr io.Writer
+}
+
+// newKeyedFlags is the flag set of the command name, with -key; its
+// messages go to stderr.
+func newKeyedFlags(name string, stderr io.Writer) keyedFlags {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	key := fs.String("key", "", "the log's verifier key (GET /v1/log/key), or a file holding it (required)")
+	return keyedFlags{FlagSet: fs, key: key, stderr: stderr}
+}
+
+// parse parses args, which must give n positional arguments and -key, and
+// reads the verifier of -key; fits, when not nil, is the command's own
+// check that its parsed flags go together. On bad usage or a key that does
+// not read it says why on stderr and returns exit status 2, else 0.
+func (k keyedFlags) parse(args []string, n int, fits func() bool) ([]string, note.Verifier, int) {
+	pos, err := parse(k.FlagSet, args)
+	if err != nil || len(pos) != n || *k.key == "" || (fits != nil && !fits()) {
+		fmt.Fprint(k.stderr, usage)
+		return nil, nil, 2
+	}
+	verifier, err := readVerifier(*k.key)
+	if err != nil {
+		fmt.Fprintf(k.stderr, "solitaire: -key: %v\n", err)
+		return nil, nil, 2
+	}
+	return pos, verifier, 0
+}
+
 // readVerifier reads a note verifier key given as text or as a file.
 func readVerifier(arg string) (note.Verifier, error) {
 	text := arg
@@ -250,19 +279,11 @@ func readVerifier(arg string) (note.Verifier, error) {
 // by the key, and the older tree a prefix of the newer (RFC 6962 §2.1.2),
 // proven from the server's hash tiles (C2SP tlog-tiles below /v1/log).
 func verifyLog(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("verify-log", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	keyArg := fs.String("key", "", "the log's verifier key (GET /v1/log/key), or a file holding it (required)")
+	fs := newKeyedFlags("verify-log", stderr)
 	server := fs.String("server", "", "read the tree's hash tiles from this server, C2SP tlog-tiles below URL/v1/log (needed unless the sizes are equal)")
-	pos, err := parse(fs, args)
-	if err != nil || len(pos) != 2 || *keyArg == "" {
-		fmt.Fprint(stderr, usage)
-		return 2
-	}
-	verifier, err := readVerifier(*keyArg)
-	if err != nil {
-		fmt.Fprintf(stderr, "solitaire: -key: %v\n", err)
-		return 2
+	pos, verifier, code := fs.parse(args, 2, nil)
+	if code != 0 {
+		return code
 	}
 	var cps [2]app.Checkpoint
 	for i, name := range pos {
