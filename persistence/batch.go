@@ -69,10 +69,11 @@ type appendReq struct {
 	gameID   string
 	expected int
 	recs     []domain.RecordedEvent // chained from the head at expected
-	p        *app.Game              // projection after the append
-	after    *domain.State
-	receipt  *app.Receipt // written with the events (receipt rows of appendManySQL); nil if none
-	done     chan error   // buffered 1: the outcome, after the commit
+	p        app.Projection         // the games row after the append
+	after    *domain.State          // the appender's own copy: the cache takes it
+	unrank   bool                   // a hint_given among recs: ranked becomes false (R7.3)
+	receipt  *app.Receipt           // written with the events (receipt rows of appendManySQL); nil if none
+	done     chan error             // buffered 1: the outcome, after the commit
 }
 
 // appender queues appends per shard and writes them in batches. The zero
@@ -355,17 +356,11 @@ func receiptRefused(err error) bool {
 }
 
 // finish tells r's caller err, after the cache and the live streams have
-// taken a successful append.
+// taken a successful append (took; r's state and records are the
+// appender's own copies, which the cache keeps as they are).
 func (s *Store) finish(r *appendReq, err error) {
 	if err == nil {
-		// r's state and records are the appender's own copies (Append
-		// cloned the state, and made the records): the cache takes them.
-		head := r.recs[len(r.recs)-1].Hash
-		s.cache.keep(r.gameID, r.after, head, r.recs)
-		if s.snapshotDue(r.expected, r.after.Version) {
-			s.snapshotLater(r.gameID, head, r.after) // the cache's: never changed
-		}
-		s.appended(r.gameID, r.after.Version)
+		s.took(r.gameID, r.expected, r.after, r.p, r.recs, true, r.unrank)
 	}
 	r.done <- err
 }
@@ -380,13 +375,14 @@ func (s *Store) finish(r *appendReq, err error) {
 // take rising positions.
 const appendManySQL = `WITH i AS (
 		SELECT * FROM unnest($1::text[], $2::integer[], $3::integer[], $4::text[], $5::integer[], $6::integer[],
-			$7::bigint[], $8::bigint[], $9::bigint[])
-			AS i (id, expected, version, status, moves, score, elapsed_ms, finished_at, updated_at)
+			$7::bigint[], $8::bigint[], $9::bigint[], $25::boolean[])
+			AS i (id, expected, version, status, moves, score, elapsed_ms, finished_at, updated_at, unrank)
 	), l AS MATERIALIZED (
 		SELECT id FROM games WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE
 	), g AS (
 		UPDATE games SET version = i.version, status = i.status, moves = i.moves, score = i.score,
-			elapsed_ms = i.elapsed_ms, finished_at = i.finished_at, updated_at = i.updated_at
+			elapsed_ms = i.elapsed_ms, finished_at = i.finished_at, updated_at = i.updated_at,
+			ranked = games.ranked AND NOT i.unrank
 		FROM i JOIN l ON l.id = i.id WHERE games.id = i.id AND games.version = i.expected RETURNING games.id
 	)
 	, k AS (
@@ -427,6 +423,7 @@ func (s *Store) appendMany(ctx context.Context, reqs []*appendReq) ([]int, error
 		kPrints                    [][]byte
 		kCreated, kExpires         []int64
 		kFirst, kLast              []int32
+		unranks                    []bool
 	)
 	for _, r := range reqs {
 		p := r.p
@@ -445,6 +442,7 @@ func (s *Store) appendMany(ctx context.Context, reqs []*appendReq) ([]int, error
 		}
 		finished = append(finished, at)
 		elapsed, updated = append(elapsed, p.ElapsedMS), append(updated, millis(p.UpdatedAt))
+		unranks = append(unranks, r.unrank)
 		if k := r.receipt; k != nil {
 			created, expires := receiptTimes(k)
 			kOwners, kKeys, kGames = append(kOwners, k.Owner), append(kKeys, k.Key), append(kGames, r.gameID)
@@ -459,7 +457,7 @@ func (s *Store) appendMany(ctx context.Context, reqs []*appendReq) ([]int, error
 	}
 	rows, err := s.sqlDB.QueryContext(ctx, appendManySQL, ids, expected, versions, statuses, moves, scores,
 		elapsed, finished, updated, eGames, eVersions, eTypes, ePayloads, eTimes, ePrevs, eHashes,
-		kOwners, kKeys, kPrints, kCreated, kExpires, kGames, kFirst, kLast)
+		kOwners, kKeys, kPrints, kCreated, kExpires, kGames, kFirst, kLast, unranks)
 	if err != nil {
 		return nil, err
 	}
@@ -504,7 +502,7 @@ func (s *Store) appendMany(ctx context.Context, reqs []*appendReq) ([]int, error
 // violation, as in appendManySQL).
 const appendOneSQL = `WITH g AS (
 		UPDATE games SET version = $3, status = $4, moves = $5, score = $6, elapsed_ms = $7,
-			finished_at = $8, updated_at = $9
+			finished_at = $8, updated_at = $9, ranked = ranked AND NOT $21::boolean
 		WHERE id = $1 AND version = $2 RETURNING id
 	), k AS (
 		INSERT INTO idempotency_keys (owner, "key", fingerprint, status, body, created_at, expires_at,
@@ -553,7 +551,7 @@ func (s *Store) appendOne(ctx context.Context, r *appendReq) ([]int, error) {
 	}
 	rows, err := s.sqlDB.QueryContext(ctx, appendOneSQL, r.gameID, int32(r.expected), int32(p.Version),
 		string(p.Status), int32(p.Moves), score, p.ElapsedMS, finished, millis(p.UpdatedAt),
-		versions, types, payloads, times, prevs, hashes, owner, key, print, created, expires)
+		versions, types, payloads, times, prevs, hashes, owner, key, print, created, expires, r.unrank)
 	if err != nil {
 		return nil, err
 	}

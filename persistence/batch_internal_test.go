@@ -97,9 +97,7 @@ func TestBatchLockOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var p app.Game
-		p.Project(after)
-		return &appendReq{ctx: ctx, gameID: m.id, expected: m.st.Version, recs: recs, p: &p, after: after,
+		return &appendReq{ctx: ctx, gameID: m.id, expected: m.st.Version, recs: recs, p: app.ProjectionOf(after), after: after,
 			done: make(chan error, 1)}
 	}
 	holder, err := db.BeginTx(ctx, nil)

@@ -97,7 +97,7 @@ func TestBatchAppendRace(t *testing.T) {
 						expected := states[i].Version
 						wg.Go(func() {
 							<-start
-							_, err := s.Append(context.Background(), id, expected, evs, mine, nil)
+							_, err := s.Append(context.Background(), id, expected, evs, app.AfterOf(mine), nil)
 							outcomes[i].add(err, mine)
 						})
 					}
@@ -184,7 +184,7 @@ func TestBatchOneBadAppend(t *testing.T) {
 			expected := states[i].Version
 			wg.Go(func() {
 				<-start
-				_, errs[i] = s.Append(context.Background(), id, expected, []domain.Event{e}, afters[i], nil)
+				_, errs[i] = s.Append(context.Background(), id, expected, []domain.Event{e}, app.AfterOf(afters[i]), nil)
 			})
 		}
 		close(start)
@@ -232,7 +232,7 @@ func TestBatchClose(t *testing.T) {
 			if i%4 == 0 { // some submit a little later, when Close may be done
 				time.Sleep(time.Duration(i) * 100 * time.Microsecond)
 			}
-			_, errs[i] = s.Append(context.Background(), id, states[i].Version, []domain.Event{e}, after, nil)
+			_, errs[i] = s.Append(context.Background(), id, states[i].Version, []domain.Event{e}, app.AfterOf(after), nil)
 		})
 	}
 	close(start)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/persistence"
 	"github.com/openpatience/solitaire/persistence/pgtest"
 )
@@ -73,7 +74,7 @@ func benchAppends(b *testing.B, s *persistence.Store, writers int) {
 				at = at.Add(time.Second)
 				e := drawEvent(st, at)
 				st.Apply(e)
-				if _, err := s.Append(context.Background(), ids[w], st.Version-1, []domain.Event{e}, st, nil); err != nil {
+				if _, err := s.Append(context.Background(), ids[w], st.Version-1, []domain.Event{e}, app.AfterOf(st), nil); err != nil {
 					failed.Store(&err)
 					return
 				}

@@ -62,8 +62,9 @@ type stateCache struct {
 
 // cachedState is one game's entry.
 type cachedState struct {
-	state *domain.State // never changed once cached
-	head  []byte        // hash of event number state.Version
+	state *domain.State  // never changed once cached
+	proj  app.Projection // state's projection (app.ProjectionOf), as the append wrote it to the games row
+	head  []byte         // hash of event number state.Version
 	// recent are the stored records of the append through the one-
 	// statement path that made state, newest last, ending at
 	// state.Version; nil otherwise. Events never change, so they answer
@@ -131,9 +132,9 @@ func (c *stateCache) command(id string) (*app.Game, *domain.State, bool) {
 		return nil, nil, false
 	}
 	c.commandHits.Add(1)
-	g, st := cloneIdentity(r), e.state.Clone()
-	g.Project(st)
-	return g, st, true
+	g := cloneIdentity(r)
+	g.Projection = cloneProjection(e.proj)
+	return g, e.state.Clone(), true
 }
 
 // behind marks game id's entry as behind the log if it holds a version
@@ -188,23 +189,18 @@ func cloneRecord(r domain.RecordedEvent) domain.RecordedEvent {
 }
 
 // put stores a clone of st, the state of game id after event number
-// st.Version whose hash is head, with recs (the newest records as stored,
+// st.Version whose hash is head, and its projection p, with recs (the newest records as stored,
 // Position included, ending at st.Version; nil if not known), unless the
 // cache holds a newer version. Faulted states and states larger than a quarter of the budget
 // are not kept.
-func (c *stateCache) put(id string, st *domain.State, head []byte, recs []domain.RecordedEvent) {
-	c.store(id, st, head, recs, false)
+func (c *stateCache) put(id string, st *domain.State, p app.Projection, head []byte, recs []domain.RecordedEvent) {
+	c.store(id, st, p, head, recs, false)
 }
 
-// keep is put for a state and records nobody else holds or changes (the
-// appender's own copies): the cache takes them as they are, without
-// copying them again.
-func (c *stateCache) keep(id string, st *domain.State, head []byte, recs []domain.RecordedEvent) {
-	c.store(id, st, head, recs, true)
-}
-
-// store is put (owned false: st and recs are copied) and keep (owned true).
-func (c *stateCache) store(id string, st *domain.State, head []byte, recs []domain.RecordedEvent, owned bool) {
+// store is put (owned false: st and recs are copied), and with owned true
+// takes a state and records nobody else holds or changes (the appender's
+// own copies) as they are, without copying them again.
+func (c *stateCache) store(id string, st *domain.State, p app.Projection, head []byte, recs []domain.RecordedEvent, owned bool) {
 	if c == nil || st == nil || st.Fault != "" || len(head) == 0 {
 		return
 	}
@@ -219,7 +215,7 @@ func (c *stateCache) store(id string, st *domain.State, head []byte, recs []doma
 		c.forget(id)
 		return
 	}
-	e := &cachedState{state: st, head: head, recent: recs, cost: cost}
+	e := &cachedState{state: st, proj: cloneProjection(p), head: head, recent: recs, cost: cost}
 	if !owned {
 		e.state, e.head, e.recent = st.Clone(), bytes.Clone(head), nil
 		for _, r := range recs {
@@ -330,6 +326,12 @@ func cloneIdentity(g *app.Game) *app.Game {
 		CompetitionID: g.CompetitionID, DailyDate: g.DailyDate, Deal: g.Deal, CreatedAt: g.CreatedAt,
 		SolutionCommitment: g.SolutionCommitment}
 	return r
+}
+
+// cloneProjection copies p, sharing no memory with it.
+func cloneProjection(p app.Projection) app.Projection {
+	p.Score, p.FinishedAt = clonePtr(p.Score), clonePtr(p.FinishedAt)
+	return p
 }
 
 // cloneOptions copies the pointed-to values of o.

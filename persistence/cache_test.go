@@ -285,7 +285,7 @@ func TestCacheRace(t *testing.T) {
 						e := drawEvent(mine, at.Add(time.Duration(round*writers+w+1)*time.Millisecond))
 						mine.Apply(e)
 						<-start
-						_, err := s.Append(context.Background(), id, st.Version, []domain.Event{e}, mine, nil)
+						_, err := s.Append(context.Background(), id, st.Version, []domain.Event{e}, app.AfterOf(mine), nil)
 						switch {
 						case err == nil:
 							wins.Add(1)
@@ -432,7 +432,7 @@ func BenchmarkLoad(b *testing.B) {
 					st.Apply(e)
 					batch = append(batch, e)
 					if st.Version%persistence.DefaultSnapshotEvery == 0 || st.Version == events {
-						if _, err := s.Append(context.Background(), id, st.Version-len(batch), batch, st, nil); err != nil {
+						if _, err := s.Append(context.Background(), id, st.Version-len(batch), batch, app.AfterOf(st), nil); err != nil {
 							b.Fatal(err)
 						}
 						batch = nil

@@ -20,33 +20,35 @@ import (
 const insertBatch = 500
 
 // Append adds events, versions expected+1, expected+2, ..., to stream
-// gameID in one transaction: the conditional update of games.version
-// (and the projection, from after, as app.Game.Project computes it)
-// decides; then the events are inserted, chained from the stream head's
-// hash (domain.Record). If the new version crosses a multiple of
-// Config.SnapshotEvery, a snapshot of after is written once the append has
-// committed, off the append's path (snapshots.go). With a state cache
-// (Config.StateCacheBytes) that knows the head's hash, on PostgreSQL, the
-// update and the insert are one statement instead,
-// written with other games' appends (appendMany, batch.go). After the
-// commit the cache takes after, and live streams hear of it (Subscribe):
-// on PostgreSQL through a pg_notify on
+// gameID in one transaction: the conditional update of games.version and
+// of the projection (after.Projection, computed by the caller) decides;
+// then the events are inserted, chained from the stream head's hash
+// (domain.Record), which the state cache knows or the append reads. Each
+// database has one write path: on PostgreSQL one statement, written with
+// the appends of other games that wait at the same moment (appendMany,
+// batch.go); on SQLite one database/sql transaction (appendSQLite). If the
+// new version crosses a multiple of Config.SnapshotEvery, a snapshot of
+// after.State is written once the append has committed, off the append's
+// path (snapshots.go). After the commit the cache takes after, and live
+// streams hear of it (Subscribe): on PostgreSQL through a pg_notify on
 // NotifyChannel sent after the commit (notifier), so only a commit
-// notifies; on SQLite in-process. Errors:
-// domain.ErrNotFound for an unknown game; domain.ErrConflict if the
-// stream's version is not expected (another writer appended first), with
-// nothing written; "persistence: append: ..." for events or a state that
-// do not fit expected (empty, versions out of sequence, after.Version not
-// the last event's, a time not UTC in whole milliseconds, an event that
-// would not decode) and for database failures. Either every event is stored or none is.
+// notifies; on SQLite in-process.
+//
+// Errors: domain.ErrNotFound for an unknown game; domain.ErrConflict if
+// the stream's version is not expected (another writer appended first),
+// with nothing written; "persistence: append: ..." for events or a state
+// that do not fit expected (empty, versions out of sequence,
+// after.State.Version not the last event's, a time not UTC in whole
+// milliseconds, an event that would not decode) and for database
+// failures. Either every event is stored or none is.
 //
 // It returns the records stored, Position included, as copies the caller
-// may keep. A receipt (nil: none) is written in the same transaction, or
-// the same statement, as an idempotency record naming
-// gameID and versions expected+1..after.Version (receiptSQL); when its key
-// is taken by a record that has not expired, nothing is written and the
-// error matches app.ErrReceiptTaken.
-func (s *Store) Append(ctx context.Context, gameID string, expected int, events []domain.Event, after *domain.State, receipt *app.Receipt) ([]domain.RecordedEvent, error) {
+// may keep. A receipt (nil: none) is written in the same statement or
+// transaction as an idempotency record naming gameID and versions
+// expected+1..after.State.Version; when its key is taken by a record that
+// has not expired, nothing is written and the error matches
+// app.ErrReceiptTaken.
+func (s *Store) Append(ctx context.Context, gameID string, expected int, events []domain.Event, after app.After, receipt *app.Receipt) ([]domain.RecordedEvent, error) {
 	if len(events) == 0 {
 		return nil, errors.New("persistence: append: no events")
 	}
@@ -59,29 +61,59 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 		}
 	}
 	last := expected + len(events)
-	if after == nil || after.Version != last {
+	if after.State == nil || after.State.Version != last || after.Projection.Version != last {
 		return nil, fmt.Errorf("persistence: append: state after is not at version %d", last)
 	}
-	var p app.Game
-	p.Project(after)
 	// A hint makes the game unranked from then on (R7.3): the one change
-	// of the record's ranked column, made in the transaction below.
+	// of the record's ranked column, made by the same statement.
 	unrank := false
 	for _, e := range events {
 		unrank = unrank || e.Type == domain.EventHintGiven
 	}
-	if head, ok := s.cache.head(gameID, expected); ok && !unrank && s.dialect == DialectPostgres {
-		// The usual move with a cache: one statement (cache.go), written
-		// with the appends of other games that wait at the same moment
-		// (batch.go).
-		recs, err := record(gameID, head, events)
-		if err != nil {
-			return nil, wrap("append", err)
-		}
-		r := &appendReq{ctx: ctx, gameID: gameID, expected: expected, recs: recs, p: &p, after: after.Clone(),
-			receipt: receipt, done: make(chan error, 1)}
+	a := appendArgs{gameID: gameID, expected: expected, events: events, after: after, unrank: unrank, receipt: receipt}
+	var (
+		recs []domain.RecordedEvent
+		err  error
+	)
+	if s.dialect == DialectPostgres {
+		recs, err = s.appendPostgres(ctx, a)
+	} else {
+		recs, err = s.appendSQLite(ctx, a)
+	}
+	if err != nil {
+		return nil, wrap("append", err)
+	}
+	return recs, nil
+}
+
+// appendArgs are the arguments of one Append, checked.
+type appendArgs struct {
+	gameID   string
+	expected int
+	events   []domain.Event
+	after    app.After
+	unrank   bool // a hint_given among events: the record's ranked becomes false
+	receipt  *app.Receipt
+}
+
+// appendPostgres is Append on PostgreSQL: one statement through the
+// appender (batch.go). A receipt whose key meets a record refuses the
+// whole statement; if that record has expired it is deleted and the
+// append is submitted once more, else the key is taken.
+func (s *Store) appendPostgres(ctx context.Context, a appendArgs) ([]domain.RecordedEvent, error) {
+	head, err := s.headAt(ctx, s.sqlDB, a.gameID, a.expected)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := record(a.gameID, head, a.events)
+	if err != nil {
+		return nil, err
+	}
+	for retried := false; ; retried = true {
+		r := &appendReq{ctx: ctx, gameID: a.gameID, expected: a.expected, recs: recs, p: a.after.Projection,
+			after: a.after.State.Clone(), unrank: a.unrank, receipt: a.receipt, done: make(chan error, 1)}
 		if err := s.appender.submit(s, r); err != nil {
-			return nil, wrap("append", err)
+			return nil, err
 		}
 		select {
 		case err = <-r.done:
@@ -89,7 +121,7 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 			select {
 			case err = <-r.done: // the outcome came at the same moment
 			default:
-				err = ctx.Err() // the batch goes on: the append may be written
+				return nil, ctx.Err() // the batch goes on: the append may be written
 			}
 		}
 		if err == nil {
@@ -101,96 +133,88 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 			return out, nil
 		}
 		if !receiptRefused(err) {
-			return nil, wrap("append", err)
+			return nil, err
 		}
 		// The receipt's key is in the table: taken, or held by a record
 		// that has expired, which the statement cannot tell apart. Nothing
-		// was written; the transaction below decides.
+		// was written.
+		if retried {
+			return nil, app.ErrReceiptTaken
+		}
+		if gone, err := s.dropExpiredReceipt(ctx, a.receipt); err != nil {
+			return nil, err
+		} else if !gone {
+			return nil, app.ErrReceiptTaken
+		}
 	}
-	if head, ok := s.cache.head(gameID, expected); ok && !unrank && s.dialect == DialectSQLite && len(events) <= insertBatch {
-		recs, err := s.appendSQLite(ctx, gameID, expected, head, events, &p, receipt)
-		if err != nil {
-			return nil, wrap("append", err)
-		}
-		s.committed(gameID, expected, after, recs)
-		return recs, nil
-	}
-	var recs []domain.RecordedEvent
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		res := tx.Exec(`UPDATE games SET version = ?, status = ?, moves = ?, score = ?, elapsed_ms = ?,
-			finished_at = ?, updated_at = ? WHERE id = ? AND version = ?`,
-			p.Version, string(p.Status), p.Moves, nullInt(p.Score), p.ElapsedMS,
-			nullTime(p.FinishedAt), millis(p.UpdatedAt), gameID, expected)
-		if res.Error != nil {
-			return res.Error
-		}
-		if res.RowsAffected == 0 {
-			return s.missingOrConflict(tx, gameID)
-		}
-		if unrank {
-			if err := tx.Exec(`UPDATE games SET ranked = ? WHERE id = ?`, false, gameID).Error; err != nil {
-				return err
-			}
-		}
-		// The head's hash: from the cache when it holds the game at
-		// expected (the update's version condition proved that is the
-		// log's head, and events never change), else read.
-		head, cached := s.cache.head(gameID, expected)
-		if !cached {
-			err := tx.Raw(`SELECT hash FROM events WHERE game_id = ? AND version = ?`, gameID, expected).Row().Scan(&head)
-			if errors.Is(err, sql.ErrNoRows) {
-				return fmt.Errorf("game %s has no event %d, its head", gameID, expected)
-			}
-			if err != nil {
-				return err
-			}
-		}
-		var err error
-		recs, err = record(gameID, head, events)
-		if err != nil {
-			return err
-		}
-		if err := insertEvents(tx, recs); err != nil {
-			return err
-		}
-		if receipt != nil {
-			return writeReceipt(tx, receipt, gameID, expected+1, last)
-		}
-		return nil
-	})
+}
+
+// dropExpiredReceipt deletes the idempotency record of r's key if it has
+// expired by r's time, and reports whether it did.
+func (s *Store) dropExpiredReceipt(ctx context.Context, r *app.Receipt) (bool, error) {
+	created, _ := receiptTimes(r)
+	res, err := s.sqlDB.ExecContext(ctx, s.Rebind(`DELETE FROM idempotency_keys WHERE owner = ? AND "key" = ? AND expires_at <= ?`),
+		r.Owner, r.Key, created)
 	if err != nil {
-		return nil, wrap("append", err)
+		return false, err
 	}
-	s.committed(gameID, expected, after, recs)
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
+// queryer is what headAt reads with: the pool or a transaction.
+type queryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// headAt is the hash of event number version of game id, the stream's
+// head an append at expected version chains from: from the state cache
+// when it holds the game at that version, else read with q. Errors:
+// domain.ErrNotFound for an unknown game, domain.ErrConflict when the log
+// has no such event (it is behind version), or the database's.
+func (s *Store) headAt(ctx context.Context, q queryer, id string, version int) ([]byte, error) {
+	if head, ok := s.cache.head(id, version); ok {
+		return head, nil
+	}
+	var head []byte
+	err := q.QueryRowContext(ctx, s.Rebind(`SELECT hash FROM events WHERE game_id = ? AND version = ?`), id, version).Scan(&head)
+	if errors.Is(err, sql.ErrNoRows) {
+		var n int
+		if err := q.QueryRowContext(ctx, s.Rebind(`SELECT COUNT(*) FROM games WHERE id = ?`), id).Scan(&n); err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return nil, domain.ErrNotFound
+		}
+		return nil, domain.ErrConflict
+	}
+	return head, err
+}
+
+// took is what follows a committed append: the cache takes the state
+// (as it is when owned, else a copy) and the records, the snapshot is
+// queued if due, a hint's unranking reaches the cached record, and
+// subscribers hear of it.
+func (s *Store) took(gameID string, expected int, st *domain.State, p app.Projection, recs []domain.RecordedEvent,
+	owned, unrank bool) {
+	head := recs[len(recs)-1].Hash
+	s.cache.store(gameID, st, p, head, recs, owned)
 	if unrank {
 		s.cache.unrank(gameID)
 	}
-	return recs, nil
+	if s.snapshotDue(expected, st.Version) {
+		if !owned {
+			st = st.Clone() // the caller may change its state
+		}
+		s.snapshotLater(gameID, head, st)
+	}
+	s.appended(gameID, st.Version)
 }
 
-// committed is what follows a committed transaction append: the cache
-// takes after, the snapshot is queued if due, subscribers hear of it.
-func (s *Store) committed(gameID string, expected int, after *domain.State, recs []domain.RecordedEvent) {
-	head := recs[len(recs)-1].Hash
-	s.cache.put(gameID, after, head, recs)
-	if s.snapshotDue(expected, after.Version) {
-		s.snapshotLater(gameID, head, after.Clone()) // the caller may change after
-	}
-	s.appended(gameID, after.Version)
-}
-
-// appendSQLite is Append's transaction on SQLite when the state cache
-// knows the head's hash, through database/sql rather than gorm (whose
-// statement building was a good part of a move's CPU there): the
-// conditional update, the events' insert and the receipt, as in the
-// gorm transaction. A game the cache holds exists (games are never
-// deleted), so an update that matches nothing is a conflict.
-func (s *Store) appendSQLite(ctx context.Context, gameID string, expected int, head []byte, events []domain.Event,
-	p *app.Game, receipt *app.Receipt) ([]domain.RecordedEvent, error) {
-	recs, err := record(gameID, head, events)
-	if err != nil {
-		return nil, err
-	}
+// appendSQLite is Append on SQLite: one database/sql transaction (gorm's
+// statement building was a good part of a move's CPU there) with the
+// conditional update, the events' insert and the receipt.
+func (s *Store) appendSQLite(ctx context.Context, a appendArgs) ([]domain.RecordedEvent, error) {
 	// The wait for the connection ends with ctx; the transaction does not.
 	// The driver watches a cancellable context with a goroutine per
 	// statement (to interrupt SQLite), which cost a move more than its
@@ -208,37 +232,40 @@ func (s *Store) appendSQLite(ctx context.Context, gameID string, expected int, h
 		return nil, err
 	}
 	defer tx.Rollback() // a no-op after Commit
+	p := a.after.Projection
 	res, err := tx.ExecContext(ctx, `UPDATE games SET version = ?, status = ?, moves = ?, score = ?, elapsed_ms = ?,
-			finished_at = ?, updated_at = ? WHERE id = ? AND version = ?`,
+			finished_at = ?, updated_at = ?, ranked = (ranked AND NOT ?) WHERE id = ? AND version = ?`,
 		p.Version, string(p.Status), p.Moves, nullInt(p.Score), p.ElapsedMS,
-		nullTime(p.FinishedAt), millis(p.UpdatedAt), gameID, expected)
+		nullTime(p.FinishedAt), millis(p.UpdatedAt), a.unrank, a.gameID, a.expected)
 	if err != nil {
 		return nil, err
 	}
 	if n, err := res.RowsAffected(); err != nil {
 		return nil, err
 	} else if n == 0 {
-		return nil, domain.ErrConflict
+		if _, err := s.headAt(ctx, tx, a.gameID, a.expected); err != nil {
+			return nil, err // not found, or behind
+		}
+		return nil, domain.ErrConflict // ahead
 	}
-	if len(recs) == 1 {
-		// One event (a move's usual append): its position is the row id
-		// the insert reports, with no result rows to read.
-		r := &recs[0]
-		res, err := tx.ExecContext(ctx, insertEventSQL, r.GameID, r.Version, string(r.Type), nonNil(r.Payload),
-			millis(r.OccurredAt), r.PrevHash, r.Hash)
-		if err != nil {
-			return nil, err
-		}
-		if r.Position, err = res.LastInsertId(); err != nil {
-			return nil, err
-		}
-	} else if err := sqliteInsertEvents(ctx, tx, recs); err != nil {
+	// The update's version condition proved that event number expected
+	// is the log's head (events never change): its hash is the cache's,
+	// or read in this transaction.
+	head, err := s.headAt(ctx, tx, a.gameID, a.expected)
+	if err != nil {
 		return nil, err
 	}
-	if receipt != nil {
-		created, expires := receiptTimes(receipt)
-		res, err := tx.ExecContext(ctx, receiptSQL, receipt.Owner, receipt.Key, nonNil(receipt.Fingerprint), []byte{},
-			created, expires, gameID, expected+1, p.Version)
+	recs, err := record(a.gameID, head, a.events)
+	if err != nil {
+		return nil, err
+	}
+	if err := sqliteInsertEvents(ctx, tx, recs); err != nil {
+		return nil, err
+	}
+	if r := a.receipt; r != nil {
+		created, expires := receiptTimes(r)
+		res, err := tx.ExecContext(ctx, receiptSQL, r.Owner, r.Key, nonNil(r.Fingerprint), []byte{},
+			created, expires, a.gameID, a.expected+1, p.Version)
 		if err != nil {
 			return nil, err
 		}
@@ -251,21 +278,41 @@ func (s *Store) appendSQLite(ctx context.Context, gameID string, expected int, h
 	if err := tx.Commit(); err != nil {
 		return nil, err
 	}
+	s.took(a.gameID, a.expected, a.after.State, p, recs, false, a.unrank)
 	return recs, nil
 }
 
 // insertEventSQL inserts one event; its position is the new row's id.
 const insertEventSQL = `INSERT INTO events (game_id, version, type, payload, occurred_at, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)`
 
-// sqliteInsertEvents inserts recs (at most insertBatch) in tx with one
-// statement and fills in their positions from its RETURNING rows.
+// sqliteInsertEvents inserts recs in tx, insertBatch at a time, and
+// fills in their positions: one event (a move's usual append) by the row
+// id the insert reports, with no result rows to read; more from the
+// statement's RETURNING rows.
 func sqliteInsertEvents(ctx context.Context, tx *sql.Tx, recs []domain.RecordedEvent) error {
-	q, args := insertEventsSQL(recs)
-	rows, err := tx.QueryContext(ctx, q, args...)
-	if err != nil {
+	if len(recs) == 1 {
+		r := &recs[0]
+		res, err := tx.ExecContext(ctx, insertEventSQL, r.GameID, r.Version, string(r.Type), nonNil(r.Payload),
+			millis(r.OccurredAt), r.PrevHash, r.Hash)
+		if err != nil {
+			return err
+		}
+		r.Position, err = res.LastInsertId()
 		return err
 	}
-	return readPositions(rows, recs)
+	for len(recs) > 0 {
+		n := min(len(recs), insertBatch)
+		q, args := insertEventsSQL(recs[:n])
+		rows, err := tx.QueryContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		if err := readPositions(rows, recs[:n]); err != nil {
+			return err
+		}
+		recs = recs[n:]
+	}
+	return nil
 }
 
 // insertEventsSQL is the insert of recs (at most insertBatch) with
@@ -302,18 +349,6 @@ func checkTime(e domain.Event) error {
 		return fmt.Errorf("event %d: time %s is not UTC in whole milliseconds", e.Version, e.OccurredAt)
 	}
 	return nil
-}
-
-// missingOrConflict tells why a conditional update matched no row.
-func (s *Store) missingOrConflict(tx *gorm.DB, gameID string) error {
-	var n int64
-	if err := tx.Raw(`SELECT COUNT(*) FROM games WHERE id = ?`, gameID).Row().Scan(&n); err != nil {
-		return err
-	}
-	if n == 0 {
-		return domain.ErrNotFound
-	}
-	return domain.ErrConflict
 }
 
 // record chains events from prev (domain.Record) and checks that each
@@ -485,7 +520,7 @@ func (s *Store) Load(ctx context.Context, id string) (*app.Game, *domain.State, 
 			id, st.Version, g.Version)
 	}
 	if st.Version == g.Version {
-		s.cache.put(id, st, head, nil)
+		s.cache.put(id, st, app.ProjectionOf(st), head, nil)
 		s.cache.keepRecord(id, g)
 	}
 	if st.Hinted {

@@ -27,8 +27,8 @@ const gameColumns = `id, variant, rules, options, owner, ranked, seed, has_seed,
 	duel_id, daily_date, created_at, status, version, moves, score, elapsed_ms, finished_at, updated_at, deal,
 	winnable, solution, solution_commitment, difficulty`
 
-// Create stores a new stream: the game record g with the projection of s
-// (which must be the state after first), and first, its game_dealt event
+// Create stores a new stream: the game record g, whose projection must be
+// that of st (app.Game.Project), the state after first, and first, its game_dealt event
 // at version 1, chained from domain.GenesisHash. g is not modified.
 // Errors: domain.ErrConflict if the id exists, or if g is a daily game
 // (DailyDate set) and its owner already has one for that variant and day;
@@ -48,12 +48,13 @@ func (s *Store) Create(ctx context.Context, g *app.Game, first domain.Event, st 
 			first.Type, first.Version)
 	case st.Version != 1:
 		return fmt.Errorf("persistence: create: state at version %d, want 1", st.Version)
+	case g.Version != 1:
+		return fmt.Errorf("persistence: create: the game's projection is at version %d, want 1 (app.Game.Project)", g.Version)
 	}
 	if err := checkTime(first); err != nil {
 		return fmt.Errorf("persistence: create: %w", err)
 	}
 	rec := *g
-	rec.Project(st)
 	recs, err := record(g.ID, domain.GenesisHash, []domain.Event{first})
 	if err != nil {
 		return fmt.Errorf("persistence: create: %w", err)
@@ -92,7 +93,7 @@ func (s *Store) Create(ctx context.Context, g *app.Game, first domain.Event, st 
 		return nil
 	})
 	if err == nil {
-		s.cache.put(g.ID, st, recs[0].Hash, recs)
+		s.cache.put(g.ID, st, rec.Projection, recs[0].Hash, recs)
 		s.cache.keepRecord(g.ID, g)
 	}
 	return wrap("create", err)

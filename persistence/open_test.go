@@ -174,7 +174,7 @@ func TestSQLiteTwoStores(t *testing.T) {
 				e := drawEvent(next, st.LastAt.Add(time.Duration(round*1000+i+1)*time.Millisecond))
 				next.Apply(e)
 				<-start
-				_, errs[i] = stores[i%2].Append(t.Context(), id, st.Version, []domain.Event{e}, next, nil)
+				_, errs[i] = stores[i%2].Append(t.Context(), id, st.Version, []domain.Event{e}, app.AfterOf(next), nil)
 			})
 		}
 		close(start)
@@ -219,7 +219,7 @@ func appendN(t testing.TB, s *persistence.Store, n int) (string, *domain.State) 
 		at = at.Add(time.Second)
 		e := drawEvent(st, at)
 		st.Apply(e)
-		if _, err := s.Append(context.Background(), g.ID, st.Version-1, []domain.Event{e}, st, nil); err != nil {
+		if _, err := s.Append(context.Background(), g.ID, st.Version-1, []domain.Event{e}, app.AfterOf(st), nil); err != nil {
 			t.Fatal(err)
 		}
 	}

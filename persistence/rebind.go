@@ -7,8 +7,8 @@ import (
 
 // Rebind writes statement q, given with ? placeholders, in the store's
 // dialect: $1, $2, ... on PostgreSQL, unchanged on SQLite. It is for
-// statements run on DB() directly (tests and tools; the store's own go
-// through gorm, which rebinds them itself). Every ? counts, also one inside
+// statements run on database/sql directly: the append's own reads
+// (headAt), tests and tools (gorm rebinds its statements itself). Every ? counts, also one inside
 // a quoted string.
 func (s *Store) Rebind(q string) string {
 	if s.dialect != DialectPostgres {

@@ -77,8 +77,8 @@ func (g *Games) Hint(ctx context.Context, caller, id string, advise Advisor) (*G
 		recs, err := g.Store.Append(ctx, id, v, []domain.Event{ev}, after, nil)
 		switch {
 		case err == nil:
-			game.Project(after)
-			return game, after, recs, h, nil
+			game.project(after)
+			return game, after.State, recs, h, nil
 		case errors.Is(err, domain.ErrConflict) && n < retries:
 			continue // a move came first: the hint is for a position gone
 		}

@@ -16,7 +16,7 @@ func testLeafGame() *Game {
 	score := 120
 	v, _ := domain.LookupVariant("klassik")
 	return &Game{ID: "g1", Variant: "klassik", Rules: v.Defaults, DealSecret: DealSecret{Commitment: "sha256:ab"}, Owner: "p1",
-		Status: domain.StatusWon, Version: 42, Moves: 40, Score: &score, FinishedAt: &end}
+		Projection: Projection{Status: domain.StatusWon, Version: 42, Moves: 40, Score: &score, FinishedAt: &end}}
 }
 
 // The leaf record is one line of JSON with its keys sorted at every depth

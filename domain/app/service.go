@@ -302,11 +302,11 @@ func (g *Games) Get(ctx context.Context, caller, id string) (*Game, *domain.Stat
 	return game, s, nil
 }
 
-func applied(s *domain.State, evs []domain.Event) *domain.State {
+func applied(s *domain.State, evs []domain.Event) After {
 	for _, e := range evs {
 		s.Apply(e)
 	}
-	return s
+	return AfterOf(s)
 }
 
 // Play decides move m in game id for caller and appends its events. expected
@@ -399,11 +399,12 @@ func (g *Games) try(ctx context.Context, caller, id string, m domain.Move, expec
 		// without it. v is read before applied advances s (argument order
 		// is unspecified).
 		v := s.Version
-		_, err := g.Store.Append(ctx, id, v, ev, applied(s, ev), nil)
+		after := applied(s, ev)
+		_, err := g.Store.Append(ctx, id, v, ev, after, nil)
 		if err != nil {
 			return attempt{err: err, settled: !errors.Is(err, domain.ErrConflict), retry: errors.Is(err, domain.ErrConflict)}
 		}
-		game.Project(s)
+		game.project(after)
 		return attempt{game: game, s: s, settled: true,
 			err: &domain.MoveError{Move: m, Reason: domain.ReasonTimeExpired, Detail: "the time limit has run out (R5.3)"}}
 	}
@@ -411,10 +412,11 @@ func (g *Games) try(ctx context.Context, caller, id string, m domain.Move, expec
 	if err != nil {
 		return attempt{game: game, s: s, err: err}
 	}
-	recs, err := g.Store.Append(ctx, id, s.Version, evs, after, receipt)
+	next := AfterOf(after)
+	recs, err := g.Store.Append(ctx, id, s.Version, evs, next, receipt)
 	switch {
 	case err == nil:
-		game.Project(after)
+		game.project(next)
 		return attempt{game: game, s: after, recs: recs, settled: true}
 	case errors.Is(err, domain.ErrConflict):
 		return attempt{err: err, retry: expected < 0}

@@ -88,7 +88,7 @@ func (m *memGameStore) Create(_ context.Context, g *Game, first domain.Event, _ 
 	return nil
 }
 
-func (m *memGameStore) Append(_ context.Context, id string, expected int, evs []domain.Event, after *domain.State, _ *Receipt) ([]domain.RecordedEvent, error) {
+func (m *memGameStore) Append(_ context.Context, id string, expected int, evs []domain.Event, after After, _ *Receipt) ([]domain.RecordedEvent, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g, ok := m.games[id]
@@ -109,7 +109,7 @@ func (m *memGameStore) Append(_ context.Context, id string, expected int, evs []
 		return nil, err
 	}
 	m.logs[id] = log
-	g.Project(after)
+	g.Project(after.State)
 	m.games[id] = g
 	return recs[expected:], nil
 }

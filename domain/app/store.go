@@ -66,7 +66,15 @@ type Game struct {
 	SolutionCommitment string
 	CreatedAt          time.Time // UTC, ms
 
-	// Projection of the state after the latest event.
+	// Projection is the summary of the state after the latest event.
+	Projection
+}
+
+// Projection is what a game's record keeps of the state after its latest
+// event: the columns a listing, a leaderboard or a move's answer reads
+// without replaying the log. It is computed once per append, by the
+// service (ProjectionOf), and handed to the store with the state.
+type Projection struct {
 	Status     domain.Status
 	Version    int
 	Moves      int
@@ -76,26 +84,43 @@ type Game struct {
 	UpdatedAt  time.Time
 }
 
-// Project copies the summary of s into g's projection fields. A state
-// with a hint in its log makes the game unranked (R7.3).
-func (g *Game) Project(s *domain.State) {
-	if s.Hinted {
-		g.Ranked = false
-	}
-	g.Status = s.Status
-	g.Version = s.Version
-	g.Moves = s.Moves
-	g.UpdatedAt = s.LastAt
-	g.ElapsedMS = s.Elapsed(s.LastAt).Milliseconds()
-	g.Score = nil
+// ProjectionOf is the projection of s: its status, version and moves, its
+// last event's time, the playing time and score at that time (R4, R5),
+// and when it ended, if it has.
+func ProjectionOf(s *domain.State) Projection {
+	p := Projection{Status: s.Status, Version: s.Version, Moves: s.Moves, UpdatedAt: s.LastAt,
+		ElapsedMS: s.Elapsed(s.LastAt).Milliseconds()}
 	if v, ok := s.ScoreAt(s.LastAt); ok {
-		g.Score = &v
+		p.Score = &v
 	}
-	g.FinishedAt = nil
 	if s.Status.Ended() {
 		t := s.EndedAt
-		g.FinishedAt = &t
+		p.FinishedAt = &t
 	}
+	return p
+}
+
+// After is what an append leads to: the state after its last event and
+// that state's projection, ProjectionOf(State) (AfterOf makes one).
+// The store writes the projection to the game's record and may keep both.
+type After struct {
+	State      *domain.State
+	Projection Projection
+}
+
+// AfterOf is s with its projection.
+func AfterOf(s *domain.State) After { return After{State: s, Projection: ProjectionOf(s)} }
+
+// Project sets g's projection to s's (ProjectionOf). A state with a hint
+// in its log makes the game unranked (R7.3).
+func (g *Game) Project(s *domain.State) { g.project(AfterOf(s)) }
+
+// project sets g's projection to a's, which a's state gives.
+func (g *Game) project(a After) {
+	if a.State.Hinted {
+		g.Ranked = false
+	}
+	g.Projection = a.Projection
 }
 
 // GameFilter selects games for a listing, newest first. Zero fields do not
@@ -150,15 +175,17 @@ type GameReader interface {
 // (GameReader).
 type Store interface {
 	GameReader
-	// Create stores a new stream: the game record and its first event
-	// (version 1, game_dealt). It fails with ErrConflict if the id exists.
+	// Create stores a new stream: the game record, whose projection is
+	// s's (Game.Project), and its first event (version 1, game_dealt), s
+	// being the state after it. It fails with ErrConflict if the id exists.
 	// A receipt (nil: none) is stored in the same transaction, naming the
 	// game and version 1; if its key is taken, nothing is written and the
 	// error is ErrReceiptTaken.
 	Create(ctx context.Context, g *Game, first domain.Event, s *domain.State, receipt *Receipt) error
 	// Append adds events (versions expected+1 …) to the stream in one
 	// transaction, chained to the stream's head, and updates the game's
-	// projection from after (the state with the events applied). It
+	// projection from after (the state with the events applied, and its
+	// projection). It
 	// returns the records it stored (hashes included, Position set where
 	// the store knows it), one per event, in order; they are the caller's.
 	// If the stream's version is not expected it writes nothing and
@@ -168,7 +195,7 @@ type Store interface {
 	// from the log and never appends again (RELIABILITY.md "Outages"); if
 	// its key is taken, nothing is written and the error is
 	// ErrReceiptTaken.
-	Append(ctx context.Context, gameID string, expected int, events []domain.Event, after *domain.State, receipt *Receipt) ([]domain.RecordedEvent, error)
+	Append(ctx context.Context, gameID string, expected int, events []domain.Event, after After, receipt *Receipt) ([]domain.RecordedEvent, error)
 	// Load returns the game record and its current state, rebuilt from the
 	// newest snapshot and the events after it. ErrNotFound if none.
 	Load(ctx context.Context, gameID string) (*Game, *domain.State, error)

@@ -152,14 +152,14 @@ func (m *MemStore) Create(_ context.Context, g *app.Game, first domain.Event, s 
 // if the stream is not at version expected, a plain error for events that
 // cannot follow expected (no events, a gap, an unknown type, a time not in
 // whole UTC milliseconds, after at another version).
-func (m *MemStore) Append(_ context.Context, gameID string, expected int, events []domain.Event, after *domain.State, _ *app.Receipt) ([]domain.RecordedEvent, error) {
+func (m *MemStore) Append(_ context.Context, gameID string, expected int, events []domain.Event, after app.After, _ *app.Receipt) ([]domain.RecordedEvent, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g, ok := m.games[gameID]
 	if !ok {
 		return nil, domain.ErrNotFound
 	}
-	if err := checkEvents(expected, events, after); err != nil {
+	if err := checkEvents(expected, events, after.State); err != nil {
 		return nil, err
 	}
 	if len(g.events) != expected {
@@ -169,7 +169,10 @@ func (m *MemStore) Append(_ context.Context, gameID string, expected int, events
 	if err != nil {
 		return nil, err
 	}
-	g.rec.Project(after)
+	if after.State.Hinted {
+		g.rec.Ranked = false // R7.3
+	}
+	g.rec.Projection = after.Projection
 	return recs, nil
 }
 

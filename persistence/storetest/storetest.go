@@ -240,7 +240,7 @@ func (f *fixture) appendDraws(id string, st *domain.State, n int, rng *rand.Rand
 	for n > 0 {
 		k := min(n, 1+rng.IntN(3))
 		evs, after := f.draws(st, k)
-		if _, err := f.s.Append(f.ctx, id, st.Version, evs, after, nil); err != nil {
+		if _, err := f.s.Append(f.ctx, id, st.Version, evs, app.AfterOf(after), nil); err != nil {
 			f.t.Fatalf("append %d events at version %d: %v", k, st.Version, err)
 		}
 		st, n = after, n-k
@@ -511,7 +511,7 @@ func testVersionRules(t *testing.T, s Store) {
 			evs[i].Version = expected + 1 + i
 		}
 		after.Version = expected + len(evs)
-		_, err := s.Append(f.ctx, g.ID, expected, evs, after, nil)
+		_, err := s.Append(f.ctx, g.ID, expected, evs, app.AfterOf(after), nil)
 		if !errors.Is(err, domain.ErrConflict) {
 			t.Errorf("append at expected %d (head %d): %v, want ErrConflict", expected, st.Version, err)
 		}
@@ -529,7 +529,7 @@ func testVersionRules(t *testing.T, s Store) {
 	f.checkLoad(g.ID, st)
 	// The right expected version still works.
 	evs, next := f.draws(st, 1)
-	if _, err := s.Append(f.ctx, g.ID, st.Version, evs, next, nil); err != nil {
+	if _, err := s.Append(f.ctx, g.ID, st.Version, evs, app.AfterOf(next), nil); err != nil {
 		t.Fatal(err)
 	}
 	f.checkLoad(g.ID, next)
@@ -542,6 +542,7 @@ func testVersionRules(t *testing.T, s Store) {
 	first := &domain.State{}
 	deal := domain.DealtEvent(rec.Rules, domain.Deal(rec.Rules, 1), rec.Commitment, f.clock.Now())
 	first.Apply(deal)
+	rec.Project(first)
 	if err := s.Create(f.ctx, rec, deal, first, nil); !errors.Is(err, domain.ErrConflict) {
 		t.Errorf("create with an existing id: %v, want ErrConflict", err)
 	}
@@ -555,7 +556,7 @@ func testUnknownGame(t *testing.T, s Store) {
 	g, st := f.create(app.NewGame{})
 	evs, after := f.draws(st, 1)
 	const id = "no-such-game"
-	if _, err := s.Append(f.ctx, id, st.Version, evs, after, nil); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := s.Append(f.ctx, id, st.Version, evs, app.AfterOf(after), nil); !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("Append: %v, want ErrNotFound", err)
 	}
 	if _, _, err := s.Load(f.ctx, id); !errors.Is(err, domain.ErrNotFound) {
@@ -606,7 +607,11 @@ func testBadAppend(t *testing.T, s Store) {
 		{"time not in UTC", local, after},
 	}
 	for _, c := range cases {
-		_, err := s.Append(f.ctx, g.ID, st.Version, c.evs, c.after, nil)
+		a := app.After{State: c.after}
+		if c.after != nil {
+			a = app.AfterOf(c.after)
+		}
+		_, err := s.Append(f.ctx, g.ID, st.Version, c.evs, a, nil)
 		if err == nil || errors.Is(err, domain.ErrConflict) || errors.Is(err, domain.ErrNotFound) {
 			t.Errorf("%s: %v, want a plain error", c.name, err)
 		}
@@ -782,7 +787,7 @@ func (f *fixture) playRandom(id string, st *domain.State, moves int, greedy bool
 		if after.Fault != "" {
 			f.t.Fatalf("decided events do not apply: %s", after.Fault)
 		}
-		if _, err := f.s.Append(f.ctx, id, st.Version, evs, after, nil); err != nil {
+		if _, err := f.s.Append(f.ctx, id, st.Version, evs, app.AfterOf(after), nil); err != nil {
 			f.t.Fatalf("append %d events at %d: %v", len(evs), st.Version, err)
 		}
 		st = after
@@ -884,7 +889,7 @@ func testRace(t *testing.T, s Store) {
 		for i := range writers {
 			wg.Go(func() {
 				<-start
-				_, errs[i] = s.Append(f.ctx, g.ID, st.Version, batches[i], afters[i], nil)
+				_, errs[i] = s.Append(f.ctx, g.ID, st.Version, batches[i], app.AfterOf(afters[i]), nil)
 			})
 		}
 		close(start)
