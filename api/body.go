@@ -16,6 +16,22 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
+// readJSON reads the request body (readBody) and decodes it strictly into
+// v (decodeStrict). Errors: readBody's and decodeStrict's.
+func (s *server) readJSON(c *gin.Context, v any) error {
+	body, err := s.readBody(c)
+	if err != nil {
+		return err
+	}
+	return decodeStrict(body, v)
+}
+
+// invalidBody is the 400 invalid_body problem of a body whose field param
+// is missing or wrong, detail saying why.
+func invalidBody(param, detail string) *requestError {
+	return &requestError{status: http.StatusBadRequest, code: CodeInvalidBody, param: param, detail: detail}
+}
+
 // readBody reads the whole request body, at most MaxBodyBytes (413
 // beyond). A Content-Type, if sent, must be application/json (415).
 func (s *server) readBody(c *gin.Context) ([]byte, error) {

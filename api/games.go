@@ -70,8 +70,7 @@ func (s *server) createGame(c *gin.Context, body []byte) reply {
 		return s.fail(c, err)
 	}
 	if req.Variant == "" {
-		return s.fail(c, &requestError{status: http.StatusBadRequest, code: CodeInvalidBody, param: "variant",
-			detail: "variant is required; GET /v1/variants lists them"})
+		return s.fail(c, invalidBody("variant", "variant is required; GET /v1/variants lists them"))
 	}
 	if req.Deal != nil && (req.Seed != nil || req.Layout != nil || req.DuelID != nil) {
 		return s.fail(c, badField("deal", "give deal alone: not with seed, layout or duel_id"))
@@ -384,8 +383,7 @@ func (s *server) postMove(c *gin.Context, body []byte) reply {
 		return s.fail(c, err)
 	}
 	if req.Type == "" {
-		return s.fail(c, &requestError{status: http.StatusBadRequest, code: CodeInvalidBody, param: "type",
-			detail: "type is required: draw, move, take-back, flip, undo, redo, autocomplete or resign"})
+		return s.fail(c, invalidBody("type", "type is required: draw, move, take-back, flip, undo, redo, autocomplete or resign"))
 	}
 	m, err := req.move()
 	if err != nil {

@@ -94,17 +94,12 @@ func visible(r rune) bool {
 //	@ID		createPlayer
 //	@Router			/v1/players [post]
 func (s *server) createPlayer(c *gin.Context) reply {
-	body, err := s.readBody(c)
-	if err != nil {
-		return s.fail(c, err)
-	}
 	var req NewPlayer
-	if err := decodeStrict(body, &req); err != nil {
+	if err := s.readJSON(c, &req); err != nil {
 		return s.fail(c, err)
 	}
 	if req.Name == "" {
-		return s.fail(c, &requestError{status: http.StatusBadRequest, code: CodeInvalidBody, param: "name",
-			detail: "name is required"})
+		return s.fail(c, invalidBody("name", "name is required"))
 	}
 	if !validName(req.Name) {
 		return s.fail(c, badField("name", "name must be 1..64 characters, at least one of them visible, without control or format characters"))

@@ -2,7 +2,6 @@ package api
 
 import (
 	"fmt"
-	"net/http"
 	"slices"
 
 	"github.com/openpatience/solitaire/domain"
@@ -163,8 +162,7 @@ func (r MoveRequest) fieldsFit() error {
 		set  bool
 	}{{"from", r.From != nil}, {"to", r.To != nil}, {"pile", r.Pile != nil}, {"count", r.Count != nil}} {
 		if f.set && !slices.Contains(fields[0], f.name) && !slices.Contains(fields[1], f.name) {
-			return &requestError{status: http.StatusBadRequest, code: CodeInvalidBody, param: f.name,
-				detail: fmt.Sprintf("a %s takes no %s", r.Type, f.name)}
+			return invalidBody(f.name, fmt.Sprintf("a %s takes no %s", r.Type, f.name))
 		}
 	}
 	return nil

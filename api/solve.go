@@ -61,21 +61,15 @@ type SolveResult struct {
 //	@ID		solveLayout
 //	@Router			/v1/solve [post]
 func (s *server) postSolve(c *gin.Context) reply {
-	body, err := s.readBody(c)
-	if err != nil {
-		return s.fail(c, err)
-	}
 	var req SolveRequest
-	if err := decodeStrict(body, &req); err != nil {
+	if err := s.readJSON(c, &req); err != nil {
 		return s.fail(c, err)
 	}
 	if req.Variant == "" {
-		return s.fail(c, &requestError{status: http.StatusBadRequest, code: CodeInvalidBody, param: "variant",
-			detail: "variant is required; GET /v1/variants lists them"})
+		return s.fail(c, invalidBody("variant", "variant is required; GET /v1/variants lists them"))
 	}
 	if req.Layout == nil {
-		return s.fail(c, &requestError{status: http.StatusBadRequest, code: CodeInvalidBody, param: "layout",
-			detail: "layout is required: the tableau piles and the stock to solve"})
+		return s.fail(c, invalidBody("layout", "layout is required: the tableau piles and the stock to solve"))
 	}
 	budget := min(solver.DefaultTime, s.maxBudget)
 	if req.BudgetMS != nil {

@@ -555,22 +555,8 @@ func (s *Store) appendOne(ctx context.Context, r *appendReq) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	inserted := 0
-	for rows.Next() {
-		var (
-			version  int
-			position int64
-		)
-		if err := rows.Scan(&version, &position); err != nil {
-			return nil, err
-		}
-		if j := version - r.expected - 1; j >= 0 && j < n {
-			r.recs[j].Position = position
-			inserted++
-		}
-	}
-	if err := rows.Err(); err != nil {
+	inserted, err := readPositions(rows, r.recs)
+	if err != nil {
 		return nil, err
 	}
 	return []int{inserted}, nil

@@ -358,28 +358,16 @@ func (s *Store) loadRecord(db *gorm.DB, id string) (*app.Game, error) {
 	if !ok {
 		return scanGame(db.Raw(`SELECT `+gameColumns+` FROM games WHERE id = ?`, id).Row())
 	}
-	var (
-		status          string
-		updated         int64
-		score, finished sql.NullInt64
-	)
+	var proj projectionColumns
 	err := db.Raw(`SELECT status, version, moves, score, elapsed_ms, finished_at, updated_at FROM games WHERE id = ?`, id).
-		Row().Scan(&status, &g.Version, &g.Moves, &score, &g.ElapsedMS, &finished, &updated)
+		Row().Scan(&proj.status, &g.Version, &g.Moves, &proj.score, &g.ElapsedMS, &proj.finished, &proj.updated)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, domain.ErrNotFound
 	}
 	if err != nil {
 		return nil, err
 	}
-	g.Status, g.UpdatedAt = domain.Status(status), fromMillis(updated)
-	if score.Valid {
-		v := int(score.Int64)
-		g.Score = &v
-	}
-	if finished.Valid {
-		t := fromMillis(finished.Int64)
-		g.FinishedAt = &t
-	}
+	proj.set(&g.Projection)
 	return g, nil
 }
 

@@ -58,40 +58,26 @@ func (s *Store) CreateDuel(ctx context.Context, d *app.Duel) error {
 
 // Duel returns the duel with that id. Errors: domain.ErrNotFound.
 func (s *Store) Duel(ctx context.Context, id string) (*app.Duel, error) {
-	d, err := scanDuel(s.db.WithContext(ctx).Raw(`SELECT `+duelColumns+` FROM duels WHERE id = ?`, id).Row())
-	if err != nil {
-		return nil, wrap("duel", err)
-	}
-	return d, nil
+	return byID(s, ctx, "duel", `SELECT `+duelColumns+` FROM duels WHERE id = ?`, id, scanDuel)
 }
 
 func scanDuel(r scanner) (*app.Duel, error) {
 	var (
-		d                    app.Duel
-		rules, options, seed string
-		solution             string
-		created, deadline    int64
-		ended                sql.NullInt64
+		d                 app.Duel
+		cols              dealColumns
+		created, deadline int64
+		ended             sql.NullInt64
 	)
-	err := r.Scan(&d.ID, &d.Variant, &rules, &options, &d.Ranked, &d.CreatedBy, &seed, &d.Salt,
-		&d.Commitment, &created, &deadline, &d.MaxPlayers, &ended, &d.Winnable, &solution, &d.Difficulty)
+	err := r.Scan(&d.ID, &d.Variant, &cols.rules, &cols.options, &d.Ranked, &d.CreatedBy, &cols.seed, &d.Salt,
+		&d.Commitment, &created, &deadline, &d.MaxPlayers, &ended, &d.Winnable, &cols.solution, &d.Difficulty)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, domain.ErrNotFound
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal([]byte(rules), &d.Rules); err != nil {
-		return nil, fmt.Errorf("duel %s: rules: %w", d.ID, err)
-	}
-	if err := json.Unmarshal([]byte(options), &d.Options); err != nil {
-		return nil, fmt.Errorf("duel %s: options: %w", d.ID, err)
-	}
-	if d.Seed, err = strconv.ParseUint(seed, 10, 64); err != nil {
-		return nil, fmt.Errorf("duel %s: seed: %w", d.ID, err)
-	}
-	if d.Solution, err = solutionOf(d.Winnable, solution); err != nil {
-		return nil, fmt.Errorf("duel %s: solution: %w", d.ID, err)
+	if err := cols.decode("duel "+d.ID, &d.Rules, &d.Options, &d.DealSecret); err != nil {
+		return nil, err
 	}
 	d.CreatedAt, d.Deadline = fromMillis(created), fromMillis(deadline)
 	if ended.Valid {

@@ -307,7 +307,7 @@ func sqliteInsertEvents(ctx context.Context, tx *sql.Tx, recs []domain.RecordedE
 		if err != nil {
 			return err
 		}
-		if err := readPositions(rows, recs[:n]); err != nil {
+		if err := allPositions(rows, recs[:n]); err != nil {
 			return err
 		}
 		recs = recs[n:]
@@ -386,12 +386,13 @@ func scanPositions(tx *gorm.DB, q string, args []any, recs []domain.RecordedEven
 	if err != nil {
 		return err
 	}
-	return readPositions(rows, recs)
+	return allPositions(rows, recs)
 }
 
 // readPositions sets the Position of each of recs from rows of (version,
-// position), the RETURNING rows of their insert, and closes rows.
-func readPositions(rows *sql.Rows, recs []domain.RecordedEvent) error {
+// position), the RETURNING rows of their insert, and closes rows. It
+// returns how many of recs it set.
+func readPositions(rows *sql.Rows, recs []domain.RecordedEvent) (int, error) {
 	defer rows.Close()
 	n := 0
 	for rows.Next() {
@@ -400,20 +401,24 @@ func readPositions(rows *sql.Rows, recs []domain.RecordedEvent) error {
 			position int64
 		)
 		if err := rows.Scan(&version, &position); err != nil {
-			return err
+			return n, err
 		}
 		if i := version - recs[0].Version; i >= 0 && i < len(recs) {
 			recs[i].Position = position
 			n++
 		}
 	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return err
+	return n, errors.Join(rows.Err(), rows.Close())
+}
+
+// allPositions is readPositions for an insert that must have inserted
+// every one of recs.
+func allPositions(rows *sql.Rows, recs []domain.RecordedEvent) error {
+	n, err := readPositions(rows, recs)
+	if err == nil && n != len(recs) {
+		err = fmt.Errorf("inserted %d of %d events", n, len(recs))
 	}
-	if n != len(recs) {
-		return fmt.Errorf("inserted %d of %d events", n, len(recs))
-	}
-	return nil
+	return err
 }
 
 // snapshotFormat identifies the encoding of snapshots.state: the JSON of

@@ -102,11 +102,18 @@ func (s *Store) Create(ctx context.Context, g *app.Game, first domain.Event, st 
 // Game returns the record of game id with the projection of its latest
 // state, without loading events. Errors: domain.ErrNotFound.
 func (s *Store) Game(ctx context.Context, id string) (*app.Game, error) {
-	g, err := scanGame(s.db.WithContext(ctx).Raw(`SELECT `+gameColumns+` FROM games WHERE id = ?`, id).Row())
+	return byID(s, ctx, "game", `SELECT `+gameColumns+` FROM games WHERE id = ?`, id, scanGame)
+}
+
+// byID reads the one row query (with one parameter, id) gives, with
+// scan. Errors: domain.ErrNotFound for none, or the database's, wrapped
+// as "persistence: what: ...".
+func byID[T any](s *Store, ctx context.Context, what, query, id string, scan func(scanner) (*T, error)) (*T, error) {
+	v, err := scan(s.db.WithContext(ctx).Raw(query, id).Row())
 	if err != nil {
-		return nil, wrap("game", err)
+		return nil, wrap(what, err)
 	}
-	return g, nil
+	return v, nil
 }
 
 // List returns the games matching f, newest first (created_at, then id,
@@ -196,46 +203,73 @@ type scanner interface{ Scan(dest ...any) error }
 // domain.ErrNotFound.
 func scanGame(r scanner) (*app.Game, error) {
 	var (
-		g                            app.Game
-		rules, options, seed, status string
-		solution                     string
-		created, updated             int64
-		score, finished              sql.NullInt64
+		g       app.Game
+		d       dealColumns
+		proj    projectionColumns
+		created int64
 	)
-	err := r.Scan(&g.ID, &g.Variant, &rules, &options, &g.Owner, &g.Ranked, &seed, &g.HasSeed,
-		&g.Salt, &g.Commitment, &g.CompetitionID, &g.DailyDate, &created, &status, &g.Version, &g.Moves,
-		&score, &g.ElapsedMS, &finished, &updated, &g.Deal,
-		&g.Winnable, &solution, &g.SolutionCommitment, &g.Difficulty)
+	err := r.Scan(&g.ID, &g.Variant, &d.rules, &d.options, &g.Owner, &g.Ranked, &d.seed, &g.HasSeed,
+		&g.Salt, &g.Commitment, &g.CompetitionID, &g.DailyDate, &created, &proj.status, &g.Version, &g.Moves,
+		&proj.score, &g.ElapsedMS, &proj.finished, &proj.updated, &g.Deal,
+		&g.Winnable, &d.solution, &g.SolutionCommitment, &g.Difficulty)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, domain.ErrNotFound
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal([]byte(rules), &g.Rules); err != nil {
-		return nil, fmt.Errorf("game %s: rules: %w", g.ID, err)
+	if err := d.decode("game "+g.ID, &g.Rules, &g.Options, &g.DealSecret); err != nil {
+		return nil, err
 	}
-	if err := json.Unmarshal([]byte(options), &g.Options); err != nil {
-		return nil, fmt.Errorf("game %s: options: %w", g.ID, err)
-	}
-	if g.Seed, err = strconv.ParseUint(seed, 10, 64); err != nil {
-		return nil, fmt.Errorf("game %s: seed: %w", g.ID, err)
-	}
-	if g.Solution, err = solutionOf(g.Winnable, solution); err != nil {
-		return nil, fmt.Errorf("game %s: solution: %w", g.ID, err)
-	}
-	g.Status = domain.Status(status)
 	g.CreatedAt = fromMillis(created)
-	g.UpdatedAt = fromMillis(updated)
-	if score.Valid {
-		v := int(score.Int64)
-		g.Score = &v
-	}
-	if finished.Valid {
-		t := fromMillis(finished.Int64)
-		g.FinishedAt = &t
-	}
+	proj.set(&g.Projection)
 	return &g, nil
+}
+
+// dealColumns are the columns of a games or duels row that describe its
+// deal, as scanned: the rules and options as JSON, the seed in decimal
+// (a uint64 does not fit a signed column) and the winning line's text.
+type dealColumns struct{ rules, options, seed, solution string }
+
+// decode sets rules, options and secret's seed and solution (secret's
+// Winnable already scanned) from c. what names the row in errors.
+func (c dealColumns) decode(what string, rules *domain.Rules, options *domain.Options, secret *app.DealSecret) error {
+	if err := json.Unmarshal([]byte(c.rules), rules); err != nil {
+		return fmt.Errorf("%s: rules: %w", what, err)
+	}
+	if err := json.Unmarshal([]byte(c.options), options); err != nil {
+		return fmt.Errorf("%s: options: %w", what, err)
+	}
+	var err error
+	if secret.Seed, err = strconv.ParseUint(c.seed, 10, 64); err != nil {
+		return fmt.Errorf("%s: seed: %w", what, err)
+	}
+	if secret.Solution, err = solutionOf(secret.Winnable, c.solution); err != nil {
+		return fmt.Errorf("%s: solution: %w", what, err)
+	}
+	return nil
+}
+
+// projectionColumns are the projection columns of a games row that need
+// converting, as scanned (version, moves and elapsed_ms scan directly).
+type projectionColumns struct {
+	status          string
+	updated         int64
+	score, finished sql.NullInt64
+}
+
+// set writes c into p.
+func (c projectionColumns) set(p *app.Projection) {
+	p.Status, p.UpdatedAt = domain.Status(c.status), fromMillis(c.updated)
+	p.Score, p.FinishedAt = nil, nil
+	if c.score.Valid {
+		v := int(c.score.Int64)
+		p.Score = &v
+	}
+	if c.finished.Valid {
+		t := fromMillis(c.finished.Int64)
+		p.FinishedAt = &t
+	}
 }
 
 // solutionText is the stored form of a winnable deal's line: its
