@@ -194,7 +194,7 @@ func (g *game) absCandidates(out []move) []move {
 		}
 	}
 	g.takers(firstEmpty)
-	prune := !g.noPrune
+	prune := !g.sw.noPrune
 	king := -1 // kingWaiting, computed once when needed
 	next := g.homeNext()
 	for i := 0; i < g.piles; i++ {
@@ -226,7 +226,7 @@ func (g *game) absCandidates(out []move) []move {
 			out = append(out, m)
 		}
 	}
-	if g.countDrops {
+	if g.sw.countDrops {
 		g.countRearrangements()
 	}
 	out = g.talonMoves(out, firstEmpty, ^uint64(0))
@@ -275,7 +275,7 @@ func (g *game) countRearrangements() {
 		p := &g.tab[i]
 		for k := int(p.down) + 1; k < int(p.n); k++ {
 			if g.takerFor(p.c[k], i, -1) >= 0 {
-				g.dropped++
+				g.sw.dropped++
 			}
 		}
 	}

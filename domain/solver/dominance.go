@@ -61,7 +61,7 @@ package solver
 
 // domOK reports whether the talon dominance holds for g (a root).
 func (g *game) domOK() bool {
-	return g.abs && !g.noDom && g.draw == 1 && g.passes == 0 && g.cards == 52
+	return g.abs && !g.sw.noDom && g.draw == 1 && g.passes == 0 && g.cards == 52
 }
 
 // tarjanEntry is a position entered and not yet proven lost: its key,

@@ -156,7 +156,7 @@ func (g *game) candidates(out []move) []move {
 			break
 		}
 	}
-	prune := !g.noPrune && g.seq
+	prune := !g.sw.noPrune && g.seq
 	for i := 0; i < g.piles; i++ {
 		g.runs[i] = uint8(g.runLen(i))
 	}
@@ -207,7 +207,7 @@ func (g *game) candidates(out []move) []move {
 							}
 						}
 						if useful[k] == 2 {
-							g.dropped++
+							g.sw.dropped++
 							break
 						}
 					}
@@ -270,7 +270,7 @@ func (g *game) mayEmpty(i int, prune bool, king *int) bool {
 		}
 	}
 	if *king == 0 {
-		g.dropped++
+		g.sw.dropped++
 		return false
 	}
 	return true
@@ -423,7 +423,7 @@ func (g *game) talonMoves(out []move, firstEmpty int, only uint64) []move {
 	} else {
 		place = g.placeable(firstEmpty)
 	}
-	idle := g.abs && !g.noPrune && !g.noIdle && g.draw == 1 && g.passes == 0
+	idle := g.abs && !g.sw.noPrune && !g.sw.noIdle && g.draw == 1 && g.passes == 0
 	all := only == ^uint64(0)
 	try := func(p int, rc uint8) {
 		if p == 0 || seen[p] {
@@ -443,7 +443,7 @@ func (g *game) talonMoves(out []move, firstEmpty int, only uint64) []move {
 			}
 		}
 		if idle && !g.needsOnTableau(c, next) {
-			g.dropped++
+			g.sw.dropped++
 			return // it can wait in the talon until it is needed (abstract.go)
 		}
 		if g.abs {

@@ -147,12 +147,12 @@ func solve(ctx context.Context, s *domain.State, b Budget, start time.Time, mode
 	if !ok {
 		return Result{Verdict: Unknown}
 	}
-	g.noPrune = mode == searchNoPrune
-	g.noRelax = g.noRelax || mode != searchAll
+	g.sw.noPrune = mode == searchNoPrune
+	g.sw.noRelax = g.sw.noRelax || mode != searchAll
 	// the talon dominance and pairs (dominance.go, search.uses) change the
 	// nodes a search takes to its first win, which the bands of R7.5 count
-	g.noDom = g.noDom || mode != searchAll
-	g.noPairs = g.noPairs || mode != searchAll
+	g.sw.noDom = g.sw.noDom || mode != searchAll
+	g.sw.noPairs = g.sw.noPairs || mode != searchAll
 	gb := *g // the beam's game, with two or three decks
 	sr := newSearch(ctx, g, b, start)
 	won, lost := false, false
@@ -162,7 +162,7 @@ func solve(ctx context.Context, s *domain.State, b Budget, start time.Time, mode
 		rx = &search{} // made at its first turn (portfolio)
 		relaxed := g.relaxed()
 		won, lost = portfolio(sr, rx, func() *search { return newSearch(ctx, relaxed, b, start) }, b.Nodes)
-	} else if g.cards > 52 && mode != searchNoPrune && !g.noRestart {
+	} else if g.cards > 52 && mode != searchNoPrune && !g.sw.noRestart {
 		bs = newSearch(ctx, &gb, b, start)
 		winner, lost = beamTurns(sr, bs, b.Nodes)
 		won = winner != nil
@@ -224,7 +224,7 @@ func portfolio(sr, rx *search, mk func() *search, maxNodes int64) (won, lost boo
 		switch {
 		case rxWon:
 			relaxing = false // says nothing of the game: sr goes on alone
-			if sr.g.noProbe || rx.dom == nil || sr.g.draw == 1 {
+			if sr.g.sw.noProbe || rx.dom == nil || sr.g.draw == 1 {
 				// the probes need the dominance's exact "lost" (probe.go),
 				// and with draw 1 and limited passes they cost more than
 				// they cut (measured on klondike's one pass: probe.go)
