@@ -76,7 +76,7 @@ import (
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
 	"github.com/openpatience/solitaire/domain"
-	"github.com/openpatience/solitaire/domain/solver"
+	"github.com/openpatience/solitaire/domain/supply"
 	"github.com/openpatience/solitaire/persistence"
 )
 
@@ -165,7 +165,7 @@ type config struct {
 	solverMaxBudget            time.Duration
 	// supply configures the supply of proven winnable deals (supply.go,
 	// SOLITAIRE_WINNABLE_*); supplyOn is false with no workers.
-	supply   solver.SupplyConfig
+	supply   supply.SupplyConfig
 	supplyOn bool
 }
 

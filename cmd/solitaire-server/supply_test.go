@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/openpatience/solitaire/domain"
-	"github.com/openpatience/solitaire/domain/solver"
+	"github.com/openpatience/solitaire/domain/supply"
 )
 
 // TestLoadSupplyConfig: the supply's variables (README "Configuration"),
@@ -72,7 +72,7 @@ func TestR7_2_SupplyAtStartUp(t *testing.T) {
 	games := &domain.Games{}
 	stop := startSupply(c, games, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	defer stop()
-	s, ok := games.Dealer.(*solver.Supply)
+	s, ok := games.Dealer.(*supply.Supply)
 	if !ok {
 		t.Fatalf("Dealer %T", games.Dealer)
 	}

@@ -371,3 +371,23 @@ func BandOf(nodes int64) Band {
 	}
 	return Expert
 }
+
+// Prove solves the deal of seed under rules (domain.Deal) within nodes
+// (no time limit, so the answer is the same on every machine) and returns
+// it as a proven deal with its line, nodes and band (BandOf) when the
+// search wins it; false when it does not (unwinnable, or undecided within
+// the budget) or ctx ended. nodes is the node budget, at least 1 (the
+// supply of proven deals, domain/supply, proves with it; the node count to
+// the first solution, and so the band, does not depend on it).
+func Prove(ctx context.Context, rules domain.Rules, seed uint64, nodes int64) (domain.ProvenDeal, bool) {
+	st := &domain.State{}
+	st.Apply(domain.DealtEvent(rules, domain.Deal(rules, seed), "", time.Unix(0, 0)))
+	if st.Fault != "" {
+		return domain.ProvenDeal{}, false
+	}
+	res := solve(ctx, st, Budget{Nodes: nodes, Time: 1<<63 - 1}, time.Now(), searchWins)
+	if res.Verdict != Winnable || ctx.Err() != nil {
+		return domain.ProvenDeal{}, false
+	}
+	return domain.ProvenDeal{Seed: seed, Line: res.Line, Nodes: res.Nodes, Difficulty: BandOf(res.Nodes)}, true
+}

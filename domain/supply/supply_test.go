@@ -1,4 +1,4 @@
-package solver
+package supply
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/solver"
 )
 
 func relaxedRules(t *testing.T) domain.Rules {
@@ -62,16 +63,16 @@ func TestR7_2_SupplyDealsAreProven(t *testing.T) {
 		if ok, why := domain.SolutionWins(dealt, d.Line); !ok {
 			t.Errorf("seed %d: the line does not win: %s", d.Seed, why)
 		}
-		if d.Difficulty != BandOf(d.Nodes) || d.Nodes < 1 || d.Nodes > DefaultProofNodes {
+		if d.Difficulty != solver.BandOf(d.Nodes) || d.Nodes < 1 || d.Nodes > DefaultProofNodes {
 			t.Errorf("seed %d: %d nodes, band %s", d.Seed, d.Nodes, d.Difficulty)
 		}
 		st := &domain.State{}
 		st.Apply(dealt)
-		band, res := Difficulty(ctx, st)
+		band, res := solver.Difficulty(ctx, st)
 		if band != d.Difficulty || res.Nodes != d.Nodes {
 			t.Errorf("seed %d: Difficulty says %s after %d nodes, the supply %s after %d", d.Seed, band, res.Nodes, d.Difficulty, d.Nodes)
 		}
-		again, ok := Prove(ctx, rules, d.Seed, DefaultProofNodes)
+		again, ok := solver.Prove(ctx, rules, d.Seed, DefaultProofNodes)
 		if !ok || again.Nodes != d.Nodes || domain.EncodeLine(again.Line) != domain.EncodeLine(d.Line) {
 			t.Errorf("seed %d: proving again gave %v, %d nodes", d.Seed, ok, again.Nodes)
 		}
@@ -114,7 +115,7 @@ func TestR7_2_CheckSolution(t *testing.T) {
 	var d domain.ProvenDeal
 	for seed := uint64(1); ; seed++ {
 		var ok bool
-		if d, ok = Prove(context.Background(), rules, seed, DefaultProofNodes); ok && len(d.Line) > 2 {
+		if d, ok = solver.Prove(context.Background(), rules, seed, DefaultProofNodes); ok && len(d.Line) > 2 {
 			break
 		}
 	}

@@ -1,4 +1,9 @@
-package solver
+// Package supply keeps proven winnable deals ready (RULES R7.2): Supply is
+// the domain.Dealer the services take deals from, filled in the background
+// by proofs of the solver (solver.Prove), so no request waits for a search.
+// It is a service beside the search engine, not part of it: standard
+// library, domain and domain/solver only.
+package supply
 
 import (
 	"context"
@@ -13,6 +18,7 @@ import (
 	"time"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/solver"
 )
 
 // Defaults of a Supply (SupplyConfig's zero fields).
@@ -31,8 +37,9 @@ const (
 	DefaultSupplyRetryAfter = 5 * time.Second
 	// DefaultProofNodes is the node budget of one proof attempt: a deal
 	// the search does not win within it is skipped (never counted
-	// unwinnable) and the next seed tried. Far below DifficultyNodes, so
-	// an attempt costs well under a second on the strict variants; the
+	// unwinnable) and the next seed tried. Far below
+	// solver.DifficultyNodes, so an attempt costs well under a second on
+	// the strict variants; the
 	// nodes to the first solution, and so the band (R7.5), do not depend
 	// on the budget (the search order is fixed), only which deals are
 	// kept: bands beyond this budget's reach ("expert" above it) are not
@@ -120,7 +127,7 @@ type shelf struct {
 	waiting int           // requests waiting for a deal
 	pinned  bool          // named by Want: never dropped
 	asked   time.Time     // last ProvenDeal or Want
-	busy    bool          // a worker proves for it now
+	busy    bool          // a worker is proving for it
 }
 
 // NewSupply starts a supply with cfg: its workers begin at once and
@@ -143,8 +150,8 @@ func (s *Supply) Close() {
 	s.wg.Wait()
 }
 
-// Want makes the supply keep a buffer for rules from now on (pinned: never
-// dropped for others), and start filling it.
+// Want makes the supply keep a buffer for rules from the call on (pinned:
+// never dropped for others), and start filling it.
 func (s *Supply) Want(rules domain.Rules) {
 	s.mu.Lock()
 	sh := s.shelf(key(rules))
@@ -153,7 +160,7 @@ func (s *Supply) Want(rules domain.Rules) {
 	s.poke()
 }
 
-// Ready is how many proven deals of rules are ready now.
+// Ready is how many proven deals of rules are ready at the call.
 func (s *Supply) Ready(rules domain.Rules) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -331,34 +338,16 @@ func (s *Supply) work() {
 func (s *Supply) prove(rules domain.Rules) (domain.ProvenDeal, bool) {
 	seed, err := domain.SecretSeed(s.cfg.Random)
 	if err != nil {
-		select { // a failing random source: try again later, not in a hot loop
+		select { // a failing random source: try again after a second, not in a hot loop
 		case <-time.After(time.Second):
 		case <-s.ctx.Done():
 		}
 		return domain.ProvenDeal{}, false
 	}
 	s.tried.Add(1)
-	d, ok := Prove(s.ctx, rules, seed, s.cfg.Nodes)
+	d, ok := solver.Prove(s.ctx, rules, seed, s.cfg.Nodes)
 	if ok {
 		s.proven.Add(1)
 	}
 	return d, ok
-}
-
-// Prove solves the deal of seed under rules (domain.Deal) within nodes
-// (no time limit, so the answer is the same on every machine) and returns
-// it as a proven deal with its line, nodes and band (BandOf) when the
-// search wins it; false when it does not (unwinnable, or undecided within
-// the budget) or ctx ended.
-func Prove(ctx context.Context, rules domain.Rules, seed uint64, nodes int64) (domain.ProvenDeal, bool) {
-	st := &domain.State{}
-	st.Apply(domain.DealtEvent(rules, domain.Deal(rules, seed), "", time.Unix(0, 0)))
-	if st.Fault != "" {
-		return domain.ProvenDeal{}, false
-	}
-	res := solve(ctx, st, Budget{Nodes: nodes, Time: 1<<63 - 1}, time.Now(), searchWins)
-	if res.Verdict != Winnable || ctx.Err() != nil {
-		return domain.ProvenDeal{}, false
-	}
-	return domain.ProvenDeal{Seed: seed, Line: res.Line, Nodes: res.Nodes, Difficulty: BandOf(res.Nodes)}, true
 }
