@@ -173,15 +173,17 @@ func (t *hashTable[V]) put(k uint64, v V) bool {
 	if 4*(t.n+1) > 3*len(t.slots) {
 		t.grow()
 	}
-	mask := uint64(len(t.slots) - 1)
+	slots := t.slots
+	vals := t.vals[:len(slots)] // the same length: one bounds check serves both
+	mask := uint64(len(slots) - 1)
 	for i := k >> t.shift; ; i = (i + 1) & mask {
-		switch t.slots[i] {
+		switch slots[i] {
 		case 0:
-			t.slots[i], t.vals[i] = k, v
+			slots[i], vals[i] = k, v
 			t.n++
 			return true
 		case k:
-			t.vals[i] = v
+			vals[i] = v
 			return false
 		}
 	}
@@ -192,11 +194,13 @@ func (t *hashTable[V]) get(k uint64) (v V, ok bool) {
 	if k == 0 {
 		k = 1
 	}
-	mask := uint64(len(t.slots) - 1)
+	slots := t.slots
+	vals := t.vals[:len(slots)]
+	mask := uint64(len(slots) - 1)
 	for i := k >> t.shift; ; i = (i + 1) & mask {
-		switch t.slots[i] {
+		switch slots[i] {
 		case k:
-			return t.vals[i], true
+			return vals[i], true
 		case 0:
 			return v, false
 		}
@@ -209,28 +213,30 @@ func (t *hashTable[V]) del(k uint64) {
 	if k == 0 {
 		k = 1
 	}
-	mask := uint64(len(t.slots) - 1)
+	slots := t.slots
+	vals := t.vals[:len(slots)]
+	mask := uint64(len(slots) - 1)
 	i := k >> t.shift
-	for ; t.slots[i] != k; i = (i + 1) & mask {
-		if t.slots[i] == 0 {
+	for ; slots[i] != k; i = (i + 1) & mask {
+		if slots[i] == 0 {
 			return
 		}
 	}
 	for j := i; ; {
 		j = (j + 1) & mask
-		if t.slots[j] == 0 {
+		if slots[j] == 0 {
 			break
 		}
 		// The key at j may fill hole i unless its home lies cyclically
 		// in (i, j].
-		h := t.slots[j] >> t.shift
+		h := slots[j] >> t.shift
 		if i <= j && i < h && h <= j || i > j && (i < h || h <= j) {
 			continue
 		}
-		t.slots[i], t.vals[i] = t.slots[j], t.vals[j]
+		slots[i], vals[i] = slots[j], vals[j]
 		i = j
 	}
-	t.slots[i] = 0
+	slots[i] = 0
 	t.n--
 }
 
