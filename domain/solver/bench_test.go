@@ -33,10 +33,7 @@ func BenchmarkSolve(b *testing.B) {
 // BenchmarkTable inserts, looks up and removes 1<<16 keys of the search's
 // transposition table, the layout every position's visit goes through.
 func BenchmarkTable(b *testing.B) {
-	keys := make([]uint64, 1<<16)
-	for i := range keys {
-		keys[i] = splitmix(uint64(i))
-	}
+	keys := benchKeys()
 	for i := 0; i < b.N; i++ {
 		t := newTable(10)
 		for _, k := range keys {
@@ -56,10 +53,7 @@ func BenchmarkTable(b *testing.B) {
 // BenchmarkIndexMap puts, gets and deletes 1<<16 keys of the talon
 // dominance's map from keys to indices.
 func BenchmarkIndexMap(b *testing.B) {
-	keys := make([]uint64, 1<<16)
-	for i := range keys {
-		keys[i] = splitmix(uint64(i))
-	}
+	keys := benchKeys()
 	for i := 0; i < b.N; i++ {
 		m := newIndexMap(10)
 		for j, k := range keys {
@@ -74,4 +68,13 @@ func BenchmarkIndexMap(b *testing.B) {
 			m.del(k)
 		}
 	}
+}
+
+// benchKeys are 1<<16 distinct well-mixed keys, the same on every run.
+func benchKeys() []uint64 {
+	keys := make([]uint64, 1<<16)
+	for i := range keys {
+		keys[i] = splitmix(uint64(i))
+	}
+	return keys
 }
