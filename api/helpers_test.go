@@ -30,7 +30,8 @@ import (
 	"github.com/openpatience/solitaire/api"
 	"github.com/openpatience/solitaire/domain"
 	"github.com/openpatience/solitaire/domain/app"
-	"github.com/openpatience/solitaire/domain/solver"
+
+	"github.com/openpatience/solitaire/domain/supply"
 	"github.com/openpatience/solitaire/persistence"
 	"github.com/openpatience/solitaire/persistence/pgtest"
 )
@@ -358,7 +359,7 @@ type env struct {
 
 	tlog *persistence.Log // the transparency log, sequenced by the test (log_test.go)
 
-	supply *solver.Supply // the Dealer of proven winnable deals (R7.2)
+	supply *supply.Supply // the Dealer of proven winnable deals (R7.2)
 
 	fromMu sync.Mutex
 	from   map[byte]*http.Client // clients sending from 127.0.0.n (req.from), by n
@@ -434,15 +435,15 @@ var start = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 // newEnv starts a server on a new store of backend; opts change its
 // configuration before it starts.
 func newEnv(t *testing.T, backend string, opts ...func(*api.Config)) *env {
-	return newEnvWith(t, backend, solver.SupplyConfig{}, opts...)
+	return newEnvWith(t, backend, supply.Config{}, opts...)
 }
 
 // newEnvWith is newEnv with a supply of proven deals (the games' Dealer,
-// R7.2) configured by supply; it proves only the rules asked for.
-func newEnvWith(t *testing.T, backend string, supply solver.SupplyConfig, opts ...func(*api.Config)) *env {
+// R7.2) configured by sc; it proves only the rules asked for.
+func newEnvWith(t *testing.T, backend string, sc supply.Config, opts ...func(*api.Config)) *env {
 	store := openStore(t, backend)
 	clk := &clock{t: start}
-	dealer := solver.NewSupply(supply)
+	dealer := supply.New(sc)
 	t.Cleanup(dealer.Close)
 	games := &app.Games{Store: store, Now: clk.Now, Random: rand.Reader, Retries: 3, Dealer: dealer}
 	tlog := openTestLog(t, store, clk.Now)

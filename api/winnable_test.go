@@ -17,7 +17,8 @@ import (
 	"github.com/openpatience/solitaire/api"
 	"github.com/openpatience/solitaire/domain"
 	"github.com/openpatience/solitaire/domain/app"
-	"github.com/openpatience/solitaire/domain/solver"
+
+	"github.com/openpatience/solitaire/domain/supply"
 )
 
 // ---- the supply in tests ----
@@ -329,7 +330,7 @@ func TestR7_2_DealNotReady(t *testing.T) {
 		t.Run(b, func(t *testing.T) {
 			t.Parallel()
 			g := newGate()
-			e := newEnvWith(t, b, solver.SupplyConfig{Random: g, Wait: 200 * time.Millisecond})
+			e := newEnvWith(t, b, supply.Config{Random: g, Wait: 200 * time.Millisecond})
 			t.Cleanup(g.open) // before the supply closes: its worker waits on the gate
 			e.client.Timeout = 10 * time.Second
 			for _, q := range []req{

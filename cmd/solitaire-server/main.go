@@ -78,7 +78,8 @@ import (
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
 	"github.com/openpatience/solitaire/domain/app"
-	"github.com/openpatience/solitaire/domain/solver"
+
+	"github.com/openpatience/solitaire/domain/supply"
 	"github.com/openpatience/solitaire/persistence"
 )
 
@@ -167,7 +168,7 @@ type config struct {
 	solverMaxBudget            time.Duration
 	// supply configures the supply of proven winnable deals (supply.go,
 	// SOLITAIRE_WINNABLE_*); supplyOn is false with no workers.
-	supply   solver.SupplyConfig
+	supply   supply.Config
 	supplyOn bool
 }
 

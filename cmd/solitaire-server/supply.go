@@ -9,19 +9,20 @@ import (
 	"github.com/openpatience/solitaire/domain"
 	"github.com/openpatience/solitaire/domain/app"
 	"github.com/openpatience/solitaire/domain/solver"
+	"github.com/openpatience/solitaire/domain/supply"
 )
 
 // loadSupply reads the configuration of the supply of proven winnable deals
-// (RULES R7.2; solver.Supply): SOLITAIRE_WINNABLE_WORKERS (0..8 goroutines,
+// (RULES R7.2; supply.Supply): SOLITAIRE_WINNABLE_WORKERS (0..8 goroutines,
 // default 1; 0 turns the supply off: winnable games answer 503
 // deal_not_ready and duels and daily deals are dealt at random),
 // SOLITAIRE_WINNABLE_BUFFER (deals kept per rule set, 1..100, default 2),
 // SOLITAIRE_WINNABLE_WAIT (the longest a request waits for an empty
 // buffer, 0s..10s, default 2s) and SOLITAIRE_WINNABLE_NODES (the node
 // budget of one proof attempt, 1000..solver.DifficultyNodes, default
-// solver.DefaultProofNodes).
+// supply.DefaultProofNodes).
 func (c *config) loadSupply(getenv func(string) string) error {
-	c.supply = solver.SupplyConfig{Workers: solver.DefaultSupplyWorkers, Nice: true}
+	c.supply = supply.Config{Workers: supply.DefaultWorkers, Nice: true}
 	c.supplyOn = true
 	if v := getenv("SOLITAIRE_WINNABLE_WORKERS"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -65,7 +66,7 @@ func startSupply(cfg config, games *app.Games, log *slog.Logger) func() {
 		log.Warn("winnable deals are off (SOLITAIRE_WINNABLE_WORKERS=0): duels and daily deals are dealt at random")
 		return func() {}
 	}
-	s := solver.NewSupply(cfg.supply)
+	s := supply.New(cfg.supply)
 	games.Dealer = s
 	for _, v := range domain.Variants() {
 		rules, _, err := v.Resolve(domain.Options{})

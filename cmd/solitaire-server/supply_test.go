@@ -11,7 +11,8 @@ import (
 
 	"github.com/openpatience/solitaire/domain"
 	"github.com/openpatience/solitaire/domain/app"
-	"github.com/openpatience/solitaire/domain/solver"
+
+	"github.com/openpatience/solitaire/domain/supply"
 )
 
 // TestLoadSupplyConfig: the supply's variables (README "Configuration"),
@@ -73,7 +74,7 @@ func TestR7_2_SupplyAtStartUp(t *testing.T) {
 	games := &app.Games{}
 	stop := startSupply(c, games, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	defer stop()
-	s, ok := games.Dealer.(*solver.Supply)
+	s, ok := games.Dealer.(*supply.Supply)
 	if !ok {
 		t.Fatalf("Dealer %T", games.Dealer)
 	}

@@ -23,7 +23,8 @@ import (
 	"github.com/openpatience/solitaire/api"
 	"github.com/openpatience/solitaire/domain"
 	"github.com/openpatience/solitaire/domain/app"
-	"github.com/openpatience/solitaire/domain/solver"
+
+	"github.com/openpatience/solitaire/domain/supply"
 	"github.com/openpatience/solitaire/persistence"
 	"github.com/openpatience/solitaire/persistence/pgtest"
 )
@@ -40,7 +41,7 @@ type server struct {
 	skey  string           // its signer key
 	shift *atomic.Int64    // the server clock runs this many nanoseconds ahead of the real one
 
-	supply *solver.Supply // the games' Dealer of proven winnable deals (R7.2)
+	supply *supply.Supply // the games' Dealer of proven winnable deals (R7.2)
 }
 
 func newServer(t *testing.T, backend string) *server {
@@ -60,9 +61,9 @@ func newServer(t *testing.T, backend string) *server {
 	shift := new(atomic.Int64)
 	games := app.NewGames(store)
 	games.Now = func() time.Time { return time.Now().Add(time.Duration(shift.Load())) }
-	supply := solver.NewSupply(solver.SupplyConfig{Wait: 2 * time.Minute})
-	t.Cleanup(supply.Close)
-	games.Dealer = supply
+	dealer := supply.New(supply.Config{Wait: 2 * time.Minute})
+	t.Cleanup(dealer.Close)
+	games.Dealer = dealer
 	h, err := api.New(api.Config{Games: games, Players: store, Idempotency: store,
 		Spec: solitaire.OpenAPIYAML, Feed: store, Log: l, Competitions: app.NewCompetitions(games, store), Stats: store})
 	if err != nil {
@@ -70,7 +71,7 @@ func newServer(t *testing.T, backend string) *server {
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	s := &server{t: t, url: srv.URL, store: store, log: l, skey: skey, shift: shift, supply: supply}
+	s := &server{t: t, url: srv.URL, store: store, log: l, skey: skey, shift: shift, supply: dealer}
 	var p api.PlayerCreated
 	s.call("POST", "/v1/players", api.NewPlayer{Name: "Ada"}, http.StatusCreated, &p)
 	s.token = p.Token

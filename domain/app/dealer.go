@@ -6,8 +6,8 @@ import (
 	"github.com/openpatience/solitaire/domain"
 )
 
-// Dealer hands out proven deals (R7.2). The solver side implements it (a
-// supply that proves deals in the background, solver.Supply); the services
+// Dealer hands out proven deals (R7.2). Package domain/supply implements it (a
+// supply that proves deals in the background, supply.Supply); the services
 // only take from it, so no request waits for a proof longer than the
 // dealer's own short bound.
 type Dealer interface {

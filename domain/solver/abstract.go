@@ -181,10 +181,6 @@ func (g *game) takerFor(c byte, skip, firstEmpty int) int {
 // candidates), then take-backs; one target pile per card.
 func (g *game) absCandidates(out []move) []move {
 	start := len(out)
-	add := func(pri int, m move) {
-		m.pri = uint8(pri << ordShift)
-		out = append(out, m)
-	}
 	firstEmpty := -1
 	for j := 0; j < g.piles; j++ {
 		p := &g.tab[j]
@@ -194,7 +190,7 @@ func (g *game) absCandidates(out []move) []move {
 		}
 	}
 	g.takers(firstEmpty)
-	prune := !g.noPrune
+	prune := !g.sw.noPrune
 	king := -1 // kingWaiting, computed once when needed
 	next := g.homeNext()
 	for i := 0; i < g.piles; i++ {
@@ -216,7 +212,7 @@ func (g *game) absCandidates(out []move) []move {
 				}
 				m.pre, m.pj = uint8(int(p.n)-1-k), uint8(j)
 			}
-			add(prHome, m)
+			out = append(out, classed(prHome, m))
 		}
 		b := p.c[p.down]
 		if rankOf[b] == 13 && p.down == 0 {
@@ -226,7 +222,7 @@ func (g *game) absCandidates(out []move) []move {
 			out = append(out, m)
 		}
 	}
-	if g.countDrops {
+	if g.sw.countDrops {
 		g.countRearrangements()
 	}
 	out = g.talonMoves(out, firstEmpty, ^uint64(0))
@@ -237,7 +233,7 @@ func (g *game) absCandidates(out []move) []move {
 				continue // a safe card would go straight back (safe.go)
 			}
 			if j := g.takerFor(c, -1, firstEmpty); j >= 0 {
-				add(prTakeBack, move{kind: kTakeBack, from: uint8(f), to: uint8(j), n: 1})
+				out = append(out, classed(prTakeBack, move{kind: kTakeBack, from: uint8(f), to: uint8(j), n: 1}))
 			}
 		}
 	}
@@ -275,7 +271,7 @@ func (g *game) countRearrangements() {
 		p := &g.tab[i]
 		for k := int(p.down) + 1; k < int(p.n); k++ {
 			if g.takerFor(p.c[k], i, -1) >= 0 {
-				g.dropped++
+				g.sw.dropped++
 			}
 		}
 	}

@@ -89,8 +89,8 @@ func TestR71IdleTalonKeepsVerdicts(t *testing.T) {
 		if !ok {
 			t.Fatal("no compact position")
 		}
-		g.noIdle = !idle
-		g.noPairs = true // the waiting on its own: the pairs (search.uses) do most of its work too
+		g.sw.noIdle = !idle
+		g.sw.noPairs = true // the waiting on its own: the pairs (search.uses) do most of its work too
 		sr := newSearch(context.Background(), g, Budget{Nodes: 300_000, Time: time.Hour}.withDefaults(), time.Now())
 		v := verdictOf(sr)
 		if v == Winnable {
@@ -277,7 +277,7 @@ func TestR71RelaxationShortensLostSearches(t *testing.T) {
 		if !g.relaxable() {
 			t.Fatalf("%s seed %d: no relaxation", c.variant, c.seed)
 		}
-		g.noRelax = true
+		g.sw.noRelax = true
 		sr := newSearch(context.Background(), g, b, time.Now())
 		if won := sr.run(); won || sr.aborted {
 			t.Fatalf("%s seed %d without the relaxation: won %v, aborted %v after %d nodes; want lost", c.variant, c.seed, won, sr.aborted, sr.nodes)

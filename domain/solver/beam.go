@@ -119,7 +119,7 @@ func runBeam(s *search, width int, w beamWeights) bool {
 // width best children. It reports a win (s.path holds its line).
 func (b *beam) fill(width int, w beamWeights) bool {
 	s, g := b.s, b.s.g
-	b.level.reset()
+	b.level.clear()
 	for ci := range b.cur {
 		e := &b.cur[ci]
 		node := int32(len(b.nodes) - len(b.cur) + ci) // its node: next appended them in order
@@ -327,10 +327,4 @@ func (g *game) restore(b []byte) {
 		g.rehashPile(i)
 	}
 	g.th, g.inTalon = readU64(b), readU64(b[8:])
-}
-
-// reset empties the table, keeping its size.
-func (t *table) reset() {
-	clear(t.slots)
-	t.n = 0
 }

@@ -61,7 +61,7 @@ package solver
 
 // domOK reports whether the talon dominance holds for g (a root).
 func (g *game) domOK() bool {
-	return g.abs && !g.noDom && g.draw == 1 && g.passes == 0 && g.cards == 52
+	return g.abs && !g.sw.noDom && g.draw == 1 && g.passes == 0 && g.cards == 52
 }
 
 // tarjanEntry is a position entered and not yet proven lost: its key,
@@ -174,103 +174,13 @@ func (d *domState) reset(tt *table) {
 	d.open.clear()
 }
 
-// indexMap is an open-addressing map from keys to int32 values, the same
-// layout as table (linear probing from the home slot a key's top bits
-// give, deletion by backward shift, twice the size at three quarters
-// full; the zero key is nudged to 1): the talon dominance's open
-// positions and its classes of lost positions are entered and looked up
-// once per position, where Go maps cost more than this layout.
-type indexMap struct {
-	keys  []uint64
-	vals  []int32
-	n     int
-	shift uint
-}
+// indexMap is a hash table from keys to int32 values: the talon
+// dominance's open positions (key to index) and its classes of lost
+// positions (class to index into sets).
+type indexMap = hashTable[int32]
 
+// newIndexMap makes an empty indexMap of 1<<logSize slots (logSize 1..63).
 func newIndexMap(logSize uint) *indexMap {
-	return &indexMap{keys: make([]uint64, 1<<logSize), vals: make([]int32, 1<<logSize), shift: 64 - logSize}
-}
-
-// put sets k's value to v.
-func (m *indexMap) put(k uint64, v int32) {
-	if k == 0 {
-		k = 1
-	}
-	if 4*(m.n+1) > 3*len(m.keys) {
-		m.grow()
-	}
-	mask := uint64(len(m.keys) - 1)
-	for i := k >> m.shift; ; i = (i + 1) & mask {
-		switch m.keys[i] {
-		case 0:
-			m.keys[i], m.vals[i] = k, v
-			m.n++
-			return
-		case k:
-			m.vals[i] = v
-			return
-		}
-	}
-}
-
-// get returns k's value and whether k is in the map.
-func (m *indexMap) get(k uint64) (int32, bool) {
-	if k == 0 {
-		k = 1
-	}
-	mask := uint64(len(m.keys) - 1)
-	for i := k >> m.shift; ; i = (i + 1) & mask {
-		switch m.keys[i] {
-		case k:
-			return m.vals[i], true
-		case 0:
-			return 0, false
-		}
-	}
-}
-
-// del takes k out of the map if it is there.
-func (m *indexMap) del(k uint64) {
-	if k == 0 {
-		k = 1
-	}
-	mask := uint64(len(m.keys) - 1)
-	i := k >> m.shift
-	for ; m.keys[i] != k; i = (i + 1) & mask {
-		if m.keys[i] == 0 {
-			return
-		}
-	}
-	for j := i; ; {
-		j = (j + 1) & mask
-		if m.keys[j] == 0 {
-			break
-		}
-		h := m.keys[j] >> m.shift
-		if i <= j && i < h && h <= j || i > j && (i < h || h <= j) {
-			continue
-		}
-		m.keys[i], m.vals[i] = m.keys[j], m.vals[j]
-		i = j
-	}
-	m.keys[i] = 0
-	m.n--
-}
-
-// clear empties the map.
-func (m *indexMap) clear() {
-	clear(m.keys)
-	m.n = 0
-}
-
-func (m *indexMap) grow() {
-	keys, vals := m.keys, m.vals
-	m.keys, m.vals = make([]uint64, 2*len(keys)), make([]int32, 2*len(keys))
-	m.shift--
-	m.n = 0
-	for i, k := range keys {
-		if k != 0 {
-			m.put(k, vals[i])
-		}
-	}
+	m := newHashTable[int32](logSize)
+	return &m
 }

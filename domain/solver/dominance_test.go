@@ -19,7 +19,7 @@ func searchWith(t *testing.T, s *domain.State, dom, pairs bool, nodes int64) (Ve
 	if !ok {
 		t.Fatal("no compact position")
 	}
-	g.noDom, g.noPairs = !dom, !pairs
+	g.sw.noDom, g.sw.noPairs = !dom, !pairs
 	sr := newSearch(context.Background(), g, Budget{Nodes: nodes, Time: time.Hour}.withDefaults(), time.Now())
 	v := verdictOf(sr)
 	if v == Winnable {
@@ -191,7 +191,7 @@ func TestR71UseCandidatesAreTheUses(t *testing.T) {
 			continue
 		}
 		g.abs = true
-		g.noIdle = n%4 >= 2
+		g.sw.noIdle = n%4 >= 2
 		g.rehashAll()
 		for _, m := range g.candidates(nil) {
 			if m.kind != kTalon || m.to&toFound != 0 {
@@ -229,7 +229,7 @@ func TestR71DominanceSurvivesRestarts(t *testing.T) {
 		if !ok {
 			t.Fatal("no compact position")
 		}
-		g.noDom = !dom
+		g.sw.noDom = !dom
 		sr := newSearch(context.Background(), g, Budget{Nodes: 400_000, Time: time.Hour}.withDefaults(), time.Now())
 		sr.first = first
 		v := verdictOf(sr)

@@ -54,16 +54,9 @@ type game struct {
 	draw, passes         int // passes 0 = unlimited
 	seq, takeBack        bool
 	flipPlayer           bool
-	noPrune              bool // tests: no dominance pruning of tableau moves (candidates)
-	dropped              int  // tests: tableau moves the pruning dropped
-	countDrops           bool // tests: count the rearrangements abstract mode leaves out in dropped
-	noRestart            bool // tests: one attempt, no restarts (search.run)
-	noIdle               bool // tests: no waiting of idle talon cards (abstract.go)
-	noRelax              bool // tests: no draw-1 relaxation beside the search (relax.go)
-	noDom                bool // tests: no talon dominance (dominance.go)
-	noPairs              bool // tests: a talon card onto the tableau as a move of its own (search.uses)
-	noProbe              bool // tests: no relaxation probes (probe.go)
-	logCuts              bool // tests: keep the positions the probes cut (prober.log)
+	// sw turns parts of the search off (tests, and solve's search
+	// modes) and counts the moves the pruning drops (tests)
+	sw switches
 	// abs: the position is searched up to the arrangement of its face-up
 	// runs (abstract.go); orig0 is each pile's bottom card at the root
 	// (noCard for an empty pile), the one base abstract mode must tell
@@ -105,6 +98,24 @@ type game struct {
 
 	scratch [pileCap]byte
 	runs    [maxPiles]uint8 // candidates: runLen of every pile
+}
+
+// switches turns parts of the search off, for the tests that compare
+// verdicts and node counts with and without them and for solve's search
+// modes (searchWins, searchNoPrune); the zero value searches with every
+// part. It is one field of game so that the hot position carries them as
+// one value, copied with it.
+type switches struct {
+	noPrune    bool // no dominance pruning of tableau moves (candidates)
+	countDrops bool // tests: count the rearrangements abstract mode leaves out in dropped
+	noRestart  bool // one attempt, no restarts (search.run)
+	noIdle     bool // tests: no waiting of idle talon cards (abstract.go)
+	noRelax    bool // no draw-1 relaxation beside the search (relax.go)
+	noDom      bool // no talon dominance (dominance.go)
+	noPairs    bool // no pairs: a talon card onto the tableau as a move of its own (search.uses)
+	noProbe    bool // tests: no relaxation probes (probe.go)
+	logCuts    bool // tests: keep the positions the probes cut (prober.log)
+	dropped    int  // tests: tableau moves the pruning dropped, counted from 0
 }
 
 // fromState builds the compact position of s. It reports false for a

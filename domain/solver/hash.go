@@ -126,85 +126,139 @@ func (g *game) key() uint64 {
 	return k
 }
 
-// table is an open-addressing hash set of keys: linear probing from the
-// home slot given by a key's top bits, 8 bytes a slot, grown to twice the
-// size when three quarters full. The zero key is never stored (it marks an
-// empty slot): a zero key is nudged to 1.
-type table struct {
-	slots []uint64
-	n     int
-	shift uint // 64 - log2(len(slots)): a key's home is k >> shift
-}
+// table is an open-addressing hash set of keys, the transposition table
+// and the other key sets of the search (hashTable with no values).
+type table struct{ hashTable[struct{}] }
 
-func newTable(logSize uint) *table {
-	return &table{slots: make([]uint64, 1<<logSize), shift: 64 - logSize}
-}
+// newTable makes an empty table of 1<<logSize slots (logSize 1..63).
+func newTable(logSize uint) *table { return &table{newHashTable[struct{}](logSize)} }
 
 // insert adds k and reports whether it was new.
-func (t *table) insert(k uint64) bool {
+func (t *table) insert(k uint64) bool { return t.put(k, struct{}{}) }
+
+// has reports whether k is in the table.
+func (t *table) has(k uint64) bool {
+	_, ok := t.get(k)
+	return ok
+}
+
+// remove takes k out of the table if it is there.
+func (t *table) remove(k uint64) { t.del(k) }
+
+// hashTable is an open-addressing hash map from 64-bit keys to values of
+// type V (struct{} for a set: no memory for them): linear probing from the
+// home slot given by a key's top bits, 8 bytes a slot plus the value,
+// grown to twice the size when three quarters full, deletion by backward
+// shift. The zero key is never stored (it marks an empty slot): a zero
+// key is nudged to 1. The search enters and looks up every position here
+// at least once, where Go maps cost more than this layout.
+type hashTable[V any] struct {
+	slots []uint64 // the keys, 0 for an empty slot
+	vals  []V      // vals[i] is the value of slots[i]
+	n     int      // keys stored
+	shift uint     // 64 - log2(len(slots)): a key's home is k >> shift
+}
+
+// newHashTable makes an empty hash table of 1<<logSize slots (logSize
+// 1..63).
+func newHashTable[V any](logSize uint) hashTable[V] {
+	return hashTable[V]{slots: make([]uint64, 1<<logSize), vals: make([]V, 1<<logSize), shift: 64 - logSize}
+}
+
+// put sets k's value to v and reports whether k was new.
+func (t *hashTable[V]) put(k uint64, v V) bool {
 	if k == 0 {
 		k = 1
 	}
 	if 4*(t.n+1) > 3*len(t.slots) {
 		t.grow()
 	}
-	mask := uint64(len(t.slots) - 1)
+	slots := t.slots
+	vals := t.vals[:len(slots)] // the same length: one bounds check serves both
+	mask := uint64(len(slots) - 1)
 	for i := k >> t.shift; ; i = (i + 1) & mask {
-		s := &t.slots[i]
-		if *s == 0 {
-			*s = k
+		switch slots[i] {
+		case 0:
+			slots[i], vals[i] = k, v
 			t.n++
 			return true
-		}
-		if *s == k {
+		case k:
+			vals[i] = v
 			return false
 		}
 	}
 }
 
-// remove takes k out of the table if it is there (deletion by backward
-// shift, so every other key stays reachable from its home slot).
-func (t *table) remove(k uint64) {
+// get returns k's value and whether k is in the table.
+func (t *hashTable[V]) get(k uint64) (v V, ok bool) {
 	if k == 0 {
 		k = 1
 	}
-	mask := uint64(len(t.slots) - 1)
+	slots := t.slots
+	vals := t.vals[:len(slots)]
+	mask := uint64(len(slots) - 1)
+	for i := k >> t.shift; ; i = (i + 1) & mask {
+		switch slots[i] {
+		case k:
+			return vals[i], true
+		case 0:
+			return v, false
+		}
+	}
+}
+
+// del takes k out of the table if it is there (deletion by backward
+// shift, so every other key stays reachable from its home slot).
+func (t *hashTable[V]) del(k uint64) {
+	if k == 0 {
+		k = 1
+	}
+	slots := t.slots
+	vals := t.vals[:len(slots)]
+	mask := uint64(len(slots) - 1)
 	i := k >> t.shift
-	for ; t.slots[i] != k; i = (i + 1) & mask {
-		if t.slots[i] == 0 {
+	for ; slots[i] != k; i = (i + 1) & mask {
+		if slots[i] == 0 {
 			return
 		}
 	}
 	for j := i; ; {
 		j = (j + 1) & mask
-		if t.slots[j] == 0 {
+		if slots[j] == 0 {
 			break
 		}
 		// The key at j may fill hole i unless its home lies cyclically
 		// in (i, j].
-		h := t.slots[j] >> t.shift
+		h := slots[j] >> t.shift
 		if i <= j && i < h && h <= j || i > j && (i < h || h <= j) {
 			continue
 		}
-		t.slots[i] = t.slots[j]
+		slots[i], vals[i] = slots[j], vals[j]
 		i = j
 	}
-	t.slots[i] = 0
+	slots[i] = 0
 	t.n--
 }
 
-func (t *table) grow() {
-	old := t.slots
-	t.slots = make([]uint64, 2*len(old))
+// clear empties the table, keeping its size.
+func (t *hashTable[V]) clear() {
+	clear(t.slots)
+	t.n = 0
+}
+
+// grow doubles the table's size, every key keeping its value.
+func (t *hashTable[V]) grow() {
+	slots, vals := t.slots, t.vals
+	t.slots, t.vals = make([]uint64, 2*len(slots)), make([]V, 2*len(slots))
 	t.shift--
 	mask := uint64(len(t.slots) - 1)
-	for _, k := range old {
+	for j, k := range slots {
 		if k == 0 {
 			continue
 		}
 		for i := k >> t.shift; ; i = (i + 1) & mask {
 			if t.slots[i] == 0 {
-				t.slots[i] = k
+				t.slots[i], t.vals[i] = k, vals[j]
 				break
 			}
 		}
@@ -215,19 +269,3 @@ func (t *table) grow() {
 // the talon's sum and, with draw 3 or limited passes, the waste's part
 // (the relaxation probes key their verdicts by it plus the talon's sum).
 func (g *game) pilesKey() uint64 { return g.pk }
-
-// has reports whether k is in the table.
-func (t *table) has(k uint64) bool {
-	if k == 0 {
-		k = 1
-	}
-	mask := uint64(len(t.slots) - 1)
-	for i := k >> t.shift; ; i = (i + 1) & mask {
-		switch t.slots[i] {
-		case k:
-			return true
-		case 0:
-			return false
-		}
-	}
-}

@@ -145,10 +145,6 @@ func (g *game) candidates(out []move) []move {
 		return g.absCandidates(out)
 	}
 	start := len(out)
-	add := func(pri int, m move) {
-		m.pri = uint8(pri << ordShift)
-		out = append(out, m)
-	}
 	firstEmpty := -1
 	for j := 0; j < g.piles; j++ {
 		if g.tab[j].n == 0 {
@@ -156,91 +152,113 @@ func (g *game) candidates(out []move) []move {
 			break
 		}
 	}
-	prune := !g.noPrune && g.seq
+	prune := !g.sw.noPrune && g.seq
 	for i := 0; i < g.piles; i++ {
 		g.runs[i] = uint8(g.runLen(i))
 	}
 	king := -1 // kingWaiting, computed once when needed: -1 unknown, 0 no, 1 yes
 	for i := 0; i < g.piles; i++ {
-		run := int(g.runs[i])
-		if run == 0 {
-			continue
-		}
-		p := &g.tab[i]
-		top := p.top()
-		if f := g.foundFor(top); f >= 0 {
-			add(prHome, move{kind: kTab, from: uint8(i), to: uint8(f) | toFound, n: 1})
-		}
-		if !g.seq {
-			run = 1
-		}
-		up := int(p.n) - int(p.down)
-		var useful [14]int8 // usefulPartial by k, computed once: 0 unknown, 1 yes, 2 no
-		for j := 0; j < g.piles; j++ {
-			if j == i || (g.tab[j].n == 0 && j != firstEmpty) {
-				continue
-			}
-			// The run's ranks go up by one from the top down, so at most
-			// one of its cards fits on pile j: the k-th from the top.
-			q := &g.tab[j]
-			var k int
-			switch {
-			case q.n == 0:
-				k = 14 - int(rankOf[top]) // the king
-			case q.down == q.n:
-				continue
-			default:
-				k = int(rankOf[q.top()]) - int(rankOf[top])
-			}
-			if k < 1 || k > run || !g.takes(j, p.c[int(p.n)-k]) {
-				continue
-			}
-			{
-				m := move{kind: kTab, from: uint8(i), to: uint8(j), n: uint8(k)}
-				switch {
-				case k < up:
-					if prune && k < len(useful) {
-						if useful[k] == 0 {
-							useful[k] = 2
-							if g.usefulPartial(i, k) {
-								useful[k] = 1
-							}
-						}
-						if useful[k] == 2 {
-							g.dropped++
-							break
-						}
-					}
-					add(prPartial, m)
-				case p.down > 0:
-					m.pri = uint8(prReveal<<ordShift + max(0, (1<<ordShift)-1-int(p.down)))
-					out = append(out, m)
-				case g.tab[j].n == 0:
-					// a whole pile onto an empty one: the same position
-				default:
-					if g.mayEmpty(i, prune, &king) {
-						add(prEmpty, m)
-					}
-				}
-			}
-		}
+		out = g.tabMoves(out, i, firstEmpty, prune, &king)
 	}
 	out = g.talonMoves(out, firstEmpty, ^uint64(0))
 	if g.takeBack {
-		for f := 0; f < g.nfound; f++ {
-			c := g.found[f]
-			if c == noCard || rankOf[c] <= 2 || g.sameFoundBefore(f) || g.safeHome(c) {
-				continue // a safe card would go straight back (safe.go)
-			}
-			for j := 0; j < g.piles; j++ {
-				if (g.tab[j].n == 0 && j != firstEmpty) || !g.takes(j, c) {
-					continue
+		out = g.takeBacks(out, firstEmpty)
+	}
+	sortByClass(out[start:])
+	return out
+}
+
+// classed is m with its class pri (prHome, prPartial, ...) in the search
+// order.
+func classed(pri int, m move) move {
+	m.pri = uint8(pri << ordShift)
+	return m
+}
+
+// tabMoves appends the candidates (not in abstract mode) that move cards
+// from tableau pile i: its top card home, and a part of its run onto each
+// other pile that takes it (firstEmpty: the one empty pile tried), less
+// the moves the pruning drops (candidates; king as for mayEmpty).
+func (g *game) tabMoves(out []move, i, firstEmpty int, prune bool, king *int) []move {
+	run := int(g.runs[i])
+	if run == 0 {
+		return out
+	}
+	p := &g.tab[i]
+	top := p.top()
+	if f := g.foundFor(top); f >= 0 {
+		out = append(out, classed(prHome, move{kind: kTab, from: uint8(i), to: uint8(f) | toFound, n: 1}))
+	}
+	if !g.seq {
+		run = 1
+	}
+	up := int(p.n) - int(p.down)
+	var useful [14]int8 // usefulPartial by k, computed once: 0 unknown, 1 yes, 2 no
+	for j := 0; j < g.piles; j++ {
+		if j == i || (g.tab[j].n == 0 && j != firstEmpty) {
+			continue
+		}
+		// The run's ranks go up by one from the top down, so at most
+		// one of its cards fits on pile j: the k-th from the top.
+		q := &g.tab[j]
+		var k int
+		switch {
+		case q.n == 0:
+			k = 14 - int(rankOf[top]) // the king
+		case q.down == q.n:
+			continue
+		default:
+			k = int(rankOf[q.top()]) - int(rankOf[top])
+		}
+		if k < 1 || k > run || !g.takes(j, p.c[int(p.n)-k]) {
+			continue
+		}
+		m := move{kind: kTab, from: uint8(i), to: uint8(j), n: uint8(k)}
+		switch {
+		case k < up:
+			if prune && k < len(useful) {
+				if useful[k] == 0 {
+					useful[k] = 2
+					if g.usefulPartial(i, k) {
+						useful[k] = 1
+					}
 				}
-				add(prTakeBack, move{kind: kTakeBack, from: uint8(f), to: uint8(j), n: 1})
+				if useful[k] == 2 {
+					g.sw.dropped++
+					break
+				}
+			}
+			out = append(out, classed(prPartial, m))
+		case p.down > 0:
+			m.pri = uint8(prReveal<<ordShift + max(0, (1<<ordShift)-1-int(p.down)))
+			out = append(out, m)
+		case g.tab[j].n == 0:
+			// a whole pile onto an empty one: the same position
+		default:
+			if g.mayEmpty(i, prune, king) {
+				out = append(out, classed(prEmpty, m))
 			}
 		}
 	}
-	sortByClass(out[start:])
+	return out
+}
+
+// takeBacks appends the take-backs (not in abstract mode): each
+// foundation's top card of rank 3 or more that is not safe, onto every
+// pile that takes it (firstEmpty: the one empty pile tried).
+func (g *game) takeBacks(out []move, firstEmpty int) []move {
+	for f := 0; f < g.nfound; f++ {
+		c := g.found[f]
+		if c == noCard || rankOf[c] <= 2 || g.sameFoundBefore(f) || g.safeHome(c) {
+			continue // a safe card would go straight back (safe.go)
+		}
+		for j := 0; j < g.piles; j++ {
+			if (g.tab[j].n == 0 && j != firstEmpty) || !g.takes(j, c) {
+				continue
+			}
+			out = append(out, classed(prTakeBack, move{kind: kTakeBack, from: uint8(f), to: uint8(j), n: 1}))
+		}
+	}
 	return out
 }
 
@@ -270,7 +288,7 @@ func (g *game) mayEmpty(i int, prune bool, king *int) bool {
 		}
 	}
 	if *king == 0 {
-		g.dropped++
+		g.sw.dropped++
 		return false
 	}
 	return true
@@ -423,7 +441,7 @@ func (g *game) talonMoves(out []move, firstEmpty int, only uint64) []move {
 	} else {
 		place = g.placeable(firstEmpty)
 	}
-	idle := g.abs && !g.noPrune && !g.noIdle && g.draw == 1 && g.passes == 0
+	idle := g.abs && !g.sw.noPrune && !g.sw.noIdle && g.draw == 1 && g.passes == 0
 	all := only == ^uint64(0)
 	try := func(p int, rc uint8) {
 		if p == 0 || seen[p] {
@@ -443,7 +461,7 @@ func (g *game) talonMoves(out []move, firstEmpty int, only uint64) []move {
 			}
 		}
 		if idle && !g.needsOnTableau(c, next) {
-			g.dropped++
+			g.sw.dropped++
 			return // it can wait in the talon until it is needed (abstract.go)
 		}
 		if g.abs {

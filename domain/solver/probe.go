@@ -72,7 +72,7 @@ type prober struct {
 	seen  *verdicts // the probes' verdicts by pilesKey plus talon sum: true for lost
 	calls int64     // probes searched (not answered from seen)
 	cuts  int64     // positions of the game's search proven lost
-	log   []game    // tests (game.logCuts): the positions cut
+	log   []game    // tests (game.sw.logCuts): the positions cut
 }
 
 // newProber makes the relaxation's search rx, which has just won from the
@@ -134,7 +134,7 @@ func (p *prober) lost(left int64, budget, limit *int64, aborted *bool) (lost boo
 		switch {
 		case lost:
 			p.seen.put(pre, true)
-			if g.logCuts {
+			if g.sw.logCuts {
 				p.log = append(p.log, *g)
 			}
 		case !*aborted && s.won.has(k):

@@ -38,7 +38,7 @@ func runPortfolio(t *testing.T, s *domain.State, probes bool, first, nodes int64
 	if !ok || !g.relaxable() {
 		t.Fatal("no relaxation")
 	}
-	g.noProbe, g.logCuts = !probes, true
+	g.sw.noProbe, g.sw.logCuts = !probes, true
 	b := Budget{Nodes: nodes, Time: time.Hour}.withDefaults()
 	sr = newSearch(context.Background(), g, b, time.Now())
 	sr.first = first
@@ -95,11 +95,11 @@ func TestR71ProbesKeepVerdicts(t *testing.T) {
 		}
 		for _, i := range rng.Perm(len(p.log))[:min(3, len(p.log))] {
 			c := p.log[i]
-			c.noRelax, c.noProbe, c.logCuts = true, true, false
+			c.sw.noRelax, c.sw.noProbe, c.sw.logCuts = true, true, false
 			// its relaxation, without the dominance and the pairs the
 			// probes used, and the position itself
 			r := c.relaxed()
-			r.noDom, r.noPairs = true, true
+			r.sw.noDom, r.sw.noPairs = true, true
 			b := Budget{Nodes: 200_000, Time: time.Hour}.withDefaults()
 			rv := verdictOf(newSearch(context.Background(), r, b, time.Now()))
 			v := verdictOf(newSearch(context.Background(), &c, b, time.Now()))

@@ -98,10 +98,10 @@ func prunes(s *domain.State, b Budget) bool {
 	if !ok {
 		return false
 	}
-	g.countDrops = true
+	g.sw.countDrops = true
 	sr := newSearch(context.Background(), g, b.withDefaults(), time.Now())
 	sr.run()
-	return g.dropped > 0
+	return g.sw.dropped > 0
 }
 
 // R7.1: the dominance pruning of tableau moves (moves of part of a run,

@@ -64,7 +64,7 @@ const relaxShare = 4
 // 1 s), and leaves its mean time as it is (BENCHMARKS.md "Solver"). With
 // an empty talon the relaxed game is the game.
 func (g *game) relaxable() bool {
-	return !g.noPrune && !g.noRestart && !g.noRelax && (g.draw > 1 || g.passes > 0) && g.tl > 0 && g.abstractOK()
+	return !g.sw.noPrune && !g.sw.noRestart && !g.sw.noRelax && (g.draw > 1 || g.passes > 0) && g.tl > 0 && g.abstractOK()
 }
 
 // relaxed is a copy of g under draw 1 with unlimited passes (the talon in

@@ -16,7 +16,7 @@ func searchVerdict(s *domain.State, b Budget, restarts bool) (Verdict, int) {
 	if !ok {
 		return Unknown, 0
 	}
-	g.noRestart = !restarts
+	g.sw.noRestart = !restarts
 	sr := newSearch(context.Background(), g, b.withDefaults(), time.Now())
 	v := verdictOf(sr)
 	if v == Winnable {

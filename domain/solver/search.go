@@ -47,7 +47,7 @@ type search struct {
 }
 
 func newSearch(ctx context.Context, g *game, b Budget, start time.Time) *search {
-	g.abs = !g.noPrune && g.abstractOK()
+	g.abs = !g.sw.noPrune && g.abstractOK()
 	g.rehashAll()
 	s := &search{ctx: ctx, g: g, root: *g, tt: newTable(14), maxNodes: b.Nodes,
 		deadline: start.Add(b.Time), buf: make([]move, 0, 1024)}
@@ -56,7 +56,7 @@ func newSearch(ctx context.Context, g *game, b Budget, start time.Time) *search 
 		s.dom = newDomState()
 		g.talonPri = prTalonLast << ordShift
 	}
-	s.pairs = g.abs && !g.noPrune && !g.noPairs && g.draw == 1 && g.passes == 0
+	s.pairs = g.abs && !g.sw.noPrune && !g.sw.noPairs && g.draw == 1 && g.passes == 0
 	s.first = firstLimit
 	if b.Clock != nil {
 		s.clock = b.Clock
@@ -93,7 +93,7 @@ func (s *search) run() bool {
 		return false
 	}
 	first := s.first
-	if s.g.noRestart {
+	if s.g.sw.noRestart {
 		first = math.MaxInt64 / 2
 	}
 	for limit := first; ; limit *= 2 {

@@ -147,12 +147,12 @@ func solve(ctx context.Context, s *domain.State, b Budget, start time.Time, mode
 	if !ok {
 		return Result{Verdict: Unknown}
 	}
-	g.noPrune = mode == searchNoPrune
-	g.noRelax = g.noRelax || mode != searchAll
+	g.sw.noPrune = mode == searchNoPrune
+	g.sw.noRelax = g.sw.noRelax || mode != searchAll
 	// the talon dominance and pairs (dominance.go, search.uses) change the
 	// nodes a search takes to its first win, which the bands of R7.5 count
-	g.noDom = g.noDom || mode != searchAll
-	g.noPairs = g.noPairs || mode != searchAll
+	g.sw.noDom = g.sw.noDom || mode != searchAll
+	g.sw.noPairs = g.sw.noPairs || mode != searchAll
 	gb := *g // the beam's game, with two or three decks
 	sr := newSearch(ctx, g, b, start)
 	won, lost := false, false
@@ -162,7 +162,7 @@ func solve(ctx context.Context, s *domain.State, b Budget, start time.Time, mode
 		rx = &search{} // made at its first turn (portfolio)
 		relaxed := g.relaxed()
 		won, lost = portfolio(sr, rx, func() *search { return newSearch(ctx, relaxed, b, start) }, b.Nodes)
-	} else if g.cards > 52 && mode != searchNoPrune && !g.noRestart {
+	} else if g.cards > 52 && mode != searchNoPrune && !g.sw.noRestart {
 		bs = newSearch(ctx, &gb, b, start)
 		winner, lost = beamTurns(sr, bs, b.Nodes)
 		won = winner != nil
@@ -224,7 +224,7 @@ func portfolio(sr, rx *search, mk func() *search, maxNodes int64) (won, lost boo
 		switch {
 		case rxWon:
 			relaxing = false // says nothing of the game: sr goes on alone
-			if sr.g.noProbe || rx.dom == nil || sr.g.draw == 1 {
+			if sr.g.sw.noProbe || rx.dom == nil || sr.g.draw == 1 {
 				// the probes need the dominance's exact "lost" (probe.go),
 				// and with draw 1 and limited passes they cost more than
 				// they cut (measured on klondike's one pass: probe.go)
@@ -370,4 +370,24 @@ func BandOf(nodes int64) Band {
 		return Hard
 	}
 	return Expert
+}
+
+// Prove solves the deal of seed under rules (domain.Deal) within nodes
+// (no time limit, so the answer is the same on every machine) and returns
+// it as a proven deal with its line, nodes and band (BandOf) when the
+// search wins it; false when it does not (unwinnable, or undecided within
+// the budget) or ctx ended. nodes is the node budget, at least 1 (the
+// supply of proven deals, domain/supply, proves with it; the node count to
+// the first solution, and so the band, does not depend on it).
+func Prove(ctx context.Context, rules domain.Rules, seed uint64, nodes int64) (domain.ProvenDeal, bool) {
+	st := &domain.State{}
+	st.Apply(domain.DealtEvent(rules, domain.Deal(rules, seed), "", time.Unix(0, 0)))
+	if st.Fault != "" {
+		return domain.ProvenDeal{}, false
+	}
+	res := solve(ctx, st, Budget{Nodes: nodes, Time: 1<<63 - 1}, time.Now(), searchWins)
+	if res.Verdict != Winnable || ctx.Err() != nil {
+		return domain.ProvenDeal{}, false
+	}
+	return domain.ProvenDeal{Seed: seed, Line: res.Line, Nodes: res.Nodes, Difficulty: BandOf(res.Nodes)}, true
 }

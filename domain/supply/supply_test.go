@@ -1,4 +1,4 @@
-package solver
+package supply
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/solver"
 )
 
 func relaxedRules(t *testing.T) domain.Rules {
@@ -42,7 +43,7 @@ func (b blocked) Read(p []byte) (int, error) {
 func TestR7_2_SupplyDealsAreProven(t *testing.T) {
 	t.Parallel()
 	rules := relaxedRules(t)
-	s := NewSupply(SupplyConfig{Wait: 2 * time.Minute})
+	s := New(Config{Wait: 2 * time.Minute})
 	defer s.Close()
 	s.Want(rules)
 	ctx := context.Background()
@@ -62,16 +63,16 @@ func TestR7_2_SupplyDealsAreProven(t *testing.T) {
 		if ok, why := domain.SolutionWins(dealt, d.Line); !ok {
 			t.Errorf("seed %d: the line does not win: %s", d.Seed, why)
 		}
-		if d.Difficulty != BandOf(d.Nodes) || d.Nodes < 1 || d.Nodes > DefaultProofNodes {
+		if d.Difficulty != solver.BandOf(d.Nodes) || d.Nodes < 1 || d.Nodes > DefaultProofNodes {
 			t.Errorf("seed %d: %d nodes, band %s", d.Seed, d.Nodes, d.Difficulty)
 		}
 		st := &domain.State{}
 		st.Apply(dealt)
-		band, res := Difficulty(ctx, st)
+		band, res := solver.Difficulty(ctx, st)
 		if band != d.Difficulty || res.Nodes != d.Nodes {
 			t.Errorf("seed %d: Difficulty says %s after %d nodes, the supply %s after %d", d.Seed, band, res.Nodes, d.Difficulty, d.Nodes)
 		}
-		again, ok := Prove(ctx, rules, d.Seed, DefaultProofNodes)
+		again, ok := solver.Prove(ctx, rules, d.Seed, DefaultProofNodes)
 		if !ok || again.Nodes != d.Nodes || domain.EncodeLine(again.Line) != domain.EncodeLine(d.Line) {
 			t.Errorf("seed %d: proving again gave %v, %d nodes", d.Seed, ok, again.Nodes)
 		}
@@ -84,7 +85,7 @@ func TestR7_2_SupplyDealsAreProven(t *testing.T) {
 func TestR7_2_SupplyNotReady(t *testing.T) {
 	t.Parallel()
 	gate := make(blocked)
-	s := NewSupply(SupplyConfig{Random: gate, Wait: 30 * time.Millisecond, RetryAfter: 3 * time.Second})
+	s := New(Config{Random: gate, Wait: 30 * time.Millisecond, RetryAfter: 3 * time.Second})
 	rules := relaxedRules(t)
 	_, err := s.ProvenDeal(context.Background(), rules)
 	var nr *domain.DealNotReadyError
@@ -114,7 +115,7 @@ func TestR7_2_CheckSolution(t *testing.T) {
 	var d domain.ProvenDeal
 	for seed := uint64(1); ; seed++ {
 		var ok bool
-		if d, ok = Prove(context.Background(), rules, seed, DefaultProofNodes); ok && len(d.Line) > 2 {
+		if d, ok = solver.Prove(context.Background(), rules, seed, DefaultProofNodes); ok && len(d.Line) > 2 {
 			break
 		}
 	}

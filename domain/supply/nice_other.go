@@ -1,6 +1,6 @@
 //go:build !linux
 
-package solver
+package supply
 
 // lowerPriority does nothing where threads have no priority of their own.
 func lowerPriority() {}

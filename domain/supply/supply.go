@@ -1,4 +1,9 @@
-package solver
+// Package supply keeps proven winnable deals ready (RULES R7.2): Supply is
+// the domain.Dealer the services take deals from, filled in the background
+// by proofs of the solver (solver.Prove), so no request waits for a search.
+// It is a service beside the search engine, not part of it: standard
+// library, domain and domain/solver only.
+package supply
 
 import (
 	"context"
@@ -13,45 +18,47 @@ import (
 	"time"
 
 	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/solver"
 )
 
-// Defaults of a Supply (SupplyConfig's zero fields).
+// Defaults of a Supply (Config's zero fields).
 const (
-	// DefaultSupplyWorkers is how many goroutines prove deals: one, so the
+	// DefaultWorkers is how many goroutines prove deals: one, so the
 	// supply never takes more than one of the server's cores.
-	DefaultSupplyWorkers = 1
-	// DefaultSupplyBuffer is how many proven deals a Supply keeps ready
+	DefaultWorkers = 1
+	// DefaultBuffer is how many proven deals a Supply keeps ready
 	// per rule set: two, today's and tomorrow's daily deal.
-	DefaultSupplyBuffer = 2
-	// DefaultSupplyWait is the longest a request waits for a proven deal
-	// when none is ready (SupplyConfig.Wait).
-	DefaultSupplyWait = 2 * time.Second
-	// DefaultSupplyRetryAfter is the Retry-After a request that found no
+	DefaultBuffer = 2
+	// DefaultWait is the longest a request waits for a proven deal
+	// when none is ready (Config.Wait).
+	DefaultWait = 2 * time.Second
+	// DefaultRetryAfter is the Retry-After a request that found no
 	// deal in time is told.
-	DefaultSupplyRetryAfter = 5 * time.Second
+	DefaultRetryAfter = 5 * time.Second
 	// DefaultProofNodes is the node budget of one proof attempt: a deal
 	// the search does not win within it is skipped (never counted
-	// unwinnable) and the next seed tried. Far below DifficultyNodes, so
-	// an attempt costs well under a second on the strict variants; the
+	// unwinnable) and the next seed tried. Far below
+	// solver.DifficultyNodes, so an attempt costs well under a second on
+	// the strict variants; the
 	// nodes to the first solution, and so the band (R7.5), do not depend
 	// on the budget (the search order is fixed), only which deals are
 	// kept: bands beyond this budget's reach ("expert" above it) are not
 	// dealt. See README "Winnable deals" for the distribution.
 	DefaultProofNodes = 200_000
-	// DefaultSupplyKeys bounds the rule sets a Supply keeps a buffer for;
+	// DefaultKeys bounds the rule sets a Supply keeps a buffer for;
 	// beyond it the one asked for least recently (and not pinned by Want)
 	// is dropped.
-	DefaultSupplyKeys = 64
+	DefaultKeys = 64
 )
 
-// SupplyConfig configures a Supply; a zero field takes its default.
-type SupplyConfig struct {
-	Workers    int           // goroutines proving deals, default DefaultSupplyWorkers
-	Buffer     int           // proven deals kept ready per rule set, default DefaultSupplyBuffer
-	Wait       time.Duration // longest wait of ProvenDeal for an empty buffer, default DefaultSupplyWait
-	RetryAfter time.Duration // told to a request that waited in vain, default DefaultSupplyRetryAfter
+// Config configures a Supply; a zero field takes its default.
+type Config struct {
+	Workers    int           // goroutines proving deals, default DefaultWorkers
+	Buffer     int           // proven deals kept ready per rule set, default DefaultBuffer
+	Wait       time.Duration // longest wait of ProvenDeal for an empty buffer, default DefaultWait
+	RetryAfter time.Duration // told to a request that waited in vain, default DefaultRetryAfter
 	Nodes      int64         // node budget of one proof attempt, default DefaultProofNodes
-	MaxKeys    int           // rule sets kept, default DefaultSupplyKeys
+	MaxKeys    int           // rule sets kept, default DefaultKeys
 	// Random is the source of the secret seeds (domain.SecretSeed),
 	// default crypto/rand.Reader: the generator the competitions use.
 	Random io.Reader
@@ -61,24 +68,24 @@ type SupplyConfig struct {
 	Nice bool
 }
 
-func (c SupplyConfig) withDefaults() SupplyConfig {
+func (c Config) withDefaults() Config {
 	if c.Workers <= 0 {
-		c.Workers = DefaultSupplyWorkers
+		c.Workers = DefaultWorkers
 	}
 	if c.Buffer <= 0 {
-		c.Buffer = DefaultSupplyBuffer
+		c.Buffer = DefaultBuffer
 	}
 	if c.Wait <= 0 {
-		c.Wait = DefaultSupplyWait
+		c.Wait = DefaultWait
 	}
 	if c.RetryAfter < time.Second {
-		c.RetryAfter = DefaultSupplyRetryAfter
+		c.RetryAfter = DefaultRetryAfter
 	}
 	if c.Nodes <= 0 {
 		c.Nodes = DefaultProofNodes
 	}
 	if c.MaxKeys <= 0 {
-		c.MaxKeys = DefaultSupplyKeys
+		c.MaxKeys = DefaultKeys
 	}
 	if c.Random == nil {
 		c.Random = rand.Reader
@@ -99,7 +106,7 @@ func (c SupplyConfig) withDefaults() SupplyConfig {
 // (ProvenDeal) or Want names it (the server names the daily deals' and the
 // duels' default rules at start-up).
 type Supply struct {
-	cfg    SupplyConfig
+	cfg    Config
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -120,12 +127,12 @@ type shelf struct {
 	waiting int           // requests waiting for a deal
 	pinned  bool          // named by Want: never dropped
 	asked   time.Time     // last ProvenDeal or Want
-	busy    bool          // a worker proves for it now
+	busy    bool          // a worker is proving for it
 }
 
-// NewSupply starts a supply with cfg: its workers begin at once and
+// New starts a supply with cfg: its workers begin at once and
 // prove for the rule sets asked for. Close stops them.
-func NewSupply(cfg SupplyConfig) *Supply {
+func New(cfg Config) *Supply {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Supply{cfg: cfg.withDefaults(), ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1),
 		shelves: map[domain.Rules]*shelf{}}
@@ -143,8 +150,8 @@ func (s *Supply) Close() {
 	s.wg.Wait()
 }
 
-// Want makes the supply keep a buffer for rules from now on (pinned: never
-// dropped for others), and start filling it.
+// Want makes the supply keep a buffer for rules from the call on (pinned:
+// never dropped for others), and start filling it.
 func (s *Supply) Want(rules domain.Rules) {
 	s.mu.Lock()
 	sh := s.shelf(key(rules))
@@ -153,7 +160,7 @@ func (s *Supply) Want(rules domain.Rules) {
 	s.poke()
 }
 
-// Ready is how many proven deals of rules are ready now.
+// Ready is how many proven deals of rules are ready at the call.
 func (s *Supply) Ready(rules domain.Rules) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -182,7 +189,7 @@ func (s *Supply) Wanted() []domain.Rules {
 func (s *Supply) Counts() (proven, tried int64) { return s.proven.Load(), s.tried.Load() }
 
 // ProvenDeal implements app.Dealer: it takes the oldest proven deal of
-// rules, waiting at most SupplyConfig.Wait for one (less if ctx ends
+// rules, waiting at most Config.Wait for one (less if ctx ends
 // first). Errors: *domain.DealNotReadyError when none came in time, ctx
 // ended or the supply is closed.
 func (s *Supply) ProvenDeal(ctx context.Context, rules domain.Rules) (domain.ProvenDeal, error) {
@@ -331,34 +338,16 @@ func (s *Supply) work() {
 func (s *Supply) prove(rules domain.Rules) (domain.ProvenDeal, bool) {
 	seed, err := domain.SecretSeed(s.cfg.Random)
 	if err != nil {
-		select { // a failing random source: try again later, not in a hot loop
+		select { // a failing random source: try again after a second, not in a hot loop
 		case <-time.After(time.Second):
 		case <-s.ctx.Done():
 		}
 		return domain.ProvenDeal{}, false
 	}
 	s.tried.Add(1)
-	d, ok := Prove(s.ctx, rules, seed, s.cfg.Nodes)
+	d, ok := solver.Prove(s.ctx, rules, seed, s.cfg.Nodes)
 	if ok {
 		s.proven.Add(1)
 	}
 	return d, ok
-}
-
-// Prove solves the deal of seed under rules (domain.Deal) within nodes
-// (no time limit, so the answer is the same on every machine) and returns
-// it as a proven deal with its line, nodes and band (BandOf) when the
-// search wins it; false when it does not (unwinnable, or undecided within
-// the budget) or ctx ended.
-func Prove(ctx context.Context, rules domain.Rules, seed uint64, nodes int64) (domain.ProvenDeal, bool) {
-	st := &domain.State{}
-	st.Apply(domain.DealtEvent(rules, domain.Deal(rules, seed), "", time.Unix(0, 0)))
-	if st.Fault != "" {
-		return domain.ProvenDeal{}, false
-	}
-	res := solve(ctx, st, Budget{Nodes: nodes, Time: 1<<63 - 1}, time.Now(), searchWins)
-	if res.Verdict != Winnable || ctx.Err() != nil {
-		return domain.ProvenDeal{}, false
-	}
-	return domain.ProvenDeal{Seed: seed, Line: res.Line, Nodes: res.Nodes, Difficulty: BandOf(res.Nodes)}, true
 }
