@@ -309,8 +309,9 @@ func (s *Store) write(reqs []*appendReq) error {
 				s.finish(r, nil)
 			case n == 0:
 				// The version condition did not match: a conflict. (The
-				// game exists: an append reaches the appender only when
-				// the cache holds the game, and games are never deleted.)
+				// game exists: an append reaches the appender only once
+				// its head was found, in the cache or the log, and games
+				// are never deleted.)
 				s.finish(r, domain.ErrConflict)
 			default: // cannot happen: the row matched, so every event went in
 				s.finish(r, unknownOutcome(fmt.Errorf("game %s: %d of %d events inserted", r.gameID, n, len(r.recs))))
