@@ -61,14 +61,13 @@ func (b *board) event(t *testing.T, e api.Event) {
 	d := e.Data
 	switch e.Type {
 	case "stock_drawn":
-		b.move("stock", "waste", d.Count, d.Cards)
+		b.move("stock", "waste", d.Count, cardCodes(d.Cards))
 	case "stock_recycled":
 		b.move("waste", "stock", len(b.piles["waste"]), nil)
 	case "cards_moved":
-		b.move(d.From, d.To, d.Count, d.Cards)
+		b.move(d.From.String(), d.To.String(), d.Count, cardCodes(d.Cards))
 	case "card_flipped":
-		b.down[d.Pile]--
-		b.piles[d.Pile] = append([]string{d.Card}, b.piles[d.Pile]...)
+		b.turnUp(d.Pile.String(), d.Card.String())
 	case "move_undone", "move_redone":
 		if len(d.Changes) == 0 {
 			t.Fatalf("%s without changes: %+v", e.Type, d)
@@ -76,16 +75,21 @@ func (b *board) event(t *testing.T, e api.Event) {
 		for _, c := range d.Changes {
 			switch c.Turn {
 			case "up":
-				b.down[c.Pile]--
-				b.piles[c.Pile] = append([]string{c.Card}, b.piles[c.Pile]...)
+				b.turnUp(c.Pile.String(), c.Card.String())
 			case "down":
-				b.down[c.Pile]++
-				b.piles[c.Pile] = b.piles[c.Pile][1:]
+				b.down[c.Pile.String()]++
+				b.piles[c.Pile.String()] = b.piles[c.Pile.String()][1:]
 			default:
-				b.move(c.From, c.To, len(c.Cards), c.Cards)
+				b.move(c.From.String(), c.To.String(), len(c.Cards), cardCodes(c.Cards))
 			}
 		}
 	}
+}
+
+// turnUp turns card up as the top face-down card of pile.
+func (b *board) turnUp(pile, card string) {
+	b.down[pile]--
+	b.piles[pile] = append([]string{card}, b.piles[pile]...)
 }
 
 // TestMoveAnswersAnimate: a frontend that knows the game at creation and

@@ -113,7 +113,7 @@ func TestEvents(t *testing.T) {
 			t.Errorf("redacted deal: %+v", d.Data)
 		}
 		for _, p := range d.Data.Deal.Tableau {
-			if len(p.FaceDown) != 0 || len(p.FaceUp) != 1 {
+			if len(p.Down) != 0 || len(p.Up) != 1 {
 				t.Errorf("redacted pile %+v", p)
 			}
 		}
@@ -122,7 +122,7 @@ func TestEvents(t *testing.T) {
 		// domain's payload.
 		e.play(g.ID, resign())
 		all = e.allEvents(g.ID, 500)
-		if all[0].Data.Hidden != nil || len(all[0].Data.Deal.Stock) != 24 || len(all[0].Data.Deal.Tableau[6].FaceDown) != 6 {
+		if all[0].Data.Hidden != nil || len(all[0].Data.Deal.Stock) != 24 || len(all[0].Data.Deal.Tableau[6].Down) != 6 {
 			t.Errorf("unredacted deal: %+v", all[0].Data)
 		}
 		recs, err := e.store.Events(context.Background(), g.ID, 0, 1000)

@@ -19,8 +19,10 @@ import (
 // verifies offline.
 //
 // The spec describes Event as a oneOf of one schema per type with a
-// discriminator on type, each with its own payload (eventtypes.go); the
-// JSON is the same either way. Go code reads any payload into EventData.
+// discriminator on type, each with its own payload (GameDealtData and the
+// rest below); the JSON is the same either way. Go code reads any payload
+// into domain.EventData, whose encoding is the one definition of every
+// payload (TestEventPayloadsAreTheirTypes checks the spec's types on it).
 //
 // While the game is in progress a game_dealt event is redacted (RULES
 // R6.4): its deal lists no face-down or stock card and no salt, and
@@ -30,17 +32,17 @@ import (
 // On a log whose deal carries no salt (deal payload version 1) hash and
 // prev_hash are empty strings until then (domain.ChainShown).
 type Event struct {
-	GameID     string    `json:"game_id"` // the game, bound into every hash
-	Version    int       `json:"version" minimum:"1"`
-	Type       string    `json:"type"` // the event type, which says what data holds
-	OccurredAt string    `json:"occurred_at" format:"date-time"`
-	Data       EventData `json:"data"`
-	PrevHash   string    `json:"prev_hash" example:"0000000000000000000000000000000000000000000000000000000000000000"` // hash of the previous event, 64 hex digits; all zeros for version 1; "" while a deal without salt is hidden (R6.8)
-	Hash       string    `json:"hash" example:"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"`      // this event's chain link, 64 hex digits; "" while a deal without salt is hidden (R6.8)
+	GameID     string           `json:"game_id"` // the game, bound into every hash
+	Version    int              `json:"version" minimum:"1"`
+	Type       string           `json:"type"` // the event type, which says what data holds
+	OccurredAt string           `json:"occurred_at" format:"date-time"`
+	Data       domain.EventData `json:"data" swaggertype:"object"`                                                            // the payload, as its type says
+	PrevHash   string           `json:"prev_hash" example:"0000000000000000000000000000000000000000000000000000000000000000"` // hash of the previous event, 64 hex digits; all zeros for version 1; "" while a deal without salt is hidden (R6.8)
+	Hash       string           `json:"hash" example:"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"`      // this event's chain link, 64 hex digits; "" while a deal without salt is hidden (R6.8)
 
-	// raw is the data as sent: the stored payload (or, for a redacted
-	// deal, its redacted encoding). MarshalJSON writes it in place of
-	// Data; an Event decoded from JSON has none and writes Data.
+	// raw is the data as sent, the stored payload. MarshalJSON writes it
+	// in place of Data; a redacted deal (newEvent) and an Event decoded
+	// from JSON have none and write Data.
 	raw json.RawMessage
 } // @name Event
 
@@ -91,36 +93,6 @@ func (e Event) line() ([]byte, error) {
 	return out, nil
 }
 
-// EventData is an event's payload, the JSON of domain.EventData: each event
-// type uses the fields named in its description and omits the rest (the
-// payload of each type alone is in eventtypes.go, which the spec
-// describes). Cards are R1.1 codes, piles are API pile names.
-type EventData struct {
-	V                  int           `json:"v" minimum:"1"`                                                            // payload version
-	Move               int           `json:"move" minimum:"0"`                                                         // number of the command that caused it; 0 for the deal
-	Auto               bool          `json:"auto,omitempty"`                                                           // done by the server (auto flip, autocomplete, win)
-	Rules              *EventRules   `json:"rules,omitempty"`                                                          // game_dealt
-	Deal               *Deal         `json:"deal,omitempty"`                                                           // game_dealt
-	Commitment         string        `json:"commitment,omitempty"`                                                     // game_dealt
-	Salt               string        `json:"salt,omitempty" example:"5e2b…"`                                           // game_dealt of deal payload version 2 once the deal is revealed: hex of the commitment's salt (R6.8)
-	Hidden             *Hidden       `json:"hidden,omitempty"`                                                         // game_dealt while redacted
-	Winnable           bool          `json:"winnable,omitempty"`                                                       // game_dealt of a proven winnable deal (R7.2)
-	SolutionCommitment string        `json:"solution_commitment,omitempty"`                                            // game_dealt of a winnable deal: the commitment to its winning line (R7.2)
-	Difficulty         string        `json:"difficulty,omitempty" enums:"easy,medium,hard,expert"`                     // game_dealt of a winnable deal: its band (R7.5)
-	From               string        `json:"from,omitempty" example:"tableau/3"`                                       // cards_moved
-	To                 string        `json:"to,omitempty" example:"foundation/0"`                                      // cards_moved
-	Pile               string        `json:"pile,omitempty" example:"tableau/2"`                                       // card_flipped
-	Count              int           `json:"count,omitempty" minimum:"1"`                                              // stock_drawn, stock_recycled, cards_moved
-	Cards              []string      `json:"cards,omitempty"`                                                          // stock_drawn (draw order), cards_moved (bottom first)
-	Card               string        `json:"card,omitempty" example:"KH"`                                              // card_flipped
-	Undone             int           `json:"undone,omitempty" minimum:"1"`                                             // move_undone: first version of the undone turn
-	Redone             int           `json:"redone,omitempty" minimum:"1"`                                             // move_redone: version of the move_undone it takes back (R2.9)
-	Changes            []EventChange `json:"changes,omitempty"`                                                        // move_undone, move_redone (payload version 2): what it did to the piles, in order
-	Deadline           string        `json:"deadline,omitempty" format:"date-time" example:"2026-11-29T20:32:08.123Z"` // game_expired
-	Verdict            string        `json:"verdict,omitempty" enums:"winnable,unwinnable,unknown"`                    // hint_given (R7.3)
-	Hint               *MoveRequest  `json:"hint,omitempty"`                                                           // hint_given: the move answered, only when winnable
-} // @name EventData
-
 // EventRules are the rules a game is played with, as recorded in its first
 // event (RULES R3, R6.2). passes and time_limit_s are 0 for no limit.
 type EventRules struct {
@@ -164,17 +136,6 @@ type EventPage struct {
 	NextAfter *int    `json:"next_after" extensions:"x-nullable"`
 } // @name EventPage
 
-func codes(cs []domain.Card) []string {
-	if len(cs) == 0 {
-		return []string{}
-	}
-	out := make([]string, len(cs))
-	for i, c := range cs {
-		out[i] = c.String()
-	}
-	return out
-}
-
 // nullData stands in for a stored payload that is not JSON at all (a log
 // changed in the database): the event is still listed, and its hash, over
 // the stored bytes, shows the chain broken there.
@@ -209,8 +170,7 @@ func newEvent(r domain.RecordedEvent, v logView) Event {
 			out.raw = nullData // nothing of it may be shown while in progress
 			return out
 		}
-		out.Data = newEventData(domain.RedactEvent(e))
-		out.raw = nil
+		out.Data, out.raw = domain.RedactEvent(e).Data, nil
 		return out
 	}
 	if !json.Valid(out.raw) {
@@ -219,71 +179,20 @@ func newEvent(r domain.RecordedEvent, v logView) Event {
 	return out
 }
 
-// newEventData renders a decoded payload in the API's types.
-func newEventData(e domain.Event) EventData {
-	d := e.Data
-	out := EventData{V: d.V, Move: d.Move, Auto: d.Auto, Commitment: d.Commitment, Salt: d.Salt,
-		From: d.From.String(), To: d.To.String(), Pile: d.Pile.String(), Count: d.Count, Undone: d.Undone,
-		Redone: d.Redone, Winnable: d.Winnable, SolutionCommitment: d.SolutionCommitment, Difficulty: string(d.Difficulty)}
-	if len(d.Cards) > 0 {
-		out.Cards = codes(d.Cards)
-	}
-	if d.Card != nil {
-		out.Card = d.Card.String()
-	}
-	if d.Deadline != nil {
-		out.Deadline = domain.FormatTime(*d.Deadline)
-	}
-	for _, ch := range d.Changes {
-		x := EventChange{From: ch.From.String(), To: ch.To.String(), Pile: ch.Pile.String(), Turn: ch.Turn}
-		if len(ch.Cards) > 0 {
-			x.Cards = codes(ch.Cards)
-		}
-		if ch.Card != nil {
-			x.Card = ch.Card.String()
-		}
-		out.Changes = append(out.Changes, x)
-	}
-	out.Verdict = string(d.Verdict)
-	if d.Hint != nil {
-		m := newMoveRequest(*d.Hint)
-		out.Hint = &m
-	}
-	if r := d.Rules; r != nil {
-		out.Rules = &EventRules{Variant: r.Variant, Decks: r.Decks, Piles: r.Piles, Foundations: r.Foundations,
-			Draw: r.Draw, Passes: r.Passes, Sequences: r.Sequences, TakeBack: r.TakeBack, Flip: string(r.Flip),
-			Autocomplete: string(r.Autocomplete), Scoring: string(r.Scoring), TimeLimitS: r.TimeLimitS, Undo: r.Undo}
-	}
-	if p := d.Deal; p != nil {
-		deal := &Deal{Tableau: make([]LayoutPile, len(p.Tableau)), Stock: codes(p.Stock), Recycles: p.Recycles}
-		for i, t := range p.Tableau {
-			deal.Tableau[i] = LayoutPile{FaceDown: codes(t.Down), FaceUp: codes(t.Up)}
-		}
-		if len(p.Waste) > 0 {
-			deal.Waste = codes(p.Waste)
-		}
-		if len(p.Foundations) > 0 {
-			deal.Foundations = make([][]string, len(p.Foundations))
-			for i, f := range p.Foundations {
-				deal.Foundations[i] = codes(f)
-			}
-		}
-		out.Deal = deal
-	}
-	if h := d.Hidden; h != nil {
-		out.Hidden = &Hidden{FaceDown: append([]int{}, h.FaceDown...), Stock: h.Stock}
-	}
-	return out
-}
-
 // The payload of each event type, as the spec describes it: Event.data is
 // the JSON of domain.EventData with only the fields of the event's type
-// (the rest are omitted). docs/gen builds the spec's Event as a oneOf of
-// one schema per type, with a discriminator on type, from EventTypes.
+// (the rest are omitted). domain.EventData owns that JSON; these types
+// only describe it, and TestEventPayloadsAreTheirTypes holds them to it:
+// every payload of played games decodes strictly into its type's struct
+// and encodes back to the same bytes, every key a struct declares occurs,
+// and the table matches domain.EventTypes. docs/gen builds the spec's
+// Event as a oneOf of one schema per type, with a discriminator on type,
+// from EventTypes.
 //
-// To add an event type: add its payload type here (embedding EventMeta,
-// named <Name>Data, a field per key its payload carries; omitempty on a key
-// it may leave out) and a field to EventTypes named as the type is on the
+// To add an event type: add its constant to domain (and to
+// domain.EventTypes), its payload type here (embedding EventMeta, named
+// <Name>Data, a field per key its payload carries; omitempty on a key it
+// may leave out) and a field to EventTypes named as the type is on the
 // wire; then `go generate ./...`.
 
 // EventMeta are the keys every payload has: the payload version, the

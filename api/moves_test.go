@@ -31,7 +31,7 @@ func TestMoveTypes(t *testing.T) {
 			t.Errorf("draw: %+v", r.Game)
 		}
 		if got := eventTypes(r.Events); !reflect.DeepEqual(got, []string{"stock_drawn"}) ||
-			r.Events[0].Data.Cards[0] != r.Game.Waste.Cards[0].Code || r.Events[0].Version != 2 {
+			r.Events[0].Data.Cards[0].String() != r.Game.Waste.Cards[0].Code || r.Events[0].Version != 2 {
 			t.Errorf("draw events %+v", r.Events)
 		}
 		if r.Game.StartedAt == nil {
@@ -56,7 +56,7 @@ func TestMoveTypes(t *testing.T) {
 		g = e.createGame(api.CreateGameRequest{Variant: "klondike", Layout: runs()})
 		r = e.play(g.ID, move("tableau/0", "foundation", 0))
 		if len(r.Game.Foundations[0].Cards) != 1 || r.Game.Foundations[0].Cards[0].Code != "AS" ||
-			r.Events[0].Data.To != "foundation/0" || r.Events[0].Data.Count != 1 {
+			r.Events[0].Data.To.String() != "foundation/0" || r.Events[0].Data.Count != 1 {
 			t.Errorf("move to foundation: %+v %+v", r.Game.Foundations, r.Events)
 		}
 		r = e.play(g.ID, move("tableau/0", "tableau/4", 12))
@@ -80,7 +80,7 @@ func TestMoveTypes(t *testing.T) {
 		g = e.createGame(map[string]any{"variant": "relaxed", "layout": l, "options": map[string]any{"autocomplete": "offered"}})
 		r = e.play(g.ID, flip("tableau/4"))
 		if r.Game.Tableau[4].FaceDown != 0 || r.Game.Tableau[4].Cards[0].Code != "AS" ||
-			r.Events[0].Type != "card_flipped" || r.Events[0].Data.Card != "AS" || r.Events[0].Data.Pile != "tableau/4" {
+			r.Events[0].Type != "card_flipped" || r.Events[0].Data.Card == nil || r.Events[0].Data.Card.String() != "AS" || r.Events[0].Data.Pile.String() != "tableau/4" {
 			t.Errorf("flip: %+v %+v", r.Game.Tableau[4], r.Events)
 		}
 		r = e.play(g.ID, undo())

@@ -183,7 +183,7 @@ func TestR7_2_WinnableGame(t *testing.T) {
 		}
 		var events api.EventPage
 		e.must(http.StatusOK, req{method: "GET", path: base + "/events"}).decode(t, &events)
-		if d := events.Events[0].Data; !d.Winnable || d.SolutionCommitment != *g.SolutionCommitment || d.Difficulty != *g.Difficulty {
+		if d := events.Events[0].Data; !d.Winnable || d.SolutionCommitment != *g.SolutionCommitment || string(d.Difficulty) != *g.Difficulty {
 			t.Errorf("redacted game_dealt: %+v", d)
 		}
 		stream := readStream(t, e, base+"/stream", 300*time.Millisecond)

@@ -3,6 +3,7 @@ package domain
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -48,7 +49,9 @@ type Event struct {
 
 // EventData is the payload of every event type; each type uses the fields
 // its comment names and leaves the rest zero. Encoded as JSON with zero
-// fields omitted (see EncodePayload).
+// fields omitted (see EncodePayload). Its JSON is the one definition of an
+// event's data: stored, hashed, and sent by the API as it is (the API's
+// per-type description of it is tested against real payloads).
 type EventData struct {
 	V    int  `json:"v"`              // payload version, PayloadVersion
 	Move int  `json:"move"`           // 1-based number of the command that caused it; 0 for the deal
@@ -108,14 +111,16 @@ func DecodeEvent(version int, typ EventType, occurredAt time.Time, payload []byt
 	return e, nil
 }
 
-func (t EventType) known() bool {
-	switch t {
-	case EventGameDealt, EventStockDrawn, EventStockRecycled, EventCardsMoved, EventCardFlipped,
-		EventMoveUndone, EventMoveRedone, EventGameWon, EventGameResigned, EventGameExpired, EventHintGiven:
-		return true
-	}
-	return false
-}
+// eventTypes are the constants above, in their order.
+var eventTypes = []EventType{EventGameDealt, EventStockDrawn, EventStockRecycled, EventCardsMoved, EventCardFlipped,
+	EventMoveUndone, EventMoveRedone, EventGameWon, EventGameResigned, EventGameExpired, EventHintGiven}
+
+// EventTypes returns every event type, in the order of the constants: the
+// types DecodeEvent accepts, so the API's description of each type's
+// payload can be checked to cover exactly these.
+func EventTypes() []EventType { return slices.Clone(eventTypes) }
+
+func (t EventType) known() bool { return slices.Contains(eventTypes, t) }
 
 // undoable reports whether an event starting a turn puts it on the undo
 // record (R2.5): the pile-changing moves. Undo, redo, resign and the end

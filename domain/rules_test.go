@@ -2199,6 +2199,20 @@ func TestR6_4_RedactEventCopiesTheDeal(t *testing.T) {
 	}
 }
 
+// R6.4: a redacted deal encodes its empty foundations as the stored deal
+// does, as empty lists: the API sends the redacted payload in the shape
+// the spec gives the stored one.
+func TestR6_4_RedactEventKeepsEmptyFoundations(t *testing.T) {
+	_, log := newTestGame(t, "klondike", 21, Options{})
+	d := log[0].Data.Deal
+	e := DealtEvent(*log[0].Data.Rules, Position{Tableau: d.Tableau, Stock: d.Stock, Foundations: make([][]Card, 4)}, "", t0)
+	for _, x := range []Event{e, RedactEvent(e)} {
+		if b := mustJSON(t, x.Data.Deal.Foundations); b != "[[],[],[],[]]" {
+			t.Errorf("foundations %s", b)
+		}
+	}
+}
+
 // R5.3 in the service: reading a game past its deadline shows it expired
 // before any command arrives, the expiry is appended once, and a command
 // after the deadline is refused with time_expired (the expected version of

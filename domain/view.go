@@ -90,7 +90,7 @@ func RedactEvent(e Event) Event {
 	red := Position{Tableau: make([]PileLayout, len(d.Tableau)), Stock: []Card{},
 		Waste: append([]Card(nil), d.Waste...), Recycles: d.Recycles}
 	for _, f := range d.Foundations {
-		red.Foundations = append(red.Foundations, append([]Card(nil), f...))
+		red.Foundations = append(red.Foundations, append([]Card{}, f...))
 	}
 	h := &Hidden{FaceDown: make([]int, len(d.Tableau)), Stock: len(d.Stock)}
 	for i, t := range d.Tableau {
