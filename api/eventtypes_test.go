@@ -17,7 +17,7 @@ import (
 	solitaire "github.com/openpatience/solitaire"
 	"github.com/openpatience/solitaire/api"
 	"github.com/openpatience/solitaire/domain"
-	"github.com/openpatience/solitaire/domain/solver"
+	"github.com/openpatience/solitaire/domain/supply"
 )
 
 // TestEventSchemaIsTyped: openapi.yaml's Event is a oneOf with a
@@ -212,7 +212,7 @@ func TestEventPayloadsAreTheirTypes(t *testing.T) {
 // (domain.DealtEvent, which Apply accepts): the keys only such a deal
 // carries, stored and redacted.
 func payloadSamples(t *testing.T) []payload {
-	e := newEnvWith(t, "sqlite", solver.SupplyConfig{})
+	e := newEnvWith(t, "sqlite", supply.Config{})
 	var out []payload
 	var ids []string
 	sent := func(id string) {
