@@ -23,7 +23,7 @@ import (
 // appends wait at the same moment, the appender writes them as one
 // statement in one transaction: the conditional updates of every games
 // row and the inserts of every event. Each append keeps its own outcome
-// (done, ErrConflict or ErrNotFound), exactly as if it had run alone, and
+// (done or ErrConflict), exactly as if it had run alone, and
 // a caller hears of its append only after the batch has committed.
 //
 // No append waits for company: a batch is what queued while the previous
@@ -404,7 +404,7 @@ const appendManySQL = `WITH i AS (
 	RETURNING game_id, version, position`
 
 // appendMany is Append in one statement on PostgreSQL, for one or several
-// games (one append each) whose stream heads' hashes the cache knows
+// games (one append each) chained from their stream heads' hashes
 // (appendManySQL): every conditional update of a games row, then
 // the events of the rows that matched. It fills in the positions of the
 // inserted records and returns how many events of each append went in:

@@ -65,9 +65,9 @@ type cachedState struct {
 	state *domain.State  // never changed once cached
 	proj  app.Projection // state's projection (app.ProjectionOf), as the append wrote it to the games row
 	head  []byte         // hash of event number state.Version
-	// recent are the stored records of the append through the one-
-	// statement path that made state, newest last, ending at
-	// state.Version; nil otherwise. Events never change, so they answer
+	// recent are the stored records of the append or create that made
+	// state, newest last, ending at state.Version; nil for a state a
+	// Load rebuilt. Events never change, so they answer
 	// Events for their versions whatever the log's version now.
 	recent []domain.RecordedEvent
 	// record is the game's record without its projection (which changes
@@ -134,6 +134,9 @@ func (c *stateCache) command(id string) (*app.Game, *domain.State, bool) {
 	c.commandHits.Add(1)
 	g := cloneIdentity(r)
 	g.Projection = cloneProjection(e.proj)
+	if e.state.Hinted {
+		g.Ranked = false // R7.3, whatever the cached record says (Load does the same)
+	}
 	return g, e.state.Clone(), true
 }
 

@@ -110,7 +110,7 @@ func (s *Store) appendPostgres(ctx context.Context, a appendArgs) ([]domain.Reco
 		return nil, err
 	}
 	for retried := false; ; retried = true {
-		r := &appendReq{ctx: ctx, gameID: a.gameID, expected: a.expected, recs: recs, p: a.after.Projection,
+		r := &appendReq{ctx: ctx, gameID: a.gameID, expected: a.expected, recs: recs, p: cloneProjection(a.after.Projection),
 			after: a.after.State.Clone(), unrank: a.unrank, receipt: a.receipt, done: make(chan error, 1)}
 		if err := s.appender.submit(s, r); err != nil {
 			return nil, err
@@ -137,29 +137,25 @@ func (s *Store) appendPostgres(ctx context.Context, a appendArgs) ([]domain.Reco
 		}
 		// The receipt's key is in the table: taken, or held by a record
 		// that has expired, which the statement cannot tell apart. Nothing
-		// was written.
-		if retried {
+		// was written. An expired record is deleted and the append tried
+		// once more (also when the record went meanwhile: the key may be
+		// free); a second clash is a live record's.
+		if retried || a.receipt == nil {
 			return nil, app.ErrReceiptTaken
 		}
-		if gone, err := s.dropExpiredReceipt(ctx, a.receipt); err != nil {
+		if err := s.dropExpiredReceipt(ctx, a.receipt); err != nil {
 			return nil, err
-		} else if !gone {
-			return nil, app.ErrReceiptTaken
 		}
 	}
 }
 
 // dropExpiredReceipt deletes the idempotency record of r's key if it has
-// expired by r's time, and reports whether it did.
-func (s *Store) dropExpiredReceipt(ctx context.Context, r *app.Receipt) (bool, error) {
+// expired by r's time.
+func (s *Store) dropExpiredReceipt(ctx context.Context, r *app.Receipt) error {
 	created, _ := receiptTimes(r)
-	res, err := s.sqlDB.ExecContext(ctx, s.Rebind(`DELETE FROM idempotency_keys WHERE owner = ? AND "key" = ? AND expires_at <= ?`),
+	_, err := s.sqlDB.ExecContext(ctx, s.Rebind(`DELETE FROM idempotency_keys WHERE owner = ? AND "key" = ? AND expires_at <= ?`),
 		r.Owner, r.Key, created)
-	if err != nil {
-		return false, err
-	}
-	n, err := res.RowsAffected()
-	return n > 0, err
+	return err
 }
 
 // queryer is what headAt reads with: the pool or a transaction.
@@ -171,7 +167,9 @@ type queryer interface {
 // head an append at expected version chains from: from the state cache
 // when it holds the game at that version, else read with q. Errors:
 // domain.ErrNotFound for an unknown game, domain.ErrConflict when the log
-// has no such event (it is behind version), or the database's.
+// has no such event because the game is behind version, a plain error
+// when the game's row is at version and its event is missing (a corrupt
+// log, never a lost race), or the database's.
 func (s *Store) headAt(ctx context.Context, q queryer, id string, version int) ([]byte, error) {
 	if head, ok := s.cache.head(id, version); ok {
 		return head, nil
@@ -179,12 +177,15 @@ func (s *Store) headAt(ctx context.Context, q queryer, id string, version int) (
 	var head []byte
 	err := q.QueryRowContext(ctx, s.Rebind(`SELECT hash FROM events WHERE game_id = ? AND version = ?`), id, version).Scan(&head)
 	if errors.Is(err, sql.ErrNoRows) {
-		var n int
-		if err := q.QueryRowContext(ctx, s.Rebind(`SELECT COUNT(*) FROM games WHERE id = ?`), id).Scan(&n); err != nil {
-			return nil, err
-		}
-		if n == 0 {
+		var at int
+		err := q.QueryRowContext(ctx, s.Rebind(`SELECT version FROM games WHERE id = ?`), id).Scan(&at)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
 			return nil, domain.ErrNotFound
+		case err != nil:
+			return nil, err
+		case at == version:
+			return nil, fmt.Errorf("game %s has no event %d, its head", id, version)
 		}
 		return nil, domain.ErrConflict
 	}
@@ -252,6 +253,9 @@ func (s *Store) appendSQLite(ctx context.Context, a appendArgs) ([]domain.Record
 	// is the log's head (events never change): its hash is the cache's,
 	// or read in this transaction.
 	head, err := s.headAt(ctx, tx, a.gameID, a.expected)
+	if errors.Is(err, domain.ErrConflict) { // the row was at expected: its event must be there
+		return nil, fmt.Errorf("game %s has no event %d, its head", a.gameID, a.expected)
+	}
 	if err != nil {
 		return nil, err
 	}

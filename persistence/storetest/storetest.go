@@ -57,6 +57,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"Race", testRace},
 		{"Players", testPlayers},
 		{"List", testList},
+		{"HintUnranks", testHintUnranks},
 	})
 }
 
@@ -1150,4 +1151,55 @@ func testList(t *testing.T, s Store) {
 			t.Errorf("cursor %q: %v, want ErrBadCursor", bad, err)
 		}
 	}
+}
+
+// testHintUnranks: R7.3, a hint makes the game unranked from then on. The
+// store clears the record's ranked flag in the append that stores the
+// hint_given event, so the record read afresh (Game, Load), and the one a
+// command is decided on (LoadForCommand, where the store has it), say
+// unranked, and the moves after the hint keep it so.
+func testHintUnranks(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	g, st, err := f.games.Create(f.ctx, app.NewGame{Owner: "p1", Variant: "relaxed"}) // a server seed
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !g.Ranked {
+		t.Fatal("a game dealt from a server seed with default options is ranked (R3)")
+	}
+	ev, _ := domain.HintEvent(st, domain.Hint{Verdict: domain.VerdictUnknown}, f.clock.Now())
+	after := st.Clone()
+	after.Apply(ev)
+	if _, err := s.Append(f.ctx, g.ID, st.Version, []domain.Event{ev}, app.AfterOf(after), nil); err != nil {
+		t.Fatal(err)
+	}
+	next := after.Clone()
+	draw := drawEvent(next, next.Version+1, next.Moves+1, f.clock.Now())
+	next.Apply(draw)
+	if _, err := s.Append(f.ctx, g.ID, after.Version, []domain.Event{draw}, app.AfterOf(next), nil); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := s.Game(f.ctx, g.ID)
+	if err != nil || rec.Ranked || rec.Version != next.Version {
+		t.Errorf("Game after a hint and a move: ranked %v at version %d (%v), want unranked at %d", rec != nil && rec.Ranked,
+			versionOf(rec), err, next.Version)
+	}
+	loaded, _, err := s.Load(f.ctx, g.ID)
+	if err != nil || loaded.Ranked {
+		t.Errorf("Load after a hint: ranked %v (%v), want unranked", loaded != nil && loaded.Ranked, err)
+	}
+	if cl, ok := s.(app.CommandLoader); ok {
+		cmd, _, _, err := cl.LoadForCommand(f.ctx, g.ID)
+		if err != nil || cmd.Ranked {
+			t.Errorf("LoadForCommand after a hint: ranked %v (%v), want unranked", cmd != nil && cmd.Ranked, err)
+		}
+	}
+}
+
+// versionOf is g's version, 0 for none.
+func versionOf(g *app.Game) int {
+	if g == nil {
+		return 0
+	}
+	return g.Version
 }
