@@ -3,8 +3,6 @@ package persistence
 import (
 	"bytes"
 	"context"
-	"database/sql"
-	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -362,12 +360,8 @@ func (s *Store) loadRecord(db *gorm.DB, id string) (*app.Game, error) {
 		return scanGame(db.Raw(`SELECT `+gameColumns+` FROM games WHERE id = ?`, id).Row())
 	}
 	var proj projectionColumns
-	err := db.Raw(`SELECT status, version, moves, score, elapsed_ms, finished_at, updated_at FROM games WHERE id = ?`, id).
-		Row().Scan(&proj.status, &g.Version, &g.Moves, &proj.score, &g.ElapsedMS, &proj.finished, &proj.updated)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, domain.ErrNotFound
-	}
-	if err != nil {
+	if err := scanRow(db.Raw(`SELECT status, version, moves, score, elapsed_ms, finished_at, updated_at FROM games WHERE id = ?`, id).Row(),
+		&proj.status, &g.Version, &g.Moves, &proj.score, &g.ElapsedMS, &proj.finished, &proj.updated); err != nil {
 		return nil, err
 	}
 	proj.set(&g.Projection)

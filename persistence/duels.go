@@ -68,12 +68,8 @@ func scanDuel(r scanner) (*app.Duel, error) {
 		created, deadline int64
 		ended             sql.NullInt64
 	)
-	err := r.Scan(&d.ID, &d.Variant, &cols.rules, &cols.options, &d.Ranked, &d.CreatedBy, &cols.seed, &d.Salt,
-		&d.Commitment, &created, &deadline, &d.MaxPlayers, &ended, &d.Winnable, &cols.solution, &d.Difficulty)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, domain.ErrNotFound
-	}
-	if err != nil {
+	if err := scanRow(r, &d.ID, &d.Variant, &cols.rules, &cols.options, &d.Ranked, &d.CreatedBy, &cols.seed, &d.Salt,
+		&d.Commitment, &created, &deadline, &d.MaxPlayers, &ended, &d.Winnable, &cols.solution, &d.Difficulty); err != nil {
 		return nil, err
 	}
 	if err := cols.decode("duel "+d.ID, &d.Rules, &d.Options, &d.DealSecret); err != nil {

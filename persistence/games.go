@@ -199,6 +199,15 @@ func decodeCursor(s string) (cursor, error) {
 
 type scanner interface{ Scan(dest ...any) error }
 
+// scanRow scans r into dest; sql.ErrNoRows becomes domain.ErrNotFound.
+func scanRow(r scanner, dest ...any) error {
+	err := r.Scan(dest...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return domain.ErrNotFound
+	}
+	return err
+}
+
 // scanGame reads one row of gameColumns; sql.ErrNoRows becomes
 // domain.ErrNotFound.
 func scanGame(r scanner) (*app.Game, error) {
@@ -208,14 +217,10 @@ func scanGame(r scanner) (*app.Game, error) {
 		proj    projectionColumns
 		created int64
 	)
-	err := r.Scan(&g.ID, &g.Variant, &d.rules, &d.options, &g.Owner, &g.Ranked, &d.seed, &g.HasSeed,
+	if err := scanRow(r, &g.ID, &g.Variant, &d.rules, &d.options, &g.Owner, &g.Ranked, &d.seed, &g.HasSeed,
 		&g.Salt, &g.Commitment, &g.CompetitionID, &g.DailyDate, &created, &proj.status, &g.Version, &g.Moves,
 		&proj.score, &g.ElapsedMS, &proj.finished, &proj.updated, &g.Deal,
-		&g.Winnable, &d.solution, &g.SolutionCommitment, &g.Difficulty)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, domain.ErrNotFound
-	}
-	if err != nil {
+		&g.Winnable, &d.solution, &g.SolutionCommitment, &g.Difficulty); err != nil {
 		return nil, err
 	}
 	if err := d.decode("game "+g.ID, &g.Rules, &g.Options, &g.DealSecret); err != nil {
