@@ -3,7 +3,6 @@ package persistence
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -40,13 +39,9 @@ func (s *Store) CreateDuel(ctx context.Context, d *app.Duel) error {
 		return fmt.Errorf("persistence: create duel: max players %d, want %d..%d", d.MaxPlayers,
 			app.MinDuelPlayers, app.MaxDuelPlayers)
 	}
-	rules, err := json.Marshal(d.Rules)
+	rules, options, err := encodeDeal(d.Rules, d.Options)
 	if err != nil {
-		return fmt.Errorf("persistence: create duel: rules: %w", err)
-	}
-	options, err := json.Marshal(d.Options)
-	if err != nil {
-		return fmt.Errorf("persistence: create duel: options: %w", err)
+		return fmt.Errorf("persistence: create duel: %w", err)
 	}
 	err = s.db.WithContext(ctx).Exec(`INSERT INTO duels (`+duelColumns+`)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)`,

@@ -59,13 +59,9 @@ func (s *Store) Create(ctx context.Context, g *app.Game, first domain.Event, st 
 	if err != nil {
 		return fmt.Errorf("persistence: create: %w", err)
 	}
-	rules, err := json.Marshal(rec.Rules)
+	rules, options, err := encodeDeal(rec.Rules, rec.Options)
 	if err != nil {
-		return fmt.Errorf("persistence: create: rules: %w", err)
-	}
-	options, err := json.Marshal(rec.Options)
-	if err != nil {
-		return fmt.Errorf("persistence: create: options: %w", err)
+		return fmt.Errorf("persistence: create: %w", err)
 	}
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		err := tx.Exec(`INSERT INTO games (`+gameColumns+`)
@@ -235,6 +231,17 @@ func scanGame(r scanner) (*app.Game, error) {
 // deal, as scanned: the rules and options as JSON, the seed in decimal
 // (a uint64 does not fit a signed column) and the winning line's text.
 type dealColumns struct{ rules, options, seed, solution string }
+
+// encodeDeal is the rules and options columns of a deal: their JSON.
+func encodeDeal(r domain.Rules, o domain.Options) (rules, options []byte, err error) {
+	if rules, err = json.Marshal(r); err != nil {
+		return nil, nil, fmt.Errorf("rules: %w", err)
+	}
+	if options, err = json.Marshal(o); err != nil {
+		return nil, nil, fmt.Errorf("options: %w", err)
+	}
+	return rules, options, nil
+}
 
 // decode sets rules, options and secret's seed and solution (secret's
 // Winnable already scanned) from c. what names the row in errors.
