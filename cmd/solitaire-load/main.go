@@ -77,6 +77,14 @@ const usage = `usage:
   solitaire-load floor    [-pg URL] [-clients 1] [-rounds 10] [-duration 4s]   the statements alone, pgbench
   solitaire-load <command> -h                                         flags of a command`
 
+// newFlags is the flag set of command name, which reports its errors and
+// usage to out and returns them rather than exiting.
+func newFlags(name string, out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(out)
+	return fs
+}
+
 // run is the command without the program name; the report goes to out.
 func run(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) == 0 {
@@ -85,8 +93,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	switch args[0] {
 	case "run":
 		cfg := defaultLoadConfig()
-		fs := flag.NewFlagSet("run", flag.ContinueOnError)
-		fs.SetOutput(out)
+		fs := newFlags("run", out)
 		fs.StringVar(&cfg.URL, "url", cfg.URL, "the server's base URL (loopback only)")
 		fs.IntVar(&cfg.Players, "players", cfg.Players, "concurrent players")
 		loadFlags(fs, &cfg)
@@ -105,8 +112,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return compareCommand(ctx, args[1:], out)
 	case "floor":
 		cfg := defaultFloorConfig()
-		fs := flag.NewFlagSet("floor", flag.ContinueOnError)
-		fs.SetOutput(out)
+		fs := newFlags("floor", out)
 		fs.StringVar(&cfg.PG, "pg", cfg.PG, "postgres:// URL of a role that may CREATE DATABASE (loopback only)")
 		fs.IntVar(&cfg.Clients, "clients", cfg.Clients, "pgbench clients (1..90)")
 		fs.IntVar(&cfg.Rounds, "rounds", cfg.Rounds, "rounds of the three scripts, each round in turn")
@@ -119,8 +125,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		_, err := runFloor(ctx, cfg, out)
 		return err
 	case "baseline":
-		fs := flag.NewFlagSet("baseline", flag.ContinueOnError)
-		fs.SetOutput(out)
+		fs := newFlags("baseline", out)
 		addr := fs.String("addr", "127.0.0.1:8090", "listen address (loopback only)")
 		pg := fs.String("pg", defaultBenchConfig().PG, "postgres:// URL of the database (loopback only)")
 		conns := fs.Int("max-conns", 20, "connections in the pool (the product's default)")
@@ -138,8 +143,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 // is a bad flag or a failed bench.
 func benchCommand(ctx context.Context, args []string, out io.Writer) error {
 	cfg := defaultBenchConfig()
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(out)
+	fs := newFlags("bench", out)
 	fs.StringVar(&cfg.PG, "pg", cfg.PG, "postgres:// URL of a role that may CREATE DATABASE (loopback only)")
 	fs.IntVar(&cfg.Clients, "clients", cfg.Clients, "pgbench clients and load players")
 	fs.IntVar(&cfg.Jobs, "jobs", cfg.Jobs, "pgbench threads (-j)")
@@ -170,8 +174,7 @@ func benchCommand(ctx context.Context, args []string, out io.Writer) error {
 // them) or a failed comparison.
 func compareCommand(ctx context.Context, args []string, out io.Writer) error {
 	cfg := defaultCompareConfig()
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.SetOutput(out)
+	fs := newFlags("compare", out)
 	fs.StringVar(&cfg.PG, "pg", cfg.PG, "postgres:// URL of a role that may CREATE DATABASE (loopback only)")
 	clients := fs.String("clients", "1,16,64", "client counts, comma-separated, each run in turn")
 	fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "length of each run, warm-up included (max 10m)")
