@@ -83,8 +83,17 @@ func (c Card) String() string {
 	if !c.Valid() {
 		return "??"
 	}
-	return string([]byte{rankLetters[c.Rank()-1], c.Suit().Letter()})
+	return cardCodes[c]
 }
+
+// cardCodes are the 52 codes, made once: a game's answer names every
+// face-up card, and a code made per call would be an allocation each.
+var cardCodes = func() (codes [52]string) {
+	for c := range Card(52) {
+		codes[c] = string([]byte{rankLetters[c.Rank()-1], c.Suit().Letter()})
+	}
+	return codes
+}()
 
 // MarshalText encodes the card as its R1.1 code, so JSON shows "TD".
 func (c Card) MarshalText() ([]byte, error) {
