@@ -819,7 +819,7 @@ func (f *specFuzzer) validBySpec(c rawReq) bool {
 	}
 	// Only whether the request is valid counts here: without the schema
 	// errors' details, which on a huge mutated body are megabytes of
-	// message per oneOf branch and were most of the fuzz's time.
+	// message per oneOf branch and are most of its time.
 	in := &openapi3filter.RequestValidationInput{Request: hr, PathParams: params, Route: route,
 		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
 			SchemaValidationOptions: []openapi3.SchemaValidationOption{openapi3.DisableSchemaErrorDetails()}}}

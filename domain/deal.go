@@ -127,7 +127,7 @@ func DealtState(first Event) (*State, error) {
 
 // LayoutState is the state a game created from layout (R6.5) of variant
 // with opts would start in, dealt at instant at, with the same checks as
-// Create: for analysing a layout without a game (the solver route, R7.1).
+// app.Games.Create: for analysing a layout without a game (the solver route, R7.1).
 // Nothing is stored. Errors: *UnknownVariantError, *OptionError,
 // *LayoutError.
 func LayoutState(variant string, opts Options, layout *Position, at time.Time) (*State, error) {

@@ -411,7 +411,7 @@ func TestR1_3_PileRefs(t *testing.T) {
 	wantReason(t, err, ReasonNoSuchPile)
 }
 
-// posBuild is a Klondike position for the building rules: clubs and
+// posBuildFound are the foundations of a Klondike position for the building rules: clubs and
 // diamonds complete, hearts to 8, spades to 9; in play 9H..KH and TS..KS.
 const posBuildFound = "AC2C3C4C5C6C7C8C9CTCJCQCKC/AD2D3D4D5D6D7D8D9DTDJDQDKD/AH2H3H4H5H6H7H8H/AS2S3S4S5S6S7S8S9S"
 

@@ -64,7 +64,7 @@ func (r Rules) OneDeck() bool { return r.Decks == 1 }
 
 // SecretSeed draws a secret seed from random (8 bytes, big-endian): the
 // generator of every server seed, so that duels, daily deals and the
-// proven deals of a Dealer come from the same source. Errors: random's.
+// proven deals of an app.Dealer come from the same source. Errors: random's.
 func SecretSeed(random io.Reader) (uint64, error) {
 	var b [8]byte
 	if _, err := io.ReadFull(random, b[:]); err != nil {

@@ -430,7 +430,7 @@ func (s *Store) CacheStats() CacheStats {
 		CommandMisses: c.commandMisses.Load(), Entries: c.lru.Len(), Bytes: c.bytes}
 }
 
-// PlayerCache is a app.PlayerStore that remembers, for a while, the
+// PlayerCache is an app.PlayerStore that remembers, for a while, the
 // players it found by token hash, so that authenticating a request costs
 // no query while the player is in the cache. A player's token never
 // changes and players are never deleted (a token is given once, by POST

@@ -1,7 +1,7 @@
 // Package persistence is the event store of the solitaire server: the
-// app.Store and app.PlayerStore of package domain, on PostgreSQL
+// app.Store and app.PlayerStore of package domain/app, on PostgreSQL
 // (production, DATABASE_URL) or on an embedded SQLite file (the default),
-// through gorm, with the same behaviour on both.
+// through gorm and database/sql, with the same behaviour on both.
 //
 // A game is a stream: one row in games (its record and a projection of its
 // latest state for listings and rankings) and its events, versions 1..n,

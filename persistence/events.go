@@ -212,9 +212,9 @@ func (s *Store) took(gameID string, expected int, st *domain.State, p app.Projec
 	s.appended(gameID, st.Version)
 }
 
-// appendSQLite is Append on SQLite: one database/sql transaction (gorm's
-// statement building was a good part of a move's CPU there) with the
-// conditional update, the events' insert and the receipt.
+// appendSQLite is Append on SQLite: one database/sql transaction, without
+// gorm's statement building (a good part of a move's CPU on SQLite), with
+// the conditional update, the events' insert and the receipt.
 func (s *Store) appendSQLite(ctx context.Context, a appendArgs) ([]domain.RecordedEvent, error) {
 	// The wait for the connection ends with ctx; the transaction does not.
 	// The driver watches a cancellable context with a goroutine per

@@ -17,7 +17,7 @@ import (
 	"github.com/openpatience/solitaire/domain/app"
 )
 
-// List limits: the domain's (app.GameFilter.PageSize; default 50).
+// List limits: app's (app.GameFilter.PageSize; default 50).
 const (
 	DefaultListLimit = app.DefaultListLimit
 	MaxListLimit     = app.MaxListLimit

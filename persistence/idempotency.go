@@ -45,7 +45,7 @@ func (s *Store) GetIdempotency(ctx context.Context, owner, key string, now time.
 	return &r, nil
 }
 
-// receiptSQL writes a app.Receipt (Append, Create) in the transaction of
+// receiptSQL writes an app.Receipt (Append, Create) in the transaction of
 // its events: a new row, or one replacing a record of the same key that
 // has expired by the receipt's CreatedAt. It affects no row when the key
 // is taken by a record still alive (app.ErrReceiptTaken).

@@ -11,7 +11,7 @@ import (
 	"github.com/openpatience/solitaire/persistence/pgtest"
 )
 
-// notifyGame creates a seeded klondike game through the domain service on
+// notifyGame creates a seeded klondike game through the service (app.Games) on
 // s and returns the service and the game's id.
 func notifyGame(t *testing.T, s *persistence.Store) (*app.Games, string) {
 	t.Helper()

@@ -42,7 +42,7 @@ func receiptStores(t *testing.T) map[string]func(t *testing.T) *persistence.Stor
 	}
 }
 
-// TestReceipts: a app.Receipt given to an append or a create is
+// TestReceipts: an app.Receipt given to an append or a create is
 // written in the same transaction as the events (RELIABILITY.md "Outages"): the
 // record names the game and the versions appended; a second write with the
 // same key writes nothing and fails with ErrReceiptTaken, also when it is

@@ -707,7 +707,7 @@ func (l *Log) Consistency(ctx context.Context, oldSize, newSize int64) (*app.Con
 	return c, nil
 }
 
-// plainHashes converts tlog hashes to the domain's arrays.
+// plainHashes converts tlog hashes to app's arrays (app.LeafProof, app.ConsistencyProof).
 func plainHashes(hs []tlog.Hash) [][32]byte {
 	out := make([][32]byte, len(hs))
 	for i, h := range hs {

@@ -10,7 +10,7 @@ import (
 // Search runs one solver search of st (R7.1) under the caller's budget and
 // share of the solver (the server's pool): its verdict and, when that is
 // domain.VerdictWinnable, a line that wins from st (replayed through
-// Decide). st is the caller's own copy. Errors: the pool's (busy, the
+// domain.Decide). st is the caller's own copy. Errors: the pool's (busy, the
 // caller's share used up) or ctx's.
 type Search func(ctx context.Context, st *domain.State) (domain.Verdict, []domain.Move, error)
 
@@ -233,4 +233,5 @@ func replayTo(evs []domain.Event, v int) (*domain.State, error) {
 // says where (an internal error to a caller).
 type ReplayError struct{ Fault string }
 
+// Error names the fault Apply recorded.
 func (e *ReplayError) Error() string { return "app: analysis replay: " + e.Fault }

@@ -73,7 +73,7 @@ func errString(err error) string {
 
 // TestPlayOnStaleCommandState: Games.Play on a CommandLoader whose state
 // is older than the log answers exactly what Play on Load alone answers,
-// and leaves the same log (domain.CommandLoader's contract), for moves
+// and leaves the same log (app.CommandLoader's contract), for moves
 // legal in the stale state only, in the newest only, in both, illegal
 // ones, with and without If-Match (the newest version or the stale one),
 // and past a klassik game's time limit (R5.3: the expiry is appended).

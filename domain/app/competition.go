@@ -33,10 +33,10 @@ type Duel struct {
 	// duel created winnable its proof, all secret until the duel closes
 	// (R6.6).
 	DealSecret
-	CreatedAt  time.Time // UTC, ms
-	Deadline   time.Time // UTC, ms: joining closes, running games are resigned, the duel closes
-	MaxPlayers int       // seats, MinDuelPlayers..MaxDuelPlayers
-	EndedAt    *time.Time
+	CreatedAt  time.Time  // UTC, ms
+	Deadline   time.Time  // UTC, ms: joining closes, running games are resigned, the duel closes
+	MaxPlayers int        // seats, MinDuelPlayers..MaxDuelPlayers
+	EndedAt    *time.Time // UTC, ms: when the duel closed; nil while it is open
 }
 
 // Bounds of a duel (POST /v1/duels).
@@ -86,20 +86,20 @@ func dayEnd(day string) (time.Time, bool) {
 // CompetitionStore keeps duels and daily deals; persistence implements it
 // on PostgreSQL and on the embedded database alike.
 type CompetitionStore interface {
-	// CreateDuel stores d (EndedAt ignored); ErrConflict if the id exists.
+	// CreateDuel stores d (EndedAt ignored); domain.ErrConflict if the id exists.
 	CreateDuel(ctx context.Context, d *Duel) error
-	// Duel returns a duel; ErrNotFound if none.
+	// Duel returns a duel; domain.ErrNotFound if none.
 	Duel(ctx context.Context, id string) (*Duel, error)
 	// TakeDuelSeat seats player in the duel before the game is dealt,
 	// under the duel's lock. false: joining has closed at now (the duel
 	// has ended, its deadline is at or before now, or all MaxPlayers seats
-	// are taken). ErrNotFound: no such duel; ErrConflict: the player
+	// are taken). domain.ErrNotFound: no such duel; domain.ErrConflict: the player
 	// already has a seat.
 	TakeDuelSeat(ctx context.Context, duelID, player string, now time.Time) (bool, error)
 	// LeaveDuelSeat gives up a seat whose game could not be dealt.
 	LeaveDuelSeat(ctx context.Context, duelID, player string) error
 	// DuelGameOf is the id of player's game with that duel id (a duel's
-	// or a daily deal's); ErrNotFound if none.
+	// or a daily deal's); domain.ErrNotFound if none.
 	DuelGameOf(ctx context.Context, duelID, player string) (string, error)
 	// DuelGames returns the games with that duel id, oldest first.
 	DuelGames(ctx context.Context, duelID string) ([]Game, error)
@@ -110,11 +110,11 @@ type CompetitionStore interface {
 	// EnsureDailyDeal returns the stored deal of d's variant and day,
 	// storing d first if there is none (race-safe: one row wins).
 	EnsureDailyDeal(ctx context.Context, d DailyDeal) (*DailyDeal, error)
-	// FindDailyDeal returns a day's deal; ErrNotFound if nobody has
+	// FindDailyDeal returns a day's deal; domain.ErrNotFound if nobody has
 	// played it.
 	FindDailyDeal(ctx context.Context, variant, day string) (*DailyDeal, error)
 	// DailyGameOf is the id of owner's daily game of variant on day;
-	// ErrNotFound if none.
+	// domain.ErrNotFound if none.
 	DailyGameOf(ctx context.Context, owner, variant, day string) (string, error)
 	// DailyGames returns the daily games of variant on day, oldest first.
 	DailyGames(ctx context.Context, variant, day string) ([]Game, error)
@@ -124,7 +124,7 @@ type CompetitionStore interface {
 
 // Errors of duels and daily deals.
 var (
-	// ErrNoDuel: no duel with that id. It matches ErrNotFound.
+	// ErrNoDuel: no duel with that id. It matches domain.ErrNotFound.
 	ErrNoDuel = &NotFoundError{What: "duel"}
 	// ErrDuelEnded: the duel takes no more players: it has ended or its
 	// deadline has passed.
@@ -136,14 +136,14 @@ var (
 	ErrBadCursor = errors.New("cursor is not one this server made")
 )
 
-// NotFoundError is ErrNotFound for a record other than a game: What names
-// it ("duel"). errors.Is(err, ErrNotFound) holds.
+// NotFoundError is domain.ErrNotFound for a record other than a game: What names
+// it ("duel"). errors.Is(err, domain.ErrNotFound) holds.
 type NotFoundError struct{ What string }
 
 // Error is "no such <What>".
 func (e *NotFoundError) Error() string { return "no such " + e.What }
 
-// Is makes a *NotFoundError match ErrNotFound.
+// Is makes a *NotFoundError match domain.ErrNotFound.
 func (e *NotFoundError) Is(target error) bool { return target == domain.ErrNotFound }
 
 // AlreadyJoinedError: the player already has a game in the duel (one per
@@ -267,14 +267,14 @@ type NewDuel struct {
 	// default for duels) where the variant deals one deck and the service
 	// has a Dealer; false deals a random one. An explicit true on a
 	// multi-deck variant is a *FieldError, and without a Dealer a
-	// *DealNotReadyError.
+	// *domain.DealNotReadyError.
 	Winnable *bool
 }
 
 // CreateDuel draws a secret deal and stores a new duel: a proven winnable
 // one from Games.Dealer unless req.Winnable says otherwise (R7.2). Errors:
-// *UnknownVariantError, *OptionError, *FieldError (fields duration_s,
-// deadline, max_players, winnable), *DealNotReadyError, or the store's.
+// *domain.UnknownVariantError, *domain.OptionError, *FieldError (fields duration_s,
+// deadline, max_players, winnable), *domain.DealNotReadyError, or the store's.
 func (c *Competitions) CreateDuel(ctx context.Context, req NewDuel) (*Duel, error) {
 	if req.Variant == "" {
 		req.Variant = DefaultDuelVariant
@@ -405,7 +405,7 @@ func duelDeadline(req NewDuel, now time.Time) (time.Time, error) {
 }
 
 // secretDeal draws a fresh secret deal from Games.Random: a 32-byte salt,
-// then an 8-byte seed (SecretSeed).
+// then an 8-byte seed (domain.SecretSeed).
 func (c *Competitions) secretDeal() (uint64, []byte, error) {
 	salt := make([]byte, 32)
 	if _, err := io.ReadFull(c.Games.Random, salt); err != nil {
@@ -569,8 +569,8 @@ func (c *Competitions) SettleDuel(ctx context.Context, d *Duel) ([]Game, error) 
 // PlayDaily deals player's game on today's (UTC, by Games.Now) daily deal
 // of variant, with the variant's default rules: the same deal for every
 // player that day, proven winnable for one-deck variants (R7.2). Errors:
-// *UnknownVariantError, *DailyAlreadyPlayedError (one per player, variant
-// and day), *DealNotReadyError (the day's first game, and no proven deal
+// *domain.UnknownVariantError, *DailyAlreadyPlayedError (one per player, variant
+// and day), *domain.DealNotReadyError (the day's first game, and no proven deal
 // ready yet), or the store's.
 func (c *Competitions) PlayDaily(ctx context.Context, p Player, variant string) (*Game, *domain.State, error) {
 	player := p.ID
@@ -647,7 +647,7 @@ func sharedSecret(rules domain.Rules, seed uint64, salt []byte, proven *domain.P
 type DailyReport struct {
 	Variant domain.Variant
 	Rules   domain.Rules // the variant's default rules, which daily games use
-	Day     string
+	Day     string       // the UTC day, "2006-01-02" (UTCDay)
 	Deal    *DailyDeal
 	Ended   bool
 	Results Results
@@ -656,7 +656,7 @@ type DailyReport struct {
 // Daily settles variant's daily deal of day ("2006-01-02", UTC, not after
 // today by Games.Now) and reports it: once the day is over, games still
 // running are closed (resigned, R2.7) first. Errors:
-// *UnknownVariantError, *FieldError (date: malformed, or after today), or
+// *domain.UnknownVariantError, *FieldError (date: malformed, or after today), or
 // the store's.
 func (c *Competitions) Daily(ctx context.Context, variant, day string) (*DailyReport, error) {
 	v, err := domain.LookupVariant(variant)

@@ -12,9 +12,9 @@ import (
 // dealer's own short bound.
 type Dealer interface {
 	// ProvenDeal takes one proven deal of rules (a variant's rules with
-	// its options resolved, Variant.Resolve), never the same one twice.
+	// its options resolved, domain.Variant.Resolve), never the same one twice.
 	// It waits at most the dealer's bound (a couple of seconds) and less
-	// if ctx ends first. Errors: *DealNotReadyError when none is ready
+	// if ctx ends first. Errors: *domain.DealNotReadyError when none is ready
 	// in time (the caller answers 503 with Retry-After), or ctx's error.
 	ProvenDeal(ctx context.Context, rules domain.Rules) (domain.ProvenDeal, error)
 }

@@ -20,7 +20,7 @@ var ErrGameInProgress = errors.New("the game is still in progress")
 var ErrSealed = errors.New("the game is on a shared deal that stays secret until its competition closes")
 
 // Advisor finds a hint for state s of game (the solver, which package
-// domain does not know). It may keep s; it must not change it. An error
+// app does not know). It may keep s; it must not change it. An error
 // is the request's answer (the solver is busy, ctx is done).
 type Advisor func(ctx context.Context, game *Game, s *domain.State) (domain.Hint, error)
 
@@ -30,10 +30,10 @@ type Advisor func(ctx context.Context, game *Game, s *domain.State) (domain.Hint
 // unchanged), the record of the event and the hint as recorded. A game
 // past its deadline is expired first (R5.3), as a move would be.
 //
-// Errors: ErrNotFound (no such game, or not the caller's),
-// ErrHintsNotAllowed (a shared deal), *MoveError with ReasonGameOver
-// (matches ErrGameOver) for a game that has ended or ReasonTimeExpired for
-// one that just did, ErrConflict after repeated lost races with moves,
+// Errors: domain.ErrNotFound (no such game, or not the caller's),
+// ErrHintsNotAllowed (a shared deal), *domain.MoveError with domain.ReasonGameOver
+// (matches domain.ErrGameOver) for a game that has ended or domain.ReasonTimeExpired for
+// one that just did, domain.ErrConflict after repeated lost races with moves,
 // advise's errors, or the store's. On any error nothing was appended but
 // the expiry.
 func (g *Games) Hint(ctx context.Context, caller, id string, advise Advisor) (*Game, *domain.State, []domain.RecordedEvent, domain.Hint, error) {
@@ -88,7 +88,7 @@ func (g *Games) Hint(ctx context.Context, caller, id string, advise Advisor) (*G
 
 // EndedLog is the log of game id for an analysis (R7.4) by caller: the
 // game and its events, decoded, once the game has ended and may be
-// revealed. Errors: ErrNotFound (no such game, or caller may not read it),
+// revealed. Errors: domain.ErrNotFound (no such game, or caller may not read it),
 // ErrGameInProgress, ErrSealed (a shared deal before its competition
 // closes, R6.6), a log that does not decode, or the store's.
 func (g *Games) EndedLog(ctx context.Context, caller, id string) (*Game, []domain.Event, error) {

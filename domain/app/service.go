@@ -25,7 +25,7 @@ var ErrBadVersion = errors.New("no such version")
 // sources of time and randomness (R5.1, R6.1); both must be set.
 type Games struct {
 	Store  Store
-	Now    func() time.Time // the server clock; event times are Millis(Now())
+	Now    func() time.Time // the server clock; event times are domain.Millis(Now())
 	Random io.Reader        // secret seeds, salts and ids; crypto/rand.Reader in production
 	// Retries is how often Play re-decides after losing a race when the
 	// client sent no If-Match (default 3).
@@ -37,7 +37,7 @@ type Games struct {
 	Shared SharedDeals
 	// Dealer hands out proven winnable deals (R7.2) for games created
 	// with NewGame.Winnable, and for duels and daily deals (Competitions).
-	// nil: winnable games are refused with *DealNotReadyError, and duels
+	// nil: winnable games are refused with *domain.DealNotReadyError, and duels
 	// and daily deals are dealt at random (with no solution or band).
 	Dealer Dealer
 }
@@ -76,7 +76,7 @@ type NewGame struct {
 	Options domain.Options
 	Seed    *uint64          // a client's seed: unranked
 	Layout  *domain.Position // tableau and stock only (R6.5); waste and foundations empty; unranked
-	// Deal is a numbered deal, "pysolfc:<number>" (R6.7, ParseDeal): one-deck
+	// Deal is a numbered deal, "pysolfc:<number>" (R6.7, domain.ParseDeal): one-deck
 	// variants only, not with a seed, layout, duel or daily deal; unranked.
 	Deal string
 	// CompetitionID and DailyDate as on Game: the shared deal's duel or
@@ -104,9 +104,9 @@ type NewGame struct {
 	Unranked bool
 }
 
-// Create deals a new game and stores it. Errors: *UnknownVariantError,
-// *OptionError, *LayoutError, *DealError, *FieldError (field winnable),
-// *DealNotReadyError (Winnable and no proven deal ready), or the store's.
+// Create deals a new game and stores it. Errors: *domain.UnknownVariantError,
+// *domain.OptionError, *domain.LayoutError, *domain.DealError, *FieldError (field winnable),
+// *domain.DealNotReadyError (Winnable and no proven deal ready), or the store's.
 func (g *Games) Create(ctx context.Context, req NewGame) (*Game, *domain.State, error) {
 	v, err := domain.LookupVariant(req.Variant)
 	if err != nil {
@@ -280,7 +280,7 @@ func (g *Games) CanRead(ctx context.Context, game *Game, caller string) (bool, e
 }
 
 // Get loads a game for caller. A game past its deadline is expired on read
-// (R5.3): the expiry is appended before the state is returned. ErrNotFound
+// (R5.3): the expiry is appended before the state is returned. domain.ErrNotFound
 // if it does not exist or caller may not see it.
 func (g *Games) Get(ctx context.Context, caller, id string) (*Game, *domain.State, error) {
 	game, s, err := g.Store.Load(ctx, id)
@@ -312,9 +312,9 @@ func applied(s *domain.State, evs []domain.Event) After {
 // Play decides move m in game id for caller and appends its events. expected
 // is the client's If-Match version, or -1 for none. It returns the game, the
 // new state and the records of the events appended, as Store.Append
-// returned them (hashes included). Errors: ErrNotFound (no such game, or
-// not the caller's), ErrStaleVersion, *MoveError (matching ErrGameOver or
-// ErrTimeExpired where so), ErrConflict after repeated lost races,
+// returned them (hashes included). Errors: domain.ErrNotFound (no such game, or
+// not the caller's), ErrStaleVersion, *domain.MoveError (matching domain.ErrGameOver or
+// domain.ErrTimeExpired where so), domain.ErrConflict after repeated lost races,
 // ErrReceiptTaken when receipt (the request's idempotency receipt, nil for
 // none; stored with the move's events, never with an expiry appended
 // first) names a key another request used first, or the store's.
@@ -425,7 +425,7 @@ func (g *Games) try(ctx context.Context, caller, id string, m domain.Move, expec
 }
 
 // StateAt replays game id up to version (1 = the deal) for caller. Errors:
-// ErrNotFound, ErrBadVersion for a version outside 1..current.
+// domain.ErrNotFound, ErrBadVersion for a version outside 1..current.
 func (g *Games) StateAt(ctx context.Context, caller, id string, version int) (*Game, *domain.State, error) {
 	game, s, err := g.Get(ctx, caller, id)
 	if err != nil {

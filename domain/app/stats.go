@@ -13,12 +13,12 @@ type Stats struct {
 	Variant       string
 	Draw          int
 	Played        int    // ranked games with at least one move
-	Won           int    //
+	Won           int    // ranked games won, 0..Played
 	WinRatePct    int    // round(100*Won/Played), 0..100; 0 when nothing played
 	CurrentStreak int    // wins in a row up to the latest finished game
-	LongestStreak int    //
+	LongestStreak int    // the most wins in a row, ≥ CurrentStreak
 	BestTimeMS    *int64 // fastest win; nil before the first win
-	FewestMoves   *int   // fewest moves in a win
+	FewestMoves   *int   // fewest moves in a win; nil before the first win
 	BestScore     *int   // highest score of a finished game; nil for scoring none
 	VegasBalance  *int   // sum of the scores of vegas games; nil unless vegas
 }
@@ -94,13 +94,13 @@ func finishedAt(g Game) time.Time {
 
 // Standing is one participant's line in a duel's standings (R6.3).
 type Standing struct {
-	Rank      int // 1-based; equal results share a rank
-	Player    string
-	GameID    string
-	Status    domain.Status
-	Score     *int
-	ElapsedMS int64
-	Moves     int
+	Rank      int           // 1-based; equal results share a rank
+	Player    string        // the participant's player id
+	GameID    string        // the participant's game on the shared deal
+	Status    domain.Status // the game's status (R2.8)
+	Score     *int          // its score; nil for scoring none (R4)
+	ElapsedMS int64         // its playing time in milliseconds (R5.2)
+	Moves     int           // its moves, undos included (R2.5)
 }
 
 // RankStandings orders a duel's games (R6.3): won before not won,

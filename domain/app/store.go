@@ -157,14 +157,14 @@ func (f GameFilter) PageSize() int {
 // (Games.Log, Games.List, Games.Record). Reads change nothing.
 type GameReader interface {
 	// Events returns up to limit recorded events with version > after, in
-	// order. An unknown id gives ErrNotFound.
+	// order. An unknown id gives domain.ErrNotFound.
 	Events(ctx context.Context, gameID string, after, limit int) ([]domain.RecordedEvent, error)
 	// List returns games matching f, newest first, and the cursor of the
 	// next page ("" at the end).
 	List(ctx context.Context, f GameFilter) ([]Game, string, error)
 	// Game returns the game record alone, without replaying its log, so
 	// that a game whose log no longer replays (an event changed in the
-	// database) can still be audited and exported as stored. ErrNotFound
+	// database) can still be audited and exported as stored. domain.ErrNotFound
 	// if none.
 	Game(ctx context.Context, gameID string) (*Game, error)
 }
@@ -177,7 +177,7 @@ type Store interface {
 	GameReader
 	// Create stores a new stream: the game record, whose projection is
 	// s's (Game.Project), and its first event (version 1, game_dealt), s
-	// being the state after it. It fails with ErrConflict if the id exists.
+	// being the state after it. It fails with domain.ErrConflict if the id exists.
 	// A receipt (nil: none) is stored in the same transaction, naming the
 	// game and version 1; if its key is taken, nothing is written and the
 	// error is ErrReceiptTaken.
@@ -189,7 +189,7 @@ type Store interface {
 	// returns the records it stored (hashes included, Position set where
 	// the store knows it), one per event, in order; they are the caller's.
 	// If the stream's version is not expected it writes nothing and
-	// returns ErrConflict; an unknown id gives ErrNotFound. A receipt
+	// returns domain.ErrConflict; an unknown id gives domain.ErrNotFound. A receipt
 	// (nil: none) is stored in the same transaction, naming the game and
 	// the versions appended, so that a retry of the request is answered
 	// from the log and never appends again (RELIABILITY.md "Outages"); if
@@ -197,7 +197,7 @@ type Store interface {
 	// ErrReceiptTaken.
 	Append(ctx context.Context, gameID string, expected int, events []domain.Event, after After, receipt *Receipt) ([]domain.RecordedEvent, error)
 	// Load returns the game record and its current state, rebuilt from the
-	// newest snapshot and the events after it. ErrNotFound if none.
+	// newest snapshot and the events after it. domain.ErrNotFound if none.
 	Load(ctx context.Context, gameID string) (*Game, *domain.State, error)
 }
 
@@ -206,7 +206,7 @@ type Store interface {
 // keeps (a cache), at no cost to the database. Games.Play uses it when the
 // Store has it (one statement per move). A state older than the
 // log does no harm there: events decided on it are appended with its
-// version as the expected one, so Append refuses them (ErrConflict) and
+// version as the expected one, so Append refuses them (domain.ErrConflict) and
 // Play decides again on Load's state; and every answer other than a
 // committed append (a refused move, a stale If-Match version) is given
 // only after Play has checked it on Load's state. A successful Append at
@@ -217,7 +217,7 @@ type CommandLoader interface {
 	// version, possibly older than its newest; verified is true when it
 	// came from Load (it was the newest when read). The game's identity
 	// (owner, rules, ...) is exact; its projection follows the state.
-	// Errors: ErrNotFound, or the store's.
+	// Errors: domain.ErrNotFound, or the store's.
 	LoadForCommand(ctx context.Context, gameID string) (g *Game, s *domain.State, verified bool, err error)
 }
 
@@ -232,10 +232,10 @@ type Player struct {
 
 // PlayerStore keeps players.
 type PlayerStore interface {
-	// CreatePlayer stores p; ErrConflict if the id or token hash exists.
+	// CreatePlayer stores p; domain.ErrConflict if the id or token hash exists.
 	CreatePlayer(ctx context.Context, p *Player) error
 	// PlayerByTokenHash finds the player whose token hashes to hash;
-	// ErrNotFound if none.
+	// domain.ErrNotFound if none.
 	PlayerByTokenHash(ctx context.Context, hash []byte) (*Player, error)
 }
 

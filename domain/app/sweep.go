@@ -46,7 +46,7 @@ func (g *Games) Sweep(ctx context.Context, now time.Time) (expired, closed int, 
 
 // ExpireDue records the expiry (R5.3) of every game in progress whose time
 // limit ran out at or before now, as reading or moving in it would
-// (Expire): one game_expired event each, the score as it was at the
+// (domain.Expire): one game_expired event each, the score as it was at the
 // deadline. A game that a concurrent request changes meanwhile is
 // re-examined, up to Retries times; one still contended is left for the
 // next sweep. It returns how many games it expired. Errors: ErrNoFinder if
@@ -139,7 +139,7 @@ func (g *Games) expireOne(ctx context.Context, id string, now time.Time) (bool, 
 // has run out (R5.3). It is for a game whose competition has closed (a
 // duel past its deadline, a daily deal after its day); the caller decides
 // that. It reports whether it ended the game (false: it had already
-// ended). Errors: ErrNotFound, ErrConflict after repeated lost races, or
+// ended). Errors: domain.ErrNotFound, domain.ErrConflict after repeated lost races, or
 // the store's.
 func (g *Games) CloseGame(ctx context.Context, id string) (bool, error) {
 	game, s, err := g.Store.Load(ctx, id)

@@ -1,5 +1,5 @@
 // Package supply keeps proven winnable deals ready (RULES R7.2): Supply is
-// the domain.Dealer the services take deals from, filled in the background
+// the app.Dealer the services take deals from, filled in the background
 // by proofs of the solver (solver.Prove), so no request waits for a search.
 // It is a service beside the search engine, not part of it: standard
 // library, domain and domain/solver only.
@@ -93,7 +93,7 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Supply is a app.Dealer: per rule set (a variant's resolved rules) a
+// Supply is an app.Dealer: per rule set (a variant's resolved rules) a
 // small buffer of secret seeds already proven winnable (R7.2), each with
 // its winning line, the nodes its search took and its band (R7.5), filled
 // in the background by a bounded number of goroutines. A request takes a

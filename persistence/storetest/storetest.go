@@ -1,7 +1,7 @@
 // Package storetest is the conformance suite of the event store: one set
-// of tests over the domain's store interfaces (Run) that every store must
+// of tests over the store ports of domain/app (Run) that every store must
 // pass, run against PostgreSQL, the embedded SQLite (persistence's
-// store_test.go) and the domain's in-memory store (domaintest.MemStore,
+// store_test.go) and the in-memory store (domaintest.MemStore,
 // this package's own test), and the tests of what only the databases have:
 // snapshots, tampering in SQL, idempotency records (RunSQL).
 package storetest
@@ -29,7 +29,7 @@ import (
 // suite's games cross many snapshots.
 const SnapshotEvery = 7
 
-// Store is what the suite tests: the domain's event and player stores,
+// Store is what the suite tests: app's event and player stores,
 // and the game record alone (what api reads when a log no longer loads).
 // A store that also has VerifyChain(ctx, id) (int, error) or Ping(ctx)
 // error is checked with them too.
