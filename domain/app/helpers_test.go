@@ -18,23 +18,3 @@ var mvDraw = domain.Move{Type: domain.MoveDraw}
 
 // emptyPiles is n empty tableau piles in the position notation.
 func emptyPiles(n int) string { return strings.TrimSuffix(strings.Repeat(":/", n), "/") }
-
-// foundUpto is foundations holding each suit's cards from the ace up to
-// the given top ("KH"), "-" for an empty one, in the position notation.
-func foundUpto(tops ...string) string {
-	out := make([]string, len(tops))
-	for i, top := range tops {
-		if top == "-" {
-			out[i] = "-"
-			continue
-		}
-		a, _ := domain.ParseCard("A" + top[1:])
-		b, _ := domain.ParseCard(top)
-		var sb strings.Builder
-		for c := a; c <= b; c++ {
-			sb.WriteString(c.String())
-		}
-		out[i] = sb.String()
-	}
-	return strings.Join(out, "/")
-}

@@ -240,7 +240,7 @@ func TestR6_5_ServiceCreateFromLayout(t *testing.T) {
 		t.Fatalf("empty piles: %v", err)
 	}
 	seed := uint64(1)
-	withWaste, _ := domain.ParsePosition(":KS/" + emptyPiles(6) + " - QS " + foundUpto("KC", "KD", "KH", "JS") + " 0")
+	withWaste, _ := domain.ParsePosition(":KS/" + emptyPiles(6) + " - QS " + "AC2C3C4C5C6C7C8C9CTCJCQCKC/AD2D3D4D5D6D7D8D9DTDJDQDKD/AH2H3H4H5H6H7H8H9HTHJHQHKH/AS2S3S4S5S6S7S8S9STSJS" + " 0")
 	for name, req := range map[string]NewGame{
 		"waste and foundations": {Owner: "p", Variant: "relaxed", Layout: &withWaste},
 		"seed and layout":       {Owner: "p", Variant: "relaxed", Layout: &p, Seed: &seed},
