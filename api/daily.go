@@ -26,7 +26,7 @@ type Daily struct {
 	Salt       *string     `json:"salt" extensions:"x-nullable"`                                                           // the commitment's salt, 64 hex digits; null until the day has ended
 	Standings  []Standing  `json:"standings"`                                                                              // one line per daily game, best first
 
-	Winnable           bool    `json:"winnable"`                                                           // the day's deal was proven winnable (R7.2): always so on one-deck variants
+	Winnable           bool    `json:"winnable"`                                                           // the day's deal was proven winnable (R7.2): always so while the server proves deals
 	SolutionCommitment *string `json:"solution_commitment" example:"sha256:7a3c…" extensions:"x-nullable"` // winnable: every daily game of the day shows it (R7.2); null otherwise or before the first game
 	Difficulty         *string `json:"difficulty" enums:"easy,medium,hard,expert" extensions:"x-nullable"` // winnable: the day's band (R7.5); null otherwise or before the first game
 } // @name Daily
@@ -34,7 +34,7 @@ type Daily struct {
 // playDaily deals the caller's daily game.
 //
 //	@Summary		Play today's daily deal
-//	@Description	Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable on one-deck variants (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
+//	@Description	Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
 //	@Description	A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 //	@Tags			daily
 //	@Accept			json

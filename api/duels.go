@@ -20,15 +20,15 @@ import (
 // deadline (RFC 3339, 60 s to 7 days ahead); give at most one of the two.
 // max_players (2..100, default 2) is how many may join (RULES R6.6: the duel
 // closes early once every seat holds a game that has ended). winnable
-// (default true) deals a deal proven winnable (RULES R7.2) where the
-// variant deals one deck; false deals a random one.
+// (default true) deals a deal proven winnable (RULES R7.2), in every
+// variant; false deals a random one.
 type CreateDuelRequest struct {
 	Variant    string         `json:"variant,omitempty" example:"klassik" maxLength:"64"`                       // variant id (GET /v1/variants); default klassik
 	Options    *CreateOptions `json:"options,omitempty"`                                                        // options of every game of the duel
 	DurationS  *int           `json:"duration_s,omitempty" minimum:"60" maximum:"604800" example:"86400"`       // run time in seconds; default 86400
 	Deadline   *string        `json:"deadline,omitempty" format:"date-time" example:"2026-12-01T18:00:00.000Z"` // when the duel closes, instead of duration_s
 	MaxPlayers *int           `json:"max_players,omitempty" minimum:"2" maximum:"100" example:"2"`              // seats; default 2
-	Winnable   *bool          `json:"winnable,omitempty"`                                                       // deal a proven winnable deal (R7.2); default true on one-deck variants
+	Winnable   *bool          `json:"winnable,omitempty"`                                                       // deal a proven winnable deal (R7.2); default true
 } // @name CreateDuelRequest
 
 // Standing is one game's line in a duel's or a daily deal's standings:
@@ -108,7 +108,7 @@ func decodeEmpty(body []byte) error {
 // createDuel creates a same-deal duel.
 //
 //	@Summary		Create a duel
-//	@Description	Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4). The deal is proven winnable (RULES R7.2) unless winnable is false or the variant deals more than one deck: then solution_commitment and difficulty are published too, and each game's audit reveals the winning line once the duel has closed; with no proven deal ready within a short wait the answer is 503 deal_not_ready with Retry-After.
+//	@Description	Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4). The deal is proven winnable (RULES R7.2) unless winnable is false: then solution_commitment and difficulty are published too, and each game's audit reveals the winning line once the duel has closed; with no proven deal ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 //	@Description	max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 //	@Tags			duels
 //	@Accept			json

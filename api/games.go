@@ -37,7 +37,7 @@ func gameID(c *gin.Context) (string, error) {
 //
 //	@Summary		Create a game
 //	@Description	Deals a new game of a variant, optionally with options, from a seed, from a custom layout (RULES R6.5) or from a PySolFC game number (deal "pysolfc:<number>", R6.7); seed, layout and deal make it unranked.
-//	@Description	winnable: true deals a deal the solver proved winnable (RULES R7.2; one-deck variants): the game stays ranked, publishes solution_commitment and difficulty, and reveals the line in its audit once the deal may be revealed. Proofs are made in the background; when none is ready within a short wait the answer is 503 deal_not_ready with Retry-After.
+//	@Description	winnable: true deals a deal the solver proved winnable (RULES R7.2; every variant): the game stays ranked, publishes solution_commitment and difficulty, and reveals the line in its audit once the deal may be revealed. Proofs are made in the background; when none is ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 //	@Description	Send Idempotency-Key to retry safely: the same key and body return the first response again.
 //	@Tags			games
 //	@Accept			json

@@ -14,8 +14,8 @@ import (
 // numbered_deals list "pysolfc".
 // duel_id joins that same-deal duel, as POST /v1/duels/{id}/games does:
 // variant must be the duel's, with no options, seed or layout.
-// winnable true deals a deal the solver proved winnable (RULES R7.2):
-// one-deck variants only, not with seed, layout, deal or duel_id; the game
+// winnable true deals a deal the solver proved winnable (RULES R7.2), in
+// every variant, not with seed, layout, deal or duel_id; the game
 // stays ranked (its statistics apart from random deals').
 type CreateGameRequest struct {
 	Variant string         `json:"variant" example:"klondike" minLength:"1" maxLength:"64"`                                     // variant id (GET /v1/variants)
@@ -26,7 +26,7 @@ type CreateGameRequest struct {
 
 	Deal *string `json:"deal,omitempty" example:"pysolfc:12345" minLength:"1" maxLength:"220"` // deal PySolFC's game of this number (R6.7): "pysolfc:" then e.g. 12345, 12,345 or ms5; unranked
 
-	Winnable *bool `json:"winnable,omitempty"` // true: deal a deal proven winnable (R7.2), one-deck variants only; 503 deal_not_ready with Retry-After if none is ready
+	Winnable *bool `json:"winnable,omitempty"` // true: deal a deal proven winnable (R7.2), not with seed, layout, deal or duel_id; 503 deal_not_ready with Retry-After if none is ready
 } // @name CreateGameRequest
 
 // CreateOptions are the options a client may set at creation (RULES R3

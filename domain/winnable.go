@@ -58,10 +58,6 @@ func (e *DealNotReadyError) Error() string {
 // Is makes a *DealNotReadyError match ErrDealNotReady.
 func (e *DealNotReadyError) Is(target error) bool { return target == ErrDealNotReady }
 
-// OneDeck reports whether rules deal one deck, the variants that may ask
-// for a winnable deal (R7.2).
-func (r Rules) OneDeck() bool { return r.Decks == 1 }
-
 // SecretSeed draws a secret seed from random (8 bytes, big-endian): the
 // generator of every server seed, so that duels, daily deals and the
 // proven deals of an app.Dealer come from the same source. Errors: random's.

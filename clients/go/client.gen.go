@@ -1504,7 +1504,7 @@ type CreateDuelRequest struct {
 	// Example: klassik
 	Variant *string `json:"variant,omitempty"`
 
-	// Winnable deal a proven winnable deal (R7.2); default true on one-deck variants
+	// Winnable deal a proven winnable deal (R7.2); default true
 	Winnable *bool `json:"winnable,omitempty"`
 }
 
@@ -1532,7 +1532,7 @@ type CreateGameRequest struct {
 	// Example: klondike
 	Variant string `json:"variant"`
 
-	// Winnable true: deal a deal proven winnable (R7.2), one-deck variants only; 503 deal_not_ready with Retry-After if none is ready
+	// Winnable true: deal a deal proven winnable (R7.2), not with seed, layout, deal or duel_id; 503 deal_not_ready with Retry-After if none is ready
 	Winnable *bool `json:"winnable,omitempty"`
 }
 
@@ -1604,7 +1604,7 @@ type Daily struct {
 	// Example: klondike
 	Variant string `json:"variant"`
 
-	// Winnable the day's deal was proven winnable (R7.2): always so on one-deck variants
+	// Winnable the day's deal was proven winnable (R7.2): always so while the server proves deals
 	Winnable bool `json:"winnable"`
 }
 
@@ -4181,7 +4181,7 @@ type ClientInterface interface {
 
 	// PlayDailyWithBody Play today's daily deal
 	//
-	// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable on one-deck variants (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
+	// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
 	// A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 	//
 	// Takes any type of body and a specified content type.
@@ -4191,7 +4191,7 @@ type ClientInterface interface {
 
 	// PlayDaily Play today's daily deal
 	//
-	// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable on one-deck variants (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
+	// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
 	// A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 	//
 	// Takes a body of the `application/json` content type.
@@ -4201,7 +4201,7 @@ type ClientInterface interface {
 
 	// CreateDuelWithBody Create a duel
 	//
-	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4). The deal is proven winnable (RULES R7.2) unless winnable is false or the variant deals more than one deck: then solution_commitment and difficulty are published too, and each game's audit reveals the winning line once the duel has closed; with no proven deal ready within a short wait the answer is 503 deal_not_ready with Retry-After.
+	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4). The deal is proven winnable (RULES R7.2) unless winnable is false: then solution_commitment and difficulty are published too, and each game's audit reveals the winning line once the duel has closed; with no proven deal ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 	// max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 	//
 	// Takes any type of body and a specified content type.
@@ -4211,7 +4211,7 @@ type ClientInterface interface {
 
 	// CreateDuel Create a duel
 	//
-	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4). The deal is proven winnable (RULES R7.2) unless winnable is false or the variant deals more than one deck: then solution_commitment and difficulty are published too, and each game's audit reveals the winning line once the duel has closed; with no proven deal ready within a short wait the answer is 503 deal_not_ready with Retry-After.
+	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4). The deal is proven winnable (RULES R7.2) unless winnable is false: then solution_commitment and difficulty are published too, and each game's audit reveals the winning line once the duel has closed; with no proven deal ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 	// max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 	//
 	// Takes a body of the `application/json` content type.
@@ -4271,7 +4271,7 @@ type ClientInterface interface {
 	// CreateGameWithBody Create a game
 	//
 	// Deals a new game of a variant, optionally with options, from a seed, from a custom layout (RULES R6.5) or from a PySolFC game number (deal "pysolfc:<number>", R6.7); seed, layout and deal make it unranked.
-	// winnable: true deals a deal the solver proved winnable (RULES R7.2; one-deck variants): the game stays ranked, publishes solution_commitment and difficulty, and reveals the line in its audit once the deal may be revealed. Proofs are made in the background; when none is ready within a short wait the answer is 503 deal_not_ready with Retry-After.
+	// winnable: true deals a deal the solver proved winnable (RULES R7.2; every variant): the game stays ranked, publishes solution_commitment and difficulty, and reveals the line in its audit once the deal may be revealed. Proofs are made in the background; when none is ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 	// Send Idempotency-Key to retry safely: the same key and body return the first response again.
 	//
 	// Takes any type of body and a specified content type.
@@ -4282,7 +4282,7 @@ type ClientInterface interface {
 	// CreateGame Create a game
 	//
 	// Deals a new game of a variant, optionally with options, from a seed, from a custom layout (RULES R6.5) or from a PySolFC game number (deal "pysolfc:<number>", R6.7); seed, layout and deal make it unranked.
-	// winnable: true deals a deal the solver proved winnable (RULES R7.2; one-deck variants): the game stays ranked, publishes solution_commitment and difficulty, and reveals the line in its audit once the deal may be revealed. Proofs are made in the background; when none is ready within a short wait the answer is 503 deal_not_ready with Retry-After.
+	// winnable: true deals a deal the solver proved winnable (RULES R7.2; every variant): the game stays ranked, publishes solution_commitment and difficulty, and reveals the line in its audit once the deal may be revealed. Proofs are made in the background; when none is ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 	// Send Idempotency-Key to retry safely: the same key and body return the first response again.
 	//
 	// Takes a body of the `application/json` content type.
@@ -5028,7 +5028,7 @@ func (c *Client) GetDailyHead(ctx context.Context, variant string, params *GetDa
 
 // PlayDailyWithBody Play today's daily deal
 //
-// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable on one-deck variants (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
+// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
 // A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 //
 // Takes any type of body and a specified content type.
@@ -5048,7 +5048,7 @@ func (c *Client) PlayDailyWithBody(ctx context.Context, variant string, params *
 
 // PlayDaily Play today's daily deal
 //
-// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable on one-deck variants (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
+// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
 // A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 //
 // Takes a body of the `application/json` content type.
@@ -5068,7 +5068,7 @@ func (c *Client) PlayDaily(ctx context.Context, variant string, params *PlayDail
 
 // CreateDuelWithBody Create a duel
 //
-// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4). The deal is proven winnable (RULES R7.2) unless winnable is false or the variant deals more than one deck: then solution_commitment and difficulty are published too, and each game's audit reveals the winning line once the duel has closed; with no proven deal ready within a short wait the answer is 503 deal_not_ready with Retry-After.
+// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4). The deal is proven winnable (RULES R7.2) unless winnable is false: then solution_commitment and difficulty are published too, and each game's audit reveals the winning line once the duel has closed; with no proven deal ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 // max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 //
 // Takes any type of body and a specified content type.
@@ -5088,7 +5088,7 @@ func (c *Client) CreateDuelWithBody(ctx context.Context, params *CreateDuelParam
 
 // CreateDuel Create a duel
 //
-// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4). The deal is proven winnable (RULES R7.2) unless winnable is false or the variant deals more than one deck: then solution_commitment and difficulty are published too, and each game's audit reveals the winning line once the duel has closed; with no proven deal ready within a short wait the answer is 503 deal_not_ready with Retry-After.
+// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4). The deal is proven winnable (RULES R7.2) unless winnable is false: then solution_commitment and difficulty are published too, and each game's audit reveals the winning line once the duel has closed; with no proven deal ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 // max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 //
 // Takes a body of the `application/json` content type.
@@ -5218,7 +5218,7 @@ func (c *Client) ListGamesHead(ctx context.Context, params *ListGamesHeadParams,
 // CreateGameWithBody Create a game
 //
 // Deals a new game of a variant, optionally with options, from a seed, from a custom layout (RULES R6.5) or from a PySolFC game number (deal "pysolfc:<number>", R6.7); seed, layout and deal make it unranked.
-// winnable: true deals a deal the solver proved winnable (RULES R7.2; one-deck variants): the game stays ranked, publishes solution_commitment and difficulty, and reveals the line in its audit once the deal may be revealed. Proofs are made in the background; when none is ready within a short wait the answer is 503 deal_not_ready with Retry-After.
+// winnable: true deals a deal the solver proved winnable (RULES R7.2; every variant): the game stays ranked, publishes solution_commitment and difficulty, and reveals the line in its audit once the deal may be revealed. Proofs are made in the background; when none is ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 // Send Idempotency-Key to retry safely: the same key and body return the first response again.
 //
 // Takes any type of body and a specified content type.
@@ -5239,7 +5239,7 @@ func (c *Client) CreateGameWithBody(ctx context.Context, params *CreateGameParam
 // CreateGame Create a game
 //
 // Deals a new game of a variant, optionally with options, from a seed, from a custom layout (RULES R6.5) or from a PySolFC game number (deal "pysolfc:<number>", R6.7); seed, layout and deal make it unranked.
-// winnable: true deals a deal the solver proved winnable (RULES R7.2; one-deck variants): the game stays ranked, publishes solution_commitment and difficulty, and reveals the line in its audit once the deal may be revealed. Proofs are made in the background; when none is ready within a short wait the answer is 503 deal_not_ready with Retry-After.
+// winnable: true deals a deal the solver proved winnable (RULES R7.2; every variant): the game stays ranked, publishes solution_commitment and difficulty, and reveals the line in its audit once the deal may be revealed. Proofs are made in the background; when none is ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 // Send Idempotency-Key to retry safely: the same key and body return the first response again.
 //
 // Takes a body of the `application/json` content type.
@@ -10426,7 +10426,7 @@ type ClientWithResponsesInterface interface {
 
 	// PlayDailyWithBodyWithResponse Play today's daily deal
 	//
-	// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable on one-deck variants (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
+	// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
 	// A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -10436,7 +10436,7 @@ type ClientWithResponsesInterface interface {
 
 	// PlayDailyWithResponse Play today's daily deal
 	//
-	// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable on one-deck variants (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
+	// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
 	// A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -10446,7 +10446,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateDuelWithBodyWithResponse Create a duel
 	//
-	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4). The deal is proven winnable (RULES R7.2) unless winnable is false or the variant deals more than one deck: then solution_commitment and difficulty are published too, and each game's audit reveals the winning line once the duel has closed; with no proven deal ready within a short wait the answer is 503 deal_not_ready with Retry-After.
+	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4). The deal is proven winnable (RULES R7.2) unless winnable is false: then solution_commitment and difficulty are published too, and each game's audit reveals the winning line once the duel has closed; with no proven deal ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 	// max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -10456,7 +10456,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateDuelWithResponse Create a duel
 	//
-	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4). The deal is proven winnable (RULES R7.2) unless winnable is false or the variant deals more than one deck: then solution_commitment and difficulty are published too, and each game's audit reveals the winning line once the duel has closed; with no proven deal ready within a short wait the answer is 503 deal_not_ready with Retry-After.
+	// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4). The deal is proven winnable (RULES R7.2) unless winnable is false: then solution_commitment and difficulty are published too, and each game's audit reveals the winning line once the duel has closed; with no proven deal ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 	// max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -10524,7 +10524,7 @@ type ClientWithResponsesInterface interface {
 	// CreateGameWithBodyWithResponse Create a game
 	//
 	// Deals a new game of a variant, optionally with options, from a seed, from a custom layout (RULES R6.5) or from a PySolFC game number (deal "pysolfc:<number>", R6.7); seed, layout and deal make it unranked.
-	// winnable: true deals a deal the solver proved winnable (RULES R7.2; one-deck variants): the game stays ranked, publishes solution_commitment and difficulty, and reveals the line in its audit once the deal may be revealed. Proofs are made in the background; when none is ready within a short wait the answer is 503 deal_not_ready with Retry-After.
+	// winnable: true deals a deal the solver proved winnable (RULES R7.2; every variant): the game stays ranked, publishes solution_commitment and difficulty, and reveals the line in its audit once the deal may be revealed. Proofs are made in the background; when none is ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 	// Send Idempotency-Key to retry safely: the same key and body return the first response again.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -10535,7 +10535,7 @@ type ClientWithResponsesInterface interface {
 	// CreateGameWithResponse Create a game
 	//
 	// Deals a new game of a variant, optionally with options, from a seed, from a custom layout (RULES R6.5) or from a PySolFC game number (deal "pysolfc:<number>", R6.7); seed, layout and deal make it unranked.
-	// winnable: true deals a deal the solver proved winnable (RULES R7.2; one-deck variants): the game stays ranked, publishes solution_commitment and difficulty, and reveals the line in its audit once the deal may be revealed. Proofs are made in the background; when none is ready within a short wait the answer is 503 deal_not_ready with Retry-After.
+	// winnable: true deals a deal the solver proved winnable (RULES R7.2; every variant): the game stays ranked, publishes solution_commitment and difficulty, and reveals the line in its audit once the deal may be revealed. Proofs are made in the background; when none is ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 	// Send Idempotency-Key to retry safely: the same key and body return the first response again.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -19874,7 +19874,7 @@ func (c *ClientWithResponses) GetDailyHeadWithResponse(ctx context.Context, vari
 
 // PlayDailyWithBodyWithResponse Play today's daily deal
 //
-// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable on one-deck variants (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
+// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
 // A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -19890,7 +19890,7 @@ func (c *ClientWithResponses) PlayDailyWithBodyWithResponse(ctx context.Context,
 
 // PlayDailyWithResponse Play today's daily deal
 //
-// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable on one-deck variants (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
+// Deals the caller's game on today's (UTC) daily deal of the variant, with the variant's default rules: the same deal for every player that day, proven winnable (RULES R7.2: the game shows solution_commitment and difficulty; with no proven deal ready within a short wait the day's first game answers 503 deal_not_ready with Retry-After). One per player, variant and day: a second request gets 409 daily_already_played, with Location naming the game.
 // A daily game is sealed until its day is over (RULES R6.6): readable only by its owner, and showing it only the cards it saw face up, no seed or salt, even once it has ended; after the day, everything, to anyone. Games still running then are resigned by the server. The body is empty or {}.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -19906,7 +19906,7 @@ func (c *ClientWithResponses) PlayDailyWithResponse(ctx context.Context, variant
 
 // CreateDuelWithBodyWithResponse Create a duel
 //
-// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4). The deal is proven winnable (RULES R7.2) unless winnable is false or the variant deals more than one deck: then solution_commitment and difficulty are published too, and each game's audit reveals the winning line once the duel has closed; with no proven deal ready within a short wait the answer is 503 deal_not_ready with Retry-After.
+// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4). The deal is proven winnable (RULES R7.2) unless winnable is false: then solution_commitment and difficulty are published too, and each game's audit reveals the winning line once the duel has closed; with no proven deal ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 // max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -19922,7 +19922,7 @@ func (c *ClientWithResponses) CreateDuelWithBodyWithResponse(ctx context.Context
 
 // CreateDuelWithResponse Create a duel
 //
-// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4). The deal is proven winnable (RULES R7.2) unless winnable is false or the variant deals more than one deck: then solution_commitment and difficulty are published too, and each game's audit reveals the winning line once the duel has closed; with no proven deal ready within a short wait the answer is 503 deal_not_ready with Retry-After.
+// Creates a same-deal duel (RULES R6.3): every player who joins (POST /v1/duels/{id}/games) gets exactly the same cards in the same order, dealt from a seed the server keeps secret until the duel ends; the commitment is published now (R6.4). The deal is proven winnable (RULES R7.2) unless winnable is false: then solution_commitment and difficulty are published too, and each game's audit reveals the winning line once the duel has closed; with no proven deal ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 // max_players (2..100, default 2) may join; joining closes once every seat is taken or at the deadline. The duel closes at its deadline, or earlier once every seat holds a game that has ended; games still running at the deadline are resigned by the server. Until it closes its games are sealed (R6.6): even an ended one shows its owner only the cards it saw face up, and no seed or salt. Creating a duel does not join it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -20032,7 +20032,7 @@ func (c *ClientWithResponses) ListGamesHeadWithResponse(ctx context.Context, par
 // CreateGameWithBodyWithResponse Create a game
 //
 // Deals a new game of a variant, optionally with options, from a seed, from a custom layout (RULES R6.5) or from a PySolFC game number (deal "pysolfc:<number>", R6.7); seed, layout and deal make it unranked.
-// winnable: true deals a deal the solver proved winnable (RULES R7.2; one-deck variants): the game stays ranked, publishes solution_commitment and difficulty, and reveals the line in its audit once the deal may be revealed. Proofs are made in the background; when none is ready within a short wait the answer is 503 deal_not_ready with Retry-After.
+// winnable: true deals a deal the solver proved winnable (RULES R7.2; every variant): the game stays ranked, publishes solution_commitment and difficulty, and reveals the line in its audit once the deal may be revealed. Proofs are made in the background; when none is ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 // Send Idempotency-Key to retry safely: the same key and body return the first response again.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -20049,7 +20049,7 @@ func (c *ClientWithResponses) CreateGameWithBodyWithResponse(ctx context.Context
 // CreateGameWithResponse Create a game
 //
 // Deals a new game of a variant, optionally with options, from a seed, from a custom layout (RULES R6.5) or from a PySolFC game number (deal "pysolfc:<number>", R6.7); seed, layout and deal make it unranked.
-// winnable: true deals a deal the solver proved winnable (RULES R7.2; one-deck variants): the game stays ranked, publishes solution_commitment and difficulty, and reveals the line in its audit once the deal may be revealed. Proofs are made in the background; when none is ready within a short wait the answer is 503 deal_not_ready with Retry-After.
+// winnable: true deals a deal the solver proved winnable (RULES R7.2; every variant): the game stays ranked, publishes solution_commitment and difficulty, and reveals the line in its audit once the deal may be revealed. Proofs are made in the background; when none is ready within a short wait the answer is 503 deal_not_ready with Retry-After.
 // Send Idempotency-Key to retry safely: the same key and body return the first response again.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).

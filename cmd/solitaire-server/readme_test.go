@@ -29,7 +29,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 	}
 	srv := startServerProcess(t, buildBinary(t), "SOLITAIRE_ADDR=127.0.0.1:0",
 		"SOLITAIRE_SQLITE_PATH="+filepath.Join(t.TempDir(), "solitaire.db"), "SOLITAIRE_LOG_EVERY=200ms",
-		"SOLITAIRE_RATE_LIMIT=5", "SOLITAIRE_RATE_BURST=5")
+		"SOLITAIRE_RATE_LIMIT=5", "SOLITAIRE_RATE_BURST=5", "SOLITAIRE_WINNABLE_WORKERS=1")
 	cmd := exec.Command("bash", "-e", "-c", string(m[1]))
 	cmd.Dir = repositoryView(t)
 	cmd.Env = append(os.Environ(), "S="+srv.base)

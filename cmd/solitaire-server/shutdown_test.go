@@ -69,8 +69,16 @@ func buildInto(dir string) (string, error) {
 // where a new key has no default (TestLogOrigin).
 const testOrigin = "SOLITAIRE_LOG_ORIGIN=test.example/v1/log"
 
-// startServerProcess runs bin with a clean environment plus testOrigin
-// and env, and waits for its "serving" log line, which names its address.
+// noSupply turns the supply of proven deals off in the tests' server
+// processes unless env turns it on again (SOLITAIRE_WINNABLE_WORKERS=1):
+// at start-up it proves two deals of every variant, Harp and Tripleharp
+// included, about 12 s of one core, and the robustness tests start and
+// restart dozens of servers that deal no winnable game.
+const noSupply = "SOLITAIRE_WINNABLE_WORKERS=0"
+
+// startServerProcess runs bin with a clean environment plus testOrigin,
+// noSupply and env, and waits for its "serving" log line, which names its
+// address.
 func startServerProcess(t *testing.T, bin string, env ...string) *serverProcess {
 	t.Helper()
 	cmd := exec.Command(bin)
@@ -79,7 +87,7 @@ func startServerProcess(t *testing.T, bin string, env ...string) *serverProcess 
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.Env = append(append(cmd.Env, testOrigin), env...) // the last of a name wins
+	cmd.Env = append(append(cmd.Env, testOrigin, noSupply), env...) // the last of a name wins
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -18,9 +18,11 @@ import (
 // deal_not_ready and duels and daily deals are dealt at random),
 // SOLITAIRE_WINNABLE_BUFFER (deals kept per rule set, 1..100, default 2),
 // SOLITAIRE_WINNABLE_WAIT (the longest a request waits for an empty
-// buffer, 0s..10s, default 2s) and SOLITAIRE_WINNABLE_NODES (the node
-// budget of one proof attempt, 1000..solver.DifficultyNodes, default
-// supply.DefaultProofNodes).
+// buffer, 0s..10s, default 2s), SOLITAIRE_WINNABLE_NODES (the node
+// budget of one proof attempt of a one-deck deal, 1000..
+// solver.DifficultyNodes, default supply.DefaultProofNodes) and
+// SOLITAIRE_WINNABLE_MULTIDECK_NODES (the same for two or three decks,
+// default supply.DefaultMultiDeckProofNodes).
 func (c *config) loadSupply(getenv func(string) string) error {
 	c.supply = supply.Config{Workers: supply.DefaultWorkers, Nice: true}
 	c.supplyOn = true
@@ -45,21 +47,26 @@ func (c *config) loadSupply(getenv func(string) string) error {
 		}
 		c.supply.Wait = max(d, time.Millisecond) // 0 would mean the default
 	}
-	if v := getenv("SOLITAIRE_WINNABLE_NODES"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 1000 || n > solver.DifficultyNodes {
-			return fmt.Errorf("SOLITAIRE_WINNABLE_NODES=%q: want 1000..%d nodes", v, solver.DifficultyNodes)
+	for name, to := range map[string]*int64{"SOLITAIRE_WINNABLE_NODES": &c.supply.Nodes,
+		"SOLITAIRE_WINNABLE_MULTIDECK_NODES": &c.supply.MultiDeckNodes} {
+		if v := getenv(name); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 1000 || n > solver.DifficultyNodes {
+				return fmt.Errorf("%s=%q: want 1000..%d nodes", name, v, solver.DifficultyNodes)
+			}
+			*to = n
 		}
-		c.supply.Nodes = n
 	}
 	return nil
 }
 
 // startSupply starts the supply of proven deals and makes it games'
 // Dealer, unless it is off. It begins at once with the rules of every
-// one-deck variant's daily deal (the variant's defaults) and of the
-// duels' default variant, so that the day's first daily game and the
+// variant's daily deal (the variant's defaults; the duels' default
+// variant is one of them), so that the day's first daily game and the
 // first duel find a deal: the buffer of two holds today's and tomorrow's.
+// The one-deck rule sets fill within seconds; a Tripleharp deal costs
+// about 4 s of one core at low priority (supply.DefaultMultiDeckProofNodes).
 // The returned function stops it.
 func startSupply(cfg config, games *app.Games, log *slog.Logger) func() {
 	if !cfg.supplyOn {
@@ -68,16 +75,20 @@ func startSupply(cfg config, games *app.Games, log *slog.Logger) func() {
 	}
 	s := supply.New(cfg.supply)
 	games.Dealer = s
-	for _, v := range domain.Variants() {
-		rules, _, err := v.Resolve(domain.Options{})
-		if err == nil && rules.OneDeck() {
-			s.Want(rules)
-		}
-	}
-	if v, err := domain.LookupVariant(app.DefaultDuelVariant); err == nil {
-		if rules, _, err := v.Resolve(domain.Options{}); err == nil && rules.OneDeck() {
-			s.Want(rules)
-		}
+	for _, rules := range dailyRules() {
+		s.Want(rules)
 	}
 	return s.Close
+}
+
+// dailyRules are the default rules of every variant: the rule sets of the
+// daily deals and of a duel that names no options.
+func dailyRules() []domain.Rules {
+	var out []domain.Rules
+	for _, v := range domain.Variants() {
+		if rules, _, err := v.Resolve(domain.Options{}); err == nil {
+			out = append(out, rules)
+		}
+	}
+	return out
 }

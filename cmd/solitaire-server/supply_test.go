@@ -22,15 +22,17 @@ func TestLoadSupplyConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !c.supplyOn || c.supply.Workers != 1 || c.supply.Buffer != 0 || c.supply.Wait != 0 || c.supply.Nodes != 0 || !c.supply.Nice {
+	if !c.supplyOn || c.supply.Workers != 1 || c.supply.Buffer != 0 || c.supply.Wait != 0 || c.supply.Nodes != 0 || c.supply.MultiDeckNodes != 0 || !c.supply.Nice {
 		t.Errorf("defaults: %+v on %v", c.supply, c.supplyOn)
 	}
 	c, err = loadConfig(env(map[string]string{"SOLITAIRE_WINNABLE_WORKERS": "2", "SOLITAIRE_WINNABLE_BUFFER": "5",
-		"SOLITAIRE_WINNABLE_WAIT": "500ms", "SOLITAIRE_WINNABLE_NODES": "50000"}))
+		"SOLITAIRE_WINNABLE_WAIT": "500ms", "SOLITAIRE_WINNABLE_NODES": "50000",
+		"SOLITAIRE_WINNABLE_MULTIDECK_NODES": "1500000"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.supply.Workers != 2 || c.supply.Buffer != 5 || c.supply.Wait != 500*time.Millisecond || c.supply.Nodes != 50000 {
+	if c.supply.Workers != 2 || c.supply.Buffer != 5 || c.supply.Wait != 500*time.Millisecond || c.supply.Nodes != 50000 ||
+		c.supply.MultiDeckNodes != 1_500_000 {
 		t.Errorf("from env: %+v", c.supply)
 	}
 	if c, err = loadConfig(env(map[string]string{"SOLITAIRE_WINNABLE_WORKERS": "0"})); err != nil || c.supplyOn {
@@ -41,6 +43,7 @@ func TestLoadSupplyConfig(t *testing.T) {
 		{"SOLITAIRE_WINNABLE_BUFFER": "0"}, {"SOLITAIRE_WINNABLE_BUFFER": "x"},
 		{"SOLITAIRE_WINNABLE_WAIT": "11s"}, {"SOLITAIRE_WINNABLE_WAIT": "soon"},
 		{"SOLITAIRE_WINNABLE_NODES": "10"}, {"SOLITAIRE_WINNABLE_NODES": "3000000"},
+		{"SOLITAIRE_WINNABLE_MULTIDECK_NODES": "999"}, {"SOLITAIRE_WINNABLE_MULTIDECK_NODES": "2000001"},
 	} {
 		if _, err := loadConfig(env(bad)); err == nil {
 			t.Errorf("%v accepted", bad)
@@ -63,9 +66,9 @@ func rulesOf(t *testing.T, variant string) domain.Rules {
 }
 
 // TestR7_2_SupplyAtStartUp: the server's supply is the games' Dealer and
-// begins at once with the default rules of every one-deck variant (the
-// daily deals; klassik is also the duels' default), so the day's first
-// daily game finds a deal; multi-deck variants get none.
+// begins at once with the default rules of every variant, Harp and
+// Tripleharp included (the daily deals; klassik is also the duels'
+// default), so the day's first daily game finds a deal.
 func TestR7_2_SupplyAtStartUp(t *testing.T) {
 	c, err := loadConfig(env(nil))
 	if err != nil {
@@ -84,17 +87,15 @@ func TestR7_2_SupplyAtStartUp(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rules.OneDeck() {
-			rules.TimeLimitS = 0 // as the supply keys its buffers
-			want = append(want, rules)
-		}
+		rules.TimeLimitS = 0 // as the supply keys its buffers
+		want = append(want, rules)
 	}
 	got := s.Wanted()
 	key := func(r domain.Rules) string { return fmt.Sprint(r) }
 	slices.SortFunc(got, func(a, b domain.Rules) int { return strings.Compare(key(a), key(b)) })
 	slices.SortFunc(want, func(a, b domain.Rules) int { return strings.Compare(key(a), key(b)) })
-	if !slices.Equal(got, want) || len(want) != 4 {
-		t.Errorf("proving for %v, want the default rules of the one-deck variants %v", got, want)
+	if !slices.Equal(got, want) || len(want) != 6 {
+		t.Errorf("proving for %v, want the default rules of the six variants %v", got, want)
 	}
 	// relaxed, the daily deal whose proofs take milliseconds, is ready
 	// soon; the strict variants take seconds each (far more under -race).

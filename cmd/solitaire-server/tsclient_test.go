@@ -28,7 +28,7 @@ func TestTypeScriptClient(t *testing.T) {
 	npmtest.Run(t, tsClientDir, "node_modules/.bin/tsc", "-p", "tsconfig.json", "--strict")
 
 	srv := startServerProcess(t, buildBinary(t), "SOLITAIRE_ADDR=127.0.0.1:0",
-		"SOLITAIRE_SQLITE_PATH="+filepath.Join(t.TempDir(), "solitaire.db"))
+		"SOLITAIRE_SQLITE_PATH="+filepath.Join(t.TempDir(), "solitaire.db"), "SOLITAIRE_WINNABLE_WORKERS=1")
 	out := string(npmtest.Run(t, tsClientDir, "node", "dist/win.js", srv.base))
 	if !strings.Contains(out, "\nwon ") {
 		t.Fatalf("the TypeScript client did not win:\n%s", out)

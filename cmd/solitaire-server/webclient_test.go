@@ -50,7 +50,7 @@ func TestWebClient(t *testing.T) {
 	t.Cleanup(web.Close)
 	srv := startServerProcess(t, buildBinary(t), "SOLITAIRE_ADDR=127.0.0.1:0",
 		"SOLITAIRE_SQLITE_PATH="+filepath.Join(t.TempDir(), "solitaire.db"),
-		"SOLITAIRE_CORS_ORIGINS="+web.URL)
+		"SOLITAIRE_CORS_ORIGINS="+web.URL, "SOLITAIRE_WINNABLE_WORKERS=1")
 	shots := os.Getenv("SOLITAIRE_WEB_SCREENSHOTS")
 	if shots == "" {
 		shots = t.TempDir()

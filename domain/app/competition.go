@@ -300,7 +300,7 @@ func (c *Competitions) CreateDuel(ctx context.Context, req NewDuel) (*Duel, erro
 		return nil, &FieldError{Field: "max_players",
 			Detail: fmt.Sprintf("max_players must be %d..%d", MinDuelPlayers, MaxDuelPlayers)}
 	}
-	seed, salt, proven, err := c.sharedDeal(ctx, v, rules, req.Winnable)
+	seed, salt, proven, err := c.sharedDeal(ctx, rules, req.Winnable)
 	if err != nil {
 		return nil, err
 	}
@@ -317,18 +317,12 @@ func (c *Competitions) CreateDuel(ctx context.Context, req NewDuel) (*Duel, erro
 	return d, nil
 }
 
-// wantWinnable decides whether a shared deal of v under rules is dealt
-// from the Dealer (R7.2): asked (nil means yes), one deck, and a Dealer.
-func (c *Competitions) wantWinnable(v domain.Variant, rules domain.Rules, asked *bool) (bool, error) {
+// wantWinnable decides whether a shared deal is dealt from the Dealer
+// (R7.2, every variant): asked (nil means yes) and a Dealer.
+func (c *Competitions) wantWinnable(asked *bool) (bool, error) {
 	explicit := asked != nil && *asked
 	switch {
 	case asked != nil && !*asked:
-		return false, nil
-	case !rules.OneDeck():
-		if explicit {
-			return false, &FieldError{Field: "winnable", Detail: fmt.Sprintf(
-				"winnable deals are one-deck deals (R7.2); %s deals %d decks", v.ID, rules.Decks)}
-		}
 		return false, nil
 	case c.Games.Dealer == nil:
 		if explicit {
@@ -339,12 +333,12 @@ func (c *Competitions) wantWinnable(v domain.Variant, rules domain.Rules, asked 
 	return true, nil
 }
 
-// sharedDeal draws the secret deal of a duel or a daily deal of v under
-// rules: a fresh salt, and the seed of a proven deal from the Dealer when
+// sharedDeal draws the secret deal of a duel or a daily deal under rules:
+// a fresh salt, and the seed of a proven deal from the Dealer when
 // wantWinnable says so (proven is then its proof, else nil), else a fresh
 // secret seed.
-func (c *Competitions) sharedDeal(ctx context.Context, v domain.Variant, rules domain.Rules, asked *bool) (uint64, []byte, *domain.ProvenDeal, error) {
-	winnable, err := c.wantWinnable(v, rules, asked)
+func (c *Competitions) sharedDeal(ctx context.Context, rules domain.Rules, asked *bool) (uint64, []byte, *domain.ProvenDeal, error) {
+	winnable, err := c.wantWinnable(asked)
 	if err != nil {
 		return 0, nil, nil, err
 	}
@@ -625,7 +619,7 @@ func (c *Competitions) newDailyDeal(ctx context.Context, v domain.Variant, day s
 	if err != nil {
 		return nil, err
 	}
-	seed, salt, proven, err := c.sharedDeal(ctx, v, rules, nil)
+	seed, salt, proven, err := c.sharedDeal(ctx, rules, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -136,7 +136,7 @@ func (g *Games) Create(ctx context.Context, req NewGame) (*Game, *domain.State, 
 	}
 	proof := req.Proof
 	if req.Winnable {
-		if proof, err = g.provenDeal(ctx, v, rules, req); err != nil {
+		if proof, err = g.provenDeal(ctx, rules, req); err != nil {
 			return nil, nil, err
 		}
 		seed := proof.Seed
@@ -207,12 +207,9 @@ func (g *Games) Create(ctx context.Context, req NewGame) (*Game, *domain.State, 
 }
 
 // provenDeal takes a proven deal of rules from the Dealer for req, a
-// request with Winnable: one-deck variants, and no other way of dealing.
-func (g *Games) provenDeal(ctx context.Context, v domain.Variant, rules domain.Rules, req NewGame) (*domain.ProvenDeal, error) {
+// request with Winnable and no other way of dealing (every variant, R7.2).
+func (g *Games) provenDeal(ctx context.Context, rules domain.Rules, req NewGame) (*domain.ProvenDeal, error) {
 	switch {
-	case !rules.OneDeck():
-		return nil, &FieldError{Field: "winnable", Detail: fmt.Sprintf(
-			"winnable deals are one-deck deals (R7.2); %s deals %d decks", v.ID, rules.Decks)}
 	case req.Seed != nil || req.Layout != nil || req.Deal != "" || req.ServerSeed != nil:
 		return nil, &FieldError{Field: "winnable", Detail: "winnable: true deals a proven deal; not with seed, layout or deal"}
 	case g.Dealer == nil:

@@ -322,18 +322,20 @@ const (
 	Expert = domain.DifficultyExpert
 )
 
-// Difficulty thresholds (R7.5), in nodes the search expands before its first
-// solution under the fixed search order of Solve and DifficultyNodes as the
-// only budget (no time limit, so the band is the same on every machine):
-// at most EasyNodes is easy, at most MediumNodes medium, at most HardNodes
-// hard, more expert. A winning line is 45 to 80 moves long and every move
-// on it is a node, so "easy" is a deal the search wins with next to no
-// backtracking, "medium" with a little, "hard" within a few tens of
-// thousands of positions. On the relaxed draw-1 deals (the daily deals'
-// rules) of BENCHMARKS.md "Solver" these split the winnable deals into all
-// four bands (distribution there and in docs/rules.md R7.5); they depend on
-// the search, so a change to it is measured again, and the thresholds move
-// when a band would empty. A game keeps the band it was dealt with.
+// Difficulty thresholds of one-deck deals (R7.5), in nodes the search
+// expands before its first solution under the fixed search order of Solve
+// and DifficultyNodes as the only budget (no time limit, so the band is the
+// same on every machine): at most EasyNodes is easy, at most MediumNodes
+// medium, at most HardNodes hard, more expert. A winning line is 45 to 80
+// moves long and every move on it is a node, so "easy" is a deal the
+// search wins with next to no backtracking, "medium" with a little,
+// "hard" within a few tens of thousands of positions. On the relaxed
+// draw-1 deals (the daily deals' rules) of BENCHMARKS.md "Solver" these
+// split the winnable deals into all four bands (distribution there and in
+// docs/rules.md R7.5); they depend on the search, so a change to it is
+// measured again, and the thresholds move when a band would empty. A game
+// keeps the band it was dealt with. Harp and Tripleharp have their own
+// (BandLimits).
 const (
 	EasyNodes       = 60
 	MediumNodes     = 200
@@ -341,14 +343,35 @@ const (
 	DifficultyNodes = 2_000_000
 )
 
+// BandLimit holds the upper node counts of the first three bands of R7.5
+// for one number of decks: at most Easy nodes is easy, at most Medium
+// medium, at most Hard hard, more expert.
+type BandLimit struct{ Easy, Medium, Hard int64 }
+
+// BandLimits are the thresholds of R7.5 by the number of decks (index 1..3).
+// One deck: EasyNodes, MediumNodes, HardNodes. Two and three decks (Harp,
+// Tripleharp): a won line is 300 to 900 moves long and the beams of
+// beam.go search widths doubling from one, so even the easiest deals take
+// tens of thousands of positions; the limits split the deals of seeds
+// 1-200 of each that the search wins within DifficultyNodes (126 of Harp,
+// 35 of Tripleharp) into four bands of about a quarter each, those beyond
+// the budget being expert too (docs/rules.md R7.5, BENCHMARKS.md "Harp and
+// Tripleharp").
+var BandLimits = [4]BandLimit{
+	1: {EasyNodes, MediumNodes, HardNodes},
+	2: {300_000, 700_000, 1_100_000},
+	3: {600_000, 1_000_000, 1_400_000},
+}
+
 // Difficulty rates the position s (R7.5): a deterministic function of the
 // solver's effort, the nodes Solve's search expands before its first
 // solution (without the draw-1 relaxation of draw-3 and limited-pass
 // games, which finds no wins: relax.go) under a node budget of
-// DifficultyNodes and no time limit. It returns the band and the search's
-// result; the band is "" unless the result is Winnable
-// (an unwinnable or undecided position has no band). ctx may cut the search
-// short (then the result is Unknown and the band "").
+// DifficultyNodes and no time limit, banded by BandOf for s's decks. It
+// returns the band and the search's result; the band is "" unless the
+// result is Winnable (an unwinnable or undecided position has no band).
+// ctx may cut the search short (then the result is Unknown and the band
+// "").
 func Difficulty(ctx context.Context, s *domain.State) (Band, Result) {
 	start := time.Now()
 	res := solve(ctx, s, Budget{Nodes: DifficultyNodes, Time: 1<<63 - 1}, start, searchWins)
@@ -356,17 +379,22 @@ func Difficulty(ctx context.Context, s *domain.State) (Band, Result) {
 	if res.Verdict != Winnable {
 		return "", res
 	}
-	return BandOf(res.Nodes), res
+	return BandOf(s.Rules.Decks, res.Nodes), res
 }
 
-// BandOf maps a node count to its band (see EasyNodes).
-func BandOf(nodes int64) Band {
+// BandOf maps a node count of a deal of decks decks (1..3; others count as
+// one) to its band by BandLimits.
+func BandOf(decks int, nodes int64) Band {
+	l := BandLimits[1]
+	if decks >= 2 && decks < len(BandLimits) {
+		l = BandLimits[decks]
+	}
 	switch {
-	case nodes <= EasyNodes:
+	case nodes <= l.Easy:
 		return Easy
-	case nodes <= MediumNodes:
+	case nodes <= l.Medium:
 		return Medium
-	case nodes <= HardNodes:
+	case nodes <= l.Hard:
 		return Hard
 	}
 	return Expert
@@ -389,5 +417,5 @@ func Prove(ctx context.Context, rules domain.Rules, seed uint64, nodes int64) (d
 	if res.Verdict != Winnable || ctx.Err() != nil {
 		return domain.ProvenDeal{}, false
 	}
-	return domain.ProvenDeal{Seed: seed, Line: res.Line, Nodes: res.Nodes, Difficulty: BandOf(res.Nodes)}, true
+	return domain.ProvenDeal{Seed: seed, Line: res.Line, Nodes: res.Nodes, Difficulty: BandOf(rules.Decks, res.Nodes)}, true
 }

@@ -45,6 +45,16 @@ const (
 	// kept: bands beyond this budget's reach ("expert" above it) are not
 	// dealt. See README "Winnable deals" for the distribution.
 	DefaultProofNodes = 200_000
+	// DefaultMultiDeckProofNodes is the node budget of one proof attempt
+	// of a Harp or Tripleharp deal (two or three decks), whose won lines
+	// are hundreds of moves long and whose searches take hundreds of
+	// thousands of positions even for the easiest deals: the whole of
+	// solver.DifficultyNodes, so every band is dealt. On seeds 1-200 it
+	// wins 63 % of Harp deals and 17.5 % of Tripleharp deals, so a proven
+	// Harp deal costs about 1.9 M positions (0.7 s of one core) and a
+	// Tripleharp deal about 10.5 M (3.7 s); BENCHMARKS.md "Harp and
+	// Tripleharp".
+	DefaultMultiDeckProofNodes = solver.DifficultyNodes
 	// DefaultKeys bounds the rule sets a Supply keeps a buffer for;
 	// beyond it the one asked for least recently (and not pinned by Want)
 	// is dropped.
@@ -57,8 +67,11 @@ type Config struct {
 	Buffer     int           // proven deals kept ready per rule set, default DefaultBuffer
 	Wait       time.Duration // longest wait of ProvenDeal for an empty buffer, default DefaultWait
 	RetryAfter time.Duration // told to a request that waited in vain, default DefaultRetryAfter
-	Nodes      int64         // node budget of one proof attempt, default DefaultProofNodes
-	MaxKeys    int           // rule sets kept, default DefaultKeys
+	Nodes      int64         // node budget of one proof attempt of a one-deck deal, default DefaultProofNodes
+	// MultiDeckNodes is the node budget of one proof attempt of a deal
+	// of two or three decks, default DefaultMultiDeckProofNodes.
+	MultiDeckNodes int64
+	MaxKeys        int // rule sets kept, default DefaultKeys
 	// Random is the source of the secret seeds (domain.SecretSeed),
 	// default crypto/rand.Reader: the generator the competitions use.
 	Random io.Reader
@@ -83,6 +96,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Nodes <= 0 {
 		c.Nodes = DefaultProofNodes
+	}
+	if c.MultiDeckNodes <= 0 {
+		c.MultiDeckNodes = DefaultMultiDeckProofNodes
 	}
 	if c.MaxKeys <= 0 {
 		c.MaxKeys = DefaultKeys
@@ -345,7 +361,11 @@ func (s *Supply) prove(rules domain.Rules) (domain.ProvenDeal, bool) {
 		return domain.ProvenDeal{}, false
 	}
 	s.tried.Add(1)
-	d, ok := solver.Prove(s.ctx, rules, seed, s.cfg.Nodes)
+	nodes := s.cfg.Nodes
+	if rules.Decks > 1 {
+		nodes = s.cfg.MultiDeckNodes
+	}
+	d, ok := solver.Prove(s.ctx, rules, seed, nodes)
 	if ok {
 		s.proven.Add(1)
 	}

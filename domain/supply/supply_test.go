@@ -3,6 +3,7 @@ package supply
 import (
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"slices"
 	"testing"
@@ -12,9 +13,12 @@ import (
 	"github.com/openpatience/solitaire/domain/solver"
 )
 
-func relaxedRules(t *testing.T) domain.Rules {
+func relaxedRules(t *testing.T) domain.Rules { return rulesOf(t, "relaxed") }
+
+// rulesOf is the default rules of variant id.
+func rulesOf(t *testing.T, id string) domain.Rules {
 	t.Helper()
-	v, err := domain.LookupVariant("relaxed")
+	v, err := domain.LookupVariant(id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,16 +38,53 @@ func (b blocked) Read(p []byte) (int, error) {
 	return rand.Read(p)
 }
 
+// seeds is a random source that gives the secret seeds listed, in turn,
+// and then fails (the supply then waits a second before it reads again).
+type seeds []uint64
+
+func (s *seeds) Read(p []byte) (int, error) {
+	if len(*s) == 0 || len(p) < 8 {
+		return 0, errors.New("no more seeds")
+	}
+	binary.BigEndian.PutUint64(p, (*s)[0])
+	*s = (*s)[1:]
+	return 8, nil
+}
+
 // TestR7_2_SupplyDealsAreProven: a deal taken from the supply is dealt by
 // its seed under the rules asked for, its line wins it through
-// domain.Decide, its band is BandOf its nodes and the same as Difficulty
-// gives (R7.5: the node count to the first solution does not depend on
-// the proof's smaller budget), and Prove gives it again on the same seed
-// (a node budget: the same on every machine). Two takes are two deals.
+// domain.Decide, its band is BandOf its decks and nodes and the same as
+// Difficulty gives (R7.5: the node count to the first solution does not
+// depend on the proof's smaller budget), and Prove gives it again on the
+// same seed (a node budget: the same on every machine). Two takes are two
+// deals. Harp and Tripleharp deals are proven within their own budget
+// (DefaultMultiDeckProofNodes); their seeds are ones the search wins
+// within a few hundred thousand positions, so that the test stays short
+// under the race detector.
 func TestR7_2_SupplyDealsAreProven(t *testing.T) {
 	t.Parallel()
-	rules := relaxedRules(t)
-	s := New(Config{Wait: 2 * time.Minute})
+	for _, c := range []struct {
+		variant string
+		random  *seeds // nil: crypto/rand
+		budget  int64
+	}{
+		{"relaxed", nil, DefaultProofNodes},
+		{"harp", &seeds{6, 16}, DefaultMultiDeckProofNodes},
+		{"tripleharp", &seeds{21, 19}, DefaultMultiDeckProofNodes},
+	} {
+		t.Run(c.variant, func(t *testing.T) {
+			t.Parallel()
+			cfg := Config{Wait: 2 * time.Minute}
+			if c.random != nil {
+				cfg.Random = c.random
+			}
+			provenTwice(t, cfg, rulesOf(t, c.variant), c.budget)
+		})
+	}
+}
+
+func provenTwice(t *testing.T, cfg Config, rules domain.Rules, budget int64) {
+	s := New(cfg)
 	defer s.Close()
 	s.Want(rules)
 	ctx := context.Background()
@@ -63,7 +104,7 @@ func TestR7_2_SupplyDealsAreProven(t *testing.T) {
 		if ok, why := domain.SolutionWins(dealt, d.Line); !ok {
 			t.Errorf("seed %d: the line does not win: %s", d.Seed, why)
 		}
-		if d.Difficulty != solver.BandOf(d.Nodes) || d.Nodes < 1 || d.Nodes > DefaultProofNodes {
+		if d.Difficulty != solver.BandOf(rules.Decks, d.Nodes) || d.Nodes < 1 || d.Nodes > budget {
 			t.Errorf("seed %d: %d nodes, band %s", d.Seed, d.Nodes, d.Difficulty)
 		}
 		st := &domain.State{}
@@ -72,7 +113,7 @@ func TestR7_2_SupplyDealsAreProven(t *testing.T) {
 		if band != d.Difficulty || res.Nodes != d.Nodes {
 			t.Errorf("seed %d: Difficulty says %s after %d nodes, the supply %s after %d", d.Seed, band, res.Nodes, d.Difficulty, d.Nodes)
 		}
-		again, ok := solver.Prove(ctx, rules, d.Seed, DefaultProofNodes)
+		again, ok := solver.Prove(ctx, rules, d.Seed, budget)
 		if !ok || again.Nodes != d.Nodes || domain.EncodeLine(again.Line) != domain.EncodeLine(d.Line) {
 			t.Errorf("seed %d: proving again gave %v, %d nodes", d.Seed, ok, again.Nodes)
 		}

@@ -436,7 +436,7 @@ const newGame = () =>
   withVariant("Dealing…", async (v) => {
     const r = await api.client.POST("/v1/games", {
       params: { query: { include: "legal_moves" }, header: { "Idempotency-Key": newKey() } },
-      body: { variant: v.id, options: chosenOptions(v), ...(v.decks === 1 && ui.winnable.checked ? { winnable: true } : {}) },
+      body: { variant: v.id, options: chosenOptions(v), ...(ui.winnable.checked ? { winnable: true } : {}) },
     });
     await dealt(r, "", "");
   });
@@ -523,7 +523,7 @@ const createDuel = () =>
   withVariant("Dealing the duel…", async (v) => {
     const r = await api.client.POST("/v1/duels", {
       params: { header: { "Idempotency-Key": newKey() } },
-      body: { variant: v.id, options: chosenOptions(v), ...(v.decks === 1 && !ui.winnable.checked ? { winnable: false } : {}) },
+      body: { variant: v.id, options: chosenOptions(v), ...(!ui.winnable.checked ? { winnable: false } : {}) },
     });
     if (r.data === undefined) {
       say(problemText(r.response.status, r.error), true);
@@ -643,8 +643,6 @@ function variantChosen(): void {
   ui.draw.hidden = v.choices.draw.length < 2;
   ui.undoOpt.checked = v.defaults.undo;
   ui.undoOpt.disabled = v.defaults.undo || !v.choices.undo.includes(true);
-  ui.winnable.disabled = v.decks !== 1;
-  ui.winnable.checked = v.decks === 1 && ui.winnable.checked;
 }
 
 // ---- start
