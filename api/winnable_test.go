@@ -315,8 +315,8 @@ func TestR7_2_WinnableRefused(t *testing.T) {
 
 // quickSeeds is a random source that gives the secret seeds 21, 161 and
 // 150 in turn, forever: deals of both Harp and Tripleharp that the search
-// wins within 300,000 and 520,000 positions (of the 2,000,000 the supply
-// may spend), so that proofs stay short under the race detector.
+// wins within 300,000 positions (of the 2,000,000 the supply may spend),
+// so that proofs stay short under the race detector.
 type quickSeeds struct {
 	mu sync.Mutex
 	n  int

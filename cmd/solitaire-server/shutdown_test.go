@@ -72,8 +72,8 @@ const testOrigin = "SOLITAIRE_LOG_ORIGIN=test.example/v1/log"
 // noSupply turns the supply of proven deals off in the tests' server
 // processes unless env turns it on again (SOLITAIRE_WINNABLE_WORKERS=1):
 // at start-up it proves two deals of every variant, Harp and Tripleharp
-// included, about 12 s of one core, and the robustness tests start and
-// restart dozens of servers that deal no winnable game.
+// included, a few seconds of one core, and the robustness tests start
+// and restart dozens of servers that deal no winnable game.
 const noSupply = "SOLITAIRE_WINNABLE_WORKERS=0"
 
 // startServerProcess runs bin with a clean environment plus testOrigin,

@@ -3,7 +3,7 @@ package solver
 // Beam search, with two or three decks. The depth-first search proves a
 // multi-deck deal lost only by exhausting it, and finds a win only where
 // its move order happens to lead there: a Harp or Tripleharp line is
-// hundreds of moves long (medians 411 and 734, draws included: BENCHMARKS.md
+// hundreds of moves long (medians 395 and 655, draws included: BENCHMARKS.md
 // "Harp and Tripleharp"), and an early wrong move (a card put where a copy of
 // it was needed, a card kept back from its foundation) sends the search
 // through millions of positions below it. Most multi-deck deals are won,
@@ -12,8 +12,9 @@ package solver
 // from each level of positions it makes every candidate move (moves.go)
 // and the automatic moves after it (safe.go), and keeps the width best
 // positions as the next level, best by the number of cards not home plus
-// the number of face-down cards. It finds wins only; a level with no
-// position left says nothing about the deal.
+// the number of face-down cards and of the face-up cards that cover them.
+// It finds wins only; a level with no position left says nothing about
+// the deal.
 //
 // A position is kept as a compact snapshot (snapshot) and the game
 // restored from it to expand it; a kept position records the moves that
@@ -70,16 +71,31 @@ var beamPortfolio = [...]beamWeights{{rec: 15, waste: 1, down: 1}, {rec: 10, was
 // is wandering among take-backs and moves to and fro.
 const beamDepth = 4
 
+// beamCovering weighs, in quarters and by the number of decks, each
+// face-up card that lies on a face-down card's pile (beamScore). Harp and
+// Tripleharp move single cards only, so every such card must leave by a
+// move of its own before the card under it turns up: a pile built up on
+// face-down cards buries them, and the count of cards not home and face
+// down does not see it. On seeds 1-100 at 4,000,000 positions a deal,
+// Tripleharp wins 32 deals without the weight and 96, 99 and 99 with 6,
+// 12 and 24 quarters; Harp 97, 95 and 94 with 6, 8 and 12
+// (BENCHMARKS.md "Harp and Tripleharp").
+var beamCovering = [4]int{2: 6, 3: 12}
+
 // beamScore is a position's priority: cards not home plus face-down
-// cards, plus the talon's use weighed by w; the key's high bits break
-// ties, so that among equal positions the kept ones are a fixed but
-// spread-out choice.
+// cards, plus the face-up cards over face-down ones (beamCovering), plus
+// the talon's use weighed by w; the key's high bits break ties, so that
+// among equal positions the kept ones are a fixed but spread-out choice.
 func (g *game) beamScore(k uint64, w beamWeights) uint64 {
-	down := 0
+	down, covering := 0, 0
 	for i := 0; i < g.piles; i++ {
-		down += int(g.tab[i].down)
+		p := &g.tab[i]
+		down += int(p.down)
+		if p.down > 0 {
+			covering += int(p.n - p.down)
+		}
 	}
-	sc := g.cards - g.onFound + w.down*down + w.rec*g.rec
+	sc := g.cards - g.onFound + w.down*down + w.rec*g.rec + beamCovering[min(g.cards/52, 3)]*covering/4
 	if !g.canRecycle() {
 		sc += w.waste * g.w
 	}

@@ -352,15 +352,15 @@ type BandLimit struct{ Easy, Medium, Hard int64 }
 // One deck: EasyNodes, MediumNodes, HardNodes. Two and three decks (Harp,
 // Tripleharp): a won line is 300 to 900 moves long and the beams of
 // beam.go search widths doubling from one, so even the easiest deals take
-// tens of thousands of positions; the limits split the deals of seeds
-// 1-200 of each that the search wins within DifficultyNodes (126 of Harp,
-// 35 of Tripleharp) into four bands of about a quarter each, those beyond
-// the budget being expert too (docs/rules.md R7.5, BENCHMARKS.md "Harp and
+// thousands of positions; the limits split the deals of seeds 1-200 of
+// each that the search wins within DifficultyNodes (191 of Harp, 194 of
+// Tripleharp) into four bands of about a quarter each, those beyond the
+// budget being expert too (docs/rules.md R7.5, BENCHMARKS.md "Harp and
 // Tripleharp").
 var BandLimits = [4]BandLimit{
 	1: {EasyNodes, MediumNodes, HardNodes},
-	2: {300_000, 700_000, 1_100_000},
-	3: {600_000, 1_000_000, 1_400_000},
+	2: {75_000, 200_000, 500_000},
+	3: {150_000, 300_000, 650_000},
 }
 
 // Difficulty rates the position s (R7.5): a deterministic function of the

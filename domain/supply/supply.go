@@ -47,12 +47,12 @@ const (
 	DefaultProofNodes = 200_000
 	// DefaultMultiDeckProofNodes is the node budget of one proof attempt
 	// of a Harp or Tripleharp deal (two or three decks), whose won lines
-	// are hundreds of moves long and whose searches take hundreds of
-	// thousands of positions even for the easiest deals: the whole of
+	// are hundreds of moves long and whose searches take thousands of
+	// positions even for the easiest deals: the whole of
 	// solver.DifficultyNodes, so every band is dealt. On seeds 1-200 it
-	// wins 63 % of Harp deals and 17.5 % of Tripleharp deals, so a proven
-	// Harp deal costs about 1.9 M positions (0.7 s of one core) and a
-	// Tripleharp deal about 10.5 M (3.7 s); BENCHMARKS.md "Harp and
+	// wins 95.5 % of Harp deals and 97 % of Tripleharp deals, so a proven
+	// Harp deal costs about 0.43 M positions (0.14 s of one core) and a
+	// Tripleharp deal about 0.53 M (0.15 s); BENCHMARKS.md "Harp and
 	// Tripleharp".
 	DefaultMultiDeckProofNodes = solver.DifficultyNodes
 	// DefaultKeys bounds the rule sets a Supply keeps a buffer for;
