@@ -78,8 +78,9 @@
 //   - With two or three decks (beam.go), beam searches beside the
 //     depth-first search, in turns (solve, beamTurns): from each level of
 //     positions every candidate move is made and the best few positions
-//     kept, best by the cards not home plus the face-down cards, with a
-//     penalty for the passes spent. A Harp or Tripleharp line is hundreds
+//     kept, best by the cards not home plus the face-down cards and the
+//     face-up cards that cover them (single cards dig them out one by
+//     one), with a penalty for the passes spent. A Harp or Tripleharp line is hundreds
 //     of moves long and most deals are won; a depth-first search there
 //     wanders below an early wrong move, while the beam keeps to the lines
 //     that make progress. The beams find wins only; an unwinnable verdict
