@@ -39,8 +39,8 @@
 //   - 415 a body that is not application/json.
 //   - 422 the request was read but the rules refuse it: an illegal move
 //     (reason says why), an unknown variant, an option or layout the variant
-//     does not accept, winnable on a multi-deck variant or with a seed,
-//     layout or deal, a reused Idempotency-Key.
+//     does not accept, winnable with a seed, layout or deal, a reused
+//     Idempotency-Key.
 //   - 429 too many requests from a token, or from an address without one,
 //     or new players from an address (rate_limited), or live streams open
 //     (too_many_streams), or solver searches beyond the caller's share of

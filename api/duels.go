@@ -122,7 +122,7 @@ func decodeEmpty(body []byte) error {
 //	@Failure		401				{object}	Problem					"no or unknown token"
 //	@Failure		413				{object}	Problem					"body too large"
 //	@Failure		415				{object}	Problem					"body not JSON"
-//	@Failure		422				{object}	Problem					"unknown variant, invalid option, duration_s or deadline out of range, winnable true on a multi-deck variant, reused idempotency key"
+//	@Failure		422				{object}	Problem					"unknown variant, invalid option, duration_s or deadline out of range, reused idempotency key"
 //	@Failure		500				{object}	Problem
 //	@Failure		503				{object}	Problem					"deal_not_ready: no proven winnable deal (RULES R7.2) was ready within the supply's short wait; nothing was written, and a retry after Retry-After seconds finds one. Also database_unavailable: the database is unavailable; a change answered so was made whole or not at all"
 //	@Header			503				{integer}	Retry-After				"whole seconds to wait before trying again (RFC 9110 §10.2.3)"

@@ -55,7 +55,7 @@ func gameID(c *gin.Context) (string, error) {
 //	@Failure		415				{object}	Problem					"body not JSON"
 //	@Failure		409				{object}	Problem					"too_many_games (the player's bound of games in progress), or with duel_id: duel_already_joined (Location names your game), duel_full or duel_ended"
 //	@Header			409				{string}	Location				"duel_already_joined: your game in this duel"
-//	@Failure		422				{object}	Problem					"unknown variant, invalid option, layout or deal, winnable on a multi-deck variant or with seed, layout or deal, reused idempotency key"
+//	@Failure		422				{object}	Problem					"unknown variant, invalid option, layout or deal, winnable with seed, layout or deal, reused idempotency key"
 //	@Failure		500				{object}	Problem
 //	@Failure		503				{object}	Problem					"deal_not_ready: no proven winnable deal (RULES R7.2) was ready within the supply's short wait; nothing was written, and a retry after Retry-After seconds finds one. Also database_unavailable: the database is unavailable; a change answered so was made whole or not at all"
 //	@Header			503				{integer}	Retry-After				"whole seconds to wait before trying again (RFC 9110 §10.2.3)"

@@ -385,7 +385,7 @@ func (f *specFuzzer) bodyFor(q *fuzzReq, s *openapi3.SchemaRef) []byte {
 			return b
 		case 3:
 			if f.rnd.IntN(2) == 0 {
-				body["winnable"] = true // a proven deal (R7.2): 201, 422 on a multi-deck variant, or 503 deal_not_ready
+				body["winnable"] = true // a proven deal (R7.2): 201, or 503 deal_not_ready
 				b, _ := json.Marshal(body)
 				return b
 			}

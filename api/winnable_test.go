@@ -373,6 +373,12 @@ func TestR7_2_MultiDeckWinnable(t *testing.T) {
 						t.Fatalf("tripleharp hint: %s", r.body)
 					}
 					e.play(g.ID, *h.Move)
+					// the position after the hinted move is winnable still
+					var next api.HintResult
+					e.must(http.StatusOK, req{method: "POST", path: "/v1/games/" + g.ID + "/hints", body: map[string]any{}}).decode(t, &next)
+					if next.Verdict != "winnable" || next.Move == nil {
+						t.Fatalf("tripleharp after the hinted move: %+v", next)
+					}
 					e.play(g.ID, resign())
 					a := e.auditAs(g.ID, "")
 					if a.SolutionOK == nil || !*a.SolutionOK || len(a.Solution) != len(line) {

@@ -60,8 +60,8 @@ type DailyDeal struct {
 	Variant string // variant id (R3)
 	Day     string // "2006-01-02", UTC
 	// DealSecret: the deal and its commitment, secret until the day is
-	// over (R6.6); one-deck variants' daily deals are always proven
-	// winnable (R7.2) when the service has a Dealer.
+	// over (R6.6); daily deals are always proven winnable (R7.2) when
+	// the service has a Dealer.
 	DealSecret
 	CreatedAt time.Time // UTC, ms
 }
@@ -264,9 +264,8 @@ type NewDuel struct {
 	Deadline   *time.Time
 	MaxPlayers int
 	// Winnable nil or true deals a proven winnable deal (R7.2, the
-	// default for duels) where the variant deals one deck and the service
-	// has a Dealer; false deals a random one. An explicit true on a
-	// multi-deck variant is a *FieldError, and without a Dealer a
+	// default for duels) when the service has a Dealer; false deals a
+	// random one. An explicit true without a Dealer is a
 	// *domain.DealNotReadyError.
 	Winnable *bool
 }
@@ -274,7 +273,7 @@ type NewDuel struct {
 // CreateDuel draws a secret deal and stores a new duel: a proven winnable
 // one from Games.Dealer unless req.Winnable says otherwise (R7.2). Errors:
 // *domain.UnknownVariantError, *domain.OptionError, *FieldError (fields duration_s,
-// deadline, max_players, winnable), *domain.DealNotReadyError, or the store's.
+// deadline, max_players), *domain.DealNotReadyError, or the store's.
 func (c *Competitions) CreateDuel(ctx context.Context, req NewDuel) (*Duel, error) {
 	if req.Variant == "" {
 		req.Variant = DefaultDuelVariant
@@ -562,7 +561,7 @@ func (c *Competitions) SettleDuel(ctx context.Context, d *Duel) ([]Game, error) 
 
 // PlayDaily deals player's game on today's (UTC, by Games.Now) daily deal
 // of variant, with the variant's default rules: the same deal for every
-// player that day, proven winnable for one-deck variants (R7.2). Errors:
+// player that day, proven winnable (R7.2) when the service has a Dealer. Errors:
 // *domain.UnknownVariantError, *DailyAlreadyPlayedError (one per player, variant
 // and day), *domain.DealNotReadyError (the day's first game, and no proven deal
 // ready yet), or the store's.

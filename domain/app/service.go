@@ -91,8 +91,8 @@ type NewGame struct {
 	// dealt from the same seed and salt shows the same commitment.
 	ServerSeed *uint64
 	Salt       []byte // 32 bytes with ServerSeed; nil draws a fresh salt
-	// Winnable deals a proven deal from Games.Dealer (R7.2): one-deck
-	// variants only, not with Seed, Layout, Deal or ServerSeed. The game
+	// Winnable deals a proven deal from Games.Dealer (R7.2): any
+	// variant, not with Seed, Layout, Deal or ServerSeed. The game
 	// stays ranked (a server seed) and publishes a solution commitment.
 	Winnable bool
 	// Proof, with ServerSeed, is the proof of a shared deal dealt from

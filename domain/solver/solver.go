@@ -335,7 +335,7 @@ const (
 // docs/rules.md R7.5); they depend on the search, so a change to it is
 // measured again, and the thresholds move when a band would empty. A game
 // keeps the band it was dealt with. Harp and Tripleharp have their own
-// (BandLimits).
+// (BandOf).
 const (
 	EasyNodes       = 60
 	MediumNodes     = 200
@@ -343,12 +343,12 @@ const (
 	DifficultyNodes = 2_000_000
 )
 
-// BandLimit holds the upper node counts of the first three bands of R7.5
+// bandLimit holds the upper node counts of the first three bands of R7.5
 // for one number of decks: at most Easy nodes is easy, at most Medium
 // medium, at most Hard hard, more expert.
-type BandLimit struct{ Easy, Medium, Hard int64 }
+type bandLimit struct{ Easy, Medium, Hard int64 }
 
-// BandLimits are the thresholds of R7.5 by the number of decks (index 1..3).
+// bandLimits are the thresholds of R7.5 by the number of decks (index 1..3).
 // One deck: EasyNodes, MediumNodes, HardNodes. Two and three decks (Harp,
 // Tripleharp): a won line is 300 to 900 moves long and the beams of
 // beam.go search widths doubling from one, so even the easiest deals take
@@ -357,7 +357,7 @@ type BandLimit struct{ Easy, Medium, Hard int64 }
 // Tripleharp) into four bands of about a quarter each, those beyond the
 // budget being expert too (docs/rules.md R7.5, BENCHMARKS.md "Harp and
 // Tripleharp").
-var BandLimits = [4]BandLimit{
+var bandLimits = [4]bandLimit{
 	1: {EasyNodes, MediumNodes, HardNodes},
 	2: {75_000, 200_000, 500_000},
 	3: {150_000, 300_000, 650_000},
@@ -383,11 +383,15 @@ func Difficulty(ctx context.Context, s *domain.State) (Band, Result) {
 }
 
 // BandOf maps a node count of a deal of decks decks (1..3; others count as
-// one) to its band by BandLimits.
+// one) to its band (R7.5): at most the first limit is easy, at most the
+// second medium, at most the third hard, more expert. The limits, in
+// nodes: one deck EasyNodes, MediumNodes, HardNodes (60, 200, 20,000);
+// two decks 75,000, 200,000, 500,000; three decks 150,000, 300,000,
+// 650,000 (bandLimits says how they were chosen).
 func BandOf(decks int, nodes int64) Band {
-	l := BandLimits[1]
-	if decks >= 2 && decks < len(BandLimits) {
-		l = BandLimits[decks]
+	l := bandLimits[1]
+	if decks >= 2 && decks < len(bandLimits) {
+		l = bandLimits[decks]
 	}
 	switch {
 	case nodes <= l.Easy:

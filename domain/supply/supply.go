@@ -35,15 +35,15 @@ const (
 	// DefaultRetryAfter is the Retry-After a request that found no
 	// deal in time is told.
 	DefaultRetryAfter = 5 * time.Second
-	// DefaultProofNodes is the node budget of one proof attempt: a deal
-	// the search does not win within it is skipped (never counted
-	// unwinnable) and the next seed tried. Far below
+	// DefaultProofNodes is the node budget of one proof attempt of a
+	// one-deck deal: a deal the search does not win within it is skipped
+	// (never counted unwinnable) and the next seed tried. Far below
 	// solver.DifficultyNodes, so an attempt costs well under a second on
-	// the strict variants; the
-	// nodes to the first solution, and so the band (R7.5), do not depend
-	// on the budget (the search order is fixed), only which deals are
-	// kept: bands beyond this budget's reach ("expert" above it) are not
-	// dealt. See README "Winnable deals" for the distribution.
+	// the strict variants; the nodes to the first solution, and so the
+	// band (R7.5), do not depend on the budget (the search order is
+	// fixed), only which deals are kept: bands beyond this budget's reach
+	// ("expert" above it) are not dealt. See README "Winnable deals" for
+	// the distribution.
 	DefaultProofNodes = 200_000
 	// DefaultMultiDeckProofNodes is the node budget of one proof attempt
 	// of a Harp or Tripleharp deal (two or three decks), whose won lines

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -40,14 +41,20 @@ func (b blocked) Read(p []byte) (int, error) {
 
 // seeds is a random source that gives the secret seeds listed, in turn,
 // and then fails (the supply then waits a second before it reads again).
-type seeds []uint64
+// Its workers may read it at once.
+type seeds struct {
+	mu   sync.Mutex
+	list []uint64
+}
 
 func (s *seeds) Read(p []byte) (int, error) {
-	if len(*s) == 0 || len(p) < 8 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.list) == 0 || len(p) < 8 {
 		return 0, errors.New("no more seeds")
 	}
-	binary.BigEndian.PutUint64(p, (*s)[0])
-	*s = (*s)[1:]
+	binary.BigEndian.PutUint64(p, s.list[0])
+	s.list = s.list[1:]
 	return 8, nil
 }
 
@@ -69,8 +76,8 @@ func TestR7_2_SupplyDealsAreProven(t *testing.T) {
 		budget  int64
 	}{
 		{"relaxed", nil, DefaultProofNodes},
-		{"harp", &seeds{6, 16}, DefaultMultiDeckProofNodes},
-		{"tripleharp", &seeds{21, 19}, DefaultMultiDeckProofNodes},
+		{"harp", &seeds{list: []uint64{6, 16}}, DefaultMultiDeckProofNodes},
+		{"tripleharp", &seeds{list: []uint64{21, 19}}, DefaultMultiDeckProofNodes},
 	} {
 		t.Run(c.variant, func(t *testing.T) {
 			t.Parallel()
@@ -83,7 +90,11 @@ func TestR7_2_SupplyDealsAreProven(t *testing.T) {
 	}
 }
 
+// provenTwice takes two deals of rules from a supply made with cfg and
+// checks each as TestR7_2_SupplyDealsAreProven says, budget being the
+// proof budget the supply has for rules.
 func provenTwice(t *testing.T, cfg Config, rules domain.Rules, budget int64) {
+	t.Helper()
 	s := New(cfg)
 	defer s.Close()
 	s.Want(rules)
@@ -116,6 +127,26 @@ func provenTwice(t *testing.T, cfg Config, rules domain.Rules, budget int64) {
 		again, ok := solver.Prove(ctx, rules, d.Seed, budget)
 		if !ok || again.Nodes != d.Nodes || domain.EncodeLine(again.Line) != domain.EncodeLine(d.Line) {
 			t.Errorf("seed %d: proving again gave %v, %d nodes", d.Seed, ok, again.Nodes)
+		}
+	}
+}
+
+// TestR7_2_SupplyMultiDeckBudget: a Harp deal is proven within
+// Config.MultiDeckNodes, not the one-deck budget (200,000, which wins seed
+// 6): with 100,000 positions seed 6 (157,235 to its first win) is skipped
+// and seed 16 (31,328) dealt; with the default (2,000,000) seed 6 is dealt.
+func TestR7_2_SupplyMultiDeckBudget(t *testing.T) {
+	t.Parallel()
+	harp := rulesOf(t, "harp")
+	for _, c := range []struct {
+		budget int64
+		want   uint64
+	}{{100_000, 16}, {0, 6}} {
+		s := New(Config{Random: &seeds{list: []uint64{6, 16}}, MultiDeckNodes: c.budget, Buffer: 1, Wait: 2 * time.Minute})
+		d, err := s.ProvenDeal(context.Background(), harp)
+		s.Close()
+		if err != nil || d.Seed != c.want {
+			t.Errorf("budget %d: seed %d (%v), want %d", c.budget, d.Seed, err, c.want)
 		}
 	}
 }
