@@ -2,6 +2,7 @@ package persistence
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -11,7 +12,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/openpatience/solitaire/domain"
 	"github.com/openpatience/solitaire/domain/app"
@@ -83,6 +86,9 @@ type appender struct {
 	started bool
 	closed  bool
 	shards  [batchShards]chan *appendReq
+	// writing[i] is held while a batch of shard i is written, by the
+	// shard's goroutine or by a caller writing its own append (submit).
+	writing [batchShards]sync.Mutex
 	seed    maphash.Seed
 	wg      sync.WaitGroup
 
@@ -122,12 +128,35 @@ func (a *appender) submit(s *Store, r *appendReq) error {
 	if a.closed {
 		return errStoreClosed
 	}
+	i := maphash.String(a.seed, r.gameID) % batchShards
+	if a.writeIdle(s, i, r) {
+		return nil
+	}
 	select {
-	case a.shards[maphash.String(a.seed, r.gameID)%batchShards] <- r:
+	case a.shards[i] <- r:
 		return nil
 	case <-r.ctx.Done():
 		return r.ctx.Err()
 	}
+}
+
+// writeIdle writes r at once, in the caller's goroutine, as a batch of
+// one, if shard i is idle: nothing queued and no batch being written. It
+// reports whether it did (r.done then holds the outcome). Below a few
+// hundred moves per second every append finds its shard idle; writing it
+// here spares the two goroutine hand-offs of the queue (the shard's
+// goroutine woken, then the caller), each of which wakes a second thread
+// on an idle machine (BENCHMARKS.md, "Design choices on the move path").
+func (a *appender) writeIdle(s *Store, i uint64, r *appendReq) bool {
+	if len(a.shards[i]) > 0 || !a.writing[i].TryLock() {
+		return false
+	}
+	defer a.writing[i].Unlock()
+	if len(a.shards[i]) > 0 { // queued meanwhile: they go first
+		return false
+	}
+	s.writeBatch([]*appendReq{r})
+	return true
 }
 
 // start makes the shards and their goroutines, once.
@@ -142,10 +171,10 @@ func (a *appender) start(s *Store) {
 	for i := range a.shards {
 		a.shards[i] = make(chan *appendReq, 256)
 		a.wg.Add(1)
-		go func(in chan *appendReq) {
+		go func(in chan *appendReq, writing *sync.Mutex) {
 			defer a.wg.Done()
-			a.run(s, in)
-		}(a.shards[i])
+			a.run(s, in, writing)
+		}(a.shards[i], &a.writing[i])
 	}
 }
 
@@ -169,7 +198,7 @@ func (a *appender) close() {
 
 // run is one shard: it writes what queued while it was busy as one batch,
 // holding back to the next batch a second append of a game already in it.
-func (a *appender) run(s *Store, in chan *appendReq) {
+func (a *appender) run(s *Store, in chan *appendReq, writing *sync.Mutex) {
 	var held []*appendReq // appends of games already in the batch
 	for {
 		var batch []*appendReq
@@ -202,6 +231,7 @@ func (a *appender) run(s *Store, in chan *appendReq) {
 			}
 			add(r)
 		}
+		writing.Lock()
 	drain:
 		for len(batch) < batchMaxGames && in != nil {
 			select {
@@ -226,6 +256,7 @@ func (a *appender) run(s *Store, in chan *appendReq) {
 			}
 		}
 		s.writeBatch(batch)
+		writing.Unlock()
 	}
 }
 
@@ -456,38 +487,41 @@ func (s *Store) appendMany(ctx context.Context, reqs []*appendReq) ([]int, error
 			ePayloads, ePrevs, eHashes = append(ePayloads, nonNil(e.Payload)), append(ePrevs, e.PrevHash), append(eHashes, e.Hash)
 		}
 	}
-	rows, err := s.sqlDB.QueryContext(ctx, appendManySQL, ids, expected, versions, statuses, moves, scores,
-		elapsed, finished, updated, eGames, eVersions, eTypes, ePayloads, eTimes, ePrevs, eHashes,
-		kOwners, kKeys, kPrints, kCreated, kExpires, kGames, kFirst, kLast, unranks)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	index := make(map[string]int, len(reqs))
 	for i, r := range reqs {
 		index[r.gameID] = i
 	}
 	inserted := make([]int, len(reqs))
-	for rows.Next() {
-		var (
-			id       string
-			version  int
-			position int64
-		)
-		if err := rows.Scan(&id, &version, &position); err != nil {
-			return nil, err
+	err := s.withPgx(ctx, func(c *pgx.Conn) error {
+		rows, err := c.Query(ctx, appendManySQL, ids, expected, versions, statuses, moves, scores,
+			elapsed, finished, updated, eGames, eVersions, eTypes, ePayloads, eTimes, ePrevs, eHashes,
+			kOwners, kKeys, kPrints, kCreated, kExpires, kGames, kFirst, kLast, unranks)
+		if err != nil {
+			return err
 		}
-		i, ok := index[id]
-		if !ok {
-			return nil, fmt.Errorf("batch append: inserted an event of game %s, not in the batch", id)
+		defer rows.Close()
+		for rows.Next() {
+			var (
+				id       string
+				version  int32
+				position int64
+			)
+			if err := rows.Scan(&id, &version, &position); err != nil {
+				return err
+			}
+			i, ok := index[id]
+			if !ok {
+				return fmt.Errorf("batch append: inserted an event of game %s, not in the batch", id)
+			}
+			r := reqs[i]
+			if j := int(version) - r.expected - 1; j >= 0 && j < len(r.recs) {
+				r.recs[j].Position = position
+				inserted[i]++
+			}
 		}
-		r := reqs[i]
-		if j := version - r.expected - 1; j >= 0 && j < len(r.recs) {
-			r.recs[j].Position = position
-			inserted[i]++
-		}
-	}
-	if err := rows.Err(); err != nil {
+		return rows.Err()
+	})
+	if err != nil {
 		return nil, err
 	}
 	return inserted, nil
@@ -550,15 +584,69 @@ func (s *Store) appendOne(ctx context.Context, r *appendReq) ([]int, error) {
 		c, e := receiptTimes(k)
 		owner, key, print, created, expires = &k.Owner, &k.Key, nonNil(k.Fingerprint), &c, &e
 	}
-	rows, err := s.sqlDB.QueryContext(ctx, appendOneSQL, r.gameID, int32(r.expected), int32(p.Version),
-		string(p.Status), int32(p.Moves), score, p.ElapsedMS, finished, millis(p.UpdatedAt),
-		versions, types, payloads, times, prevs, hashes, owner, key, print, created, expires, r.unrank)
-	if err != nil {
-		return nil, err
-	}
-	inserted, err := readPositions(rows, r.recs)
+	var inserted int
+	err := s.withPgx(ctx, func(c *pgx.Conn) error {
+		rows, err := c.Query(ctx, appendOneSQL, r.gameID, int32(r.expected), int32(p.Version),
+			string(p.Status), int32(p.Moves), score, p.ElapsedMS, finished, millis(p.UpdatedAt),
+			versions, types, payloads, times, prevs, hashes, owner, key, print, created, expires, r.unrank)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var (
+				version  int32
+				position int64
+			)
+			if err := rows.Scan(&version, &position); err != nil {
+				return err
+			}
+			if i := int(version) - r.recs[0].Version; i >= 0 && i < len(r.recs) {
+				r.recs[i].Position = position
+				inserted++
+			}
+		}
+		return rows.Err()
+	})
 	if err != nil {
 		return nil, err
 	}
 	return []int{inserted}, nil
+}
+
+// withPgx runs fn on a connection of the pool, as pgx's own connection:
+// an append's statement goes straight to pgx, without database/sql's
+// statement path (which starts a goroutine per query to watch its
+// context, a thread woken per move on an idle machine). A connection
+// found closed before fn runs is dropped from the pool and another one
+// tried, as database/sql does for its own statements; fn's errors are
+// returned as they are.
+func (s *Store) withPgx(ctx context.Context, fn func(*pgx.Conn) error) error {
+	for range 3 {
+		err := s.onPgx(ctx, fn)
+		if !errors.Is(err, driver.ErrBadConn) {
+			return err
+		}
+	}
+	return s.onPgx(ctx, fn)
+}
+
+// onPgx is one try of withPgx: driver.ErrBadConn if the connection it got
+// is closed (database/sql then closes it too).
+func (s *Store) onPgx(ctx context.Context, fn func(*pgx.Conn) error) error {
+	conn, err := s.sqlDB.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("driver connection is %T, not pgx", dc)
+		}
+		if c.Conn().IsClosed() {
+			return driver.ErrBadConn
+		}
+		return fn(c.Conn())
+	})
 }
