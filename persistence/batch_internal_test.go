@@ -93,7 +93,7 @@ func TestBatchLockOrder(t *testing.T) {
 		if !ok {
 			t.Fatalf("no cached head for %s", m.id)
 		}
-		recs, err := record(m.id, head, evs)
+		recs, err := domain.Record(m.id, head, evs)
 		if err != nil {
 			t.Fatal(err)
 		}

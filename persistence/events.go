@@ -105,7 +105,7 @@ func (s *Store) appendPostgres(ctx context.Context, a appendArgs) ([]domain.Reco
 	if err != nil {
 		return nil, err
 	}
-	recs, err := record(a.gameID, head, a.events)
+	recs, err := domain.Record(a.gameID, head, a.events)
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +259,7 @@ func (s *Store) appendSQLite(ctx context.Context, a appendArgs) ([]domain.Record
 	if err != nil {
 		return nil, err
 	}
-	recs, err := record(a.gameID, head, a.events)
+	recs, err := domain.Record(a.gameID, head, a.events)
 	if err != nil {
 		return nil, err
 	}
@@ -353,21 +353,6 @@ func checkTime(e domain.Event) error {
 		return fmt.Errorf("event %d: time %s is not UTC in whole milliseconds", e.Version, e.OccurredAt)
 	}
 	return nil
-}
-
-// record chains events from prev (domain.Record) and checks that each
-// would decode again, so the log never holds an event Load cannot read.
-func record(gameID string, prev []byte, events []domain.Event) ([]domain.RecordedEvent, error) {
-	recs, err := domain.Record(gameID, prev, events)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range recs {
-		if _, err := domain.DecodeEvent(r.Version, r.Type, r.OccurredAt, r.Payload); err != nil {
-			return nil, err
-		}
-	}
-	return recs, nil
 }
 
 // insertEvents inserts recs and fills in their positions.

@@ -55,7 +55,7 @@ func (s *Store) Create(ctx context.Context, g *app.Game, first domain.Event, st 
 		return fmt.Errorf("persistence: create: %w", err)
 	}
 	rec := *g
-	recs, err := record(g.ID, domain.GenesisHash, []domain.Event{first})
+	recs, err := domain.Record(g.ID, domain.GenesisHash, []domain.Event{first})
 	if err != nil {
 		return fmt.Errorf("persistence: create: %w", err)
 	}
