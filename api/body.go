@@ -53,6 +53,11 @@ func (s *server) readBody(c *gin.Context) ([]byte, error) {
 	return b, nil
 }
 
+// strictOptions are decodeStrict's: made once, not per request.
+var strictOptions = jsonv2.JoinOptions(jsonv2.RejectUnknownMembers(true),
+	jsonv2.MatchCaseInsensitiveNames(false), jsontext.AllowDuplicateNames(false),
+	jsontext.AllowInvalidUTF8(false))
+
 // decodeStrict decodes body, which must be exactly one JSON object, into
 // dst (a pointer to a struct) with the Go team's encoding/json/v2 (the
 // github.com/go-json-experiment/json mirror: this Go has it only behind
@@ -70,9 +75,7 @@ func decodeStrict(body []byte, dst any) error {
 	if trimmed[0] != '{' {
 		return badBody("the request body must be a JSON object")
 	}
-	err := jsonv2.Unmarshal(body, dst, jsonv2.RejectUnknownMembers(true),
-		jsonv2.MatchCaseInsensitiveNames(false), jsontext.AllowDuplicateNames(false),
-		jsontext.AllowInvalidUTF8(false))
+	err := jsonv2.Unmarshal(body, dst, strictOptions)
 	if err != nil {
 		return describeJSONError(err)
 	}
