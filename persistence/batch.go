@@ -31,7 +31,8 @@ import (
 //
 // No append waits for company: a batch is what queued while the previous
 // batch of its shard was being written, so a lone append goes out at once
-// (a batch of one) and batches grow only under load.
+// (a batch of one, written by its caller's goroutine: writeIdle) and
+// batches grow only under load.
 //
 // Appends are sharded by game: one game's appends go to one shard, and a
 // shard writes one batch at a time holding at most one append per game, so
