@@ -101,7 +101,7 @@ func EncodePayload(e Event) ([]byte, error) { return json.Marshal(e.Data) }
 // for an unknown type or a payload that is not valid JSON for EventData; it
 // does not check that the event fits any state (Apply does).
 func DecodeEvent(version int, typ EventType, occurredAt time.Time, payload []byte) (Event, error) {
-	if !typ.known() {
+	if !typ.Known() {
 		return Event{}, fmt.Errorf("domain: unknown event type %s", quoteShort(string(typ)))
 	}
 	e := Event{Version: version, Type: typ, OccurredAt: occurredAt.UTC()}
@@ -120,7 +120,10 @@ var eventTypes = []EventType{EventGameDealt, EventStockDrawn, EventStockRecycled
 // payload can be checked to cover exactly these.
 func EventTypes() []EventType { return slices.Clone(eventTypes) }
 
-func (t EventType) known() bool { return slices.Contains(eventTypes, t) }
+// Known reports whether t is one of the event types (EventTypes), the
+// types DecodeEvent accepts: a store refuses to append any other, whose
+// event it could not read back.
+func (t EventType) Known() bool { return slices.Contains(eventTypes, t) }
 
 // undoable reports whether an event starting a turn puts it on the undo
 // record (R2.5): the pile-changing moves. Undo, redo, resign and the end

@@ -56,7 +56,7 @@ func (s *Store) Append(ctx context.Context, gameID string, expected int, events 
 		if want := expected + 1 + i; e.Version != want {
 			return nil, fmt.Errorf("persistence: append: event %d has version %d, want %d", i, e.Version, want)
 		}
-		if err := checkTime(e); err != nil {
+		if err := checkEvent(e); err != nil {
 			return nil, fmt.Errorf("persistence: append: %w", err)
 		}
 	}
@@ -344,11 +344,15 @@ func (s *Store) appended(gameID string, version int) {
 	s.published(gameID)
 }
 
-// checkTime refuses an event whose time is not in the one form the log
+// checkEvent refuses an event whose time is not in the one form the log
 // keeps (UTC, whole milliseconds, R5.1): the stored event would differ
 // from the one the caller applied, and so would a replay from the state
-// the caller hands over for a snapshot.
-func checkTime(e domain.Event) error {
+// the caller hands over for a snapshot. It refuses an event of a type
+// DecodeEvent does not know too: Load could not read it back.
+func checkEvent(e domain.Event) error {
+	if !e.Type.Known() {
+		return fmt.Errorf("event %d: unknown event type %q", e.Version, e.Type)
+	}
 	if e.OccurredAt != domain.Millis(e.OccurredAt) {
 		return fmt.Errorf("event %d: time %s is not UTC in whole milliseconds", e.Version, e.OccurredAt)
 	}

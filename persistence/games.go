@@ -51,7 +51,7 @@ func (s *Store) Create(ctx context.Context, g *app.Game, first domain.Event, st 
 	case g.Version != 1:
 		return fmt.Errorf("persistence: create: the game's projection is at version %d, want 1 (app.Game.Project)", g.Version)
 	}
-	if err := checkTime(first); err != nil {
+	if err := checkEvent(first); err != nil {
 		return fmt.Errorf("persistence: create: %w", err)
 	}
 	rec := *g
