@@ -422,11 +422,15 @@ const snapshotFormat = 3 // 2: undo operations packed (domain.Op); 3: the redo r
 
 // snapshotStretch bounds how far apart snapshots get: around version v
 // the newest one is at most v/snapshotStretch events behind (snapshotStep).
-const snapshotStretch = 8
+// 4 rather than 8 halves the snapshot bytes a long game writes per move
+// (12 µs of the server's CPU per move at one client in a game of
+// thousands of moves, BENCHMARKS.md "Reading a game against log length")
+// for a longer replay when such a game is read without the cache.
+const snapshotStretch = 4
 
 // snapshotStep is the distance between snapshots around version v, for
 // the configured interval every > 0: every while v < 2×snapshotStretch×every
-// (1,600 events by default), then every×2^k for v in
+// (800 events by default), then every×2^k for v in
 // [snapshotStretch×every×2^k, 2×snapshotStretch×every×2^k), k ≥ 1, so
 // between v/(2×snapshotStretch) and v/snapshotStretch events. Why: a snapshot holds the undo record, which
 // grows with the game (one turn per undoable move, unlimited in some

@@ -61,8 +61,8 @@ type Config struct {
 	SQLitePath string
 	// SnapshotEvery is the snapshot interval in events: Append writes a
 	// snapshot of the state whenever the stream's version crosses a
-	// multiple of it, up to version 16×SnapshotEvery; beyond, the interval
-	// doubles each time the version does (between v/16 and v/8 events
+	// multiple of it, up to version 8×SnapshotEvery; beyond, the interval
+	// doubles each time the version does (between v/8 and v/4 events
 	// apart around version v), so that long games, whose snapshots carry
 	// a long undo record, do not write more snapshot bytes per move. 0
 	// disables snapshots; a negative value means DefaultSnapshotEvery
