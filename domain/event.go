@@ -94,8 +94,16 @@ type Hidden struct {
 }
 
 // EncodePayload returns the canonical JSON of e.Data: the bytes stored in
-// the log and covered by the hash chain (chain.go).
-func EncodePayload(e Event) ([]byte, error) { return json.Marshal(e.Data) }
+// the log and covered by the hash chain (chain.go), json.Marshal's. The
+// payloads of the moves themselves (draws, card moves, flips, recycles,
+// undos and redos without changes) are written by plainPayload, the same
+// bytes without reflection (TestPlainPayloadIsJSONMarshal).
+func EncodePayload(e Event) ([]byte, error) {
+	if b, ok := plainPayload(&e.Data); ok {
+		return b, nil
+	}
+	return json.Marshal(e.Data)
+}
 
 // DecodeEvent rebuilds an event from its stored parts. It returns an error
 // for an unknown type or a payload that is not valid JSON for EventData; it
