@@ -146,6 +146,24 @@ func newCards(cs []domain.Card) []Card {
 	return out
 }
 
+// cardArena hands out the card lists of one answer from one allocation.
+type cardArena []Card
+
+// cards is newCards(cs) cut from the arena (a new list once it is used
+// up): empty but not nil for no cards, as newCards.
+func (a *cardArena) cards(cs []domain.Card) []Card {
+	if len(cs) > cap(*a)-len(*a) {
+		return newCards(cs)
+	}
+	n := len(*a)
+	*a = (*a)[:n+len(cs)]
+	out := (*a)[n : n+len(cs) : n+len(cs)]
+	for i, c := range cs {
+		out[i] = newCard(c)
+	}
+	return out
+}
+
 func timePtr(t *time.Time) *string {
 	if t == nil {
 		return nil
@@ -175,22 +193,30 @@ func newGameOptions(r domain.Rules) GameOptions {
 // caller decides with app.Games.Reveal (R6.4, R6.6).
 func newGame(g *app.Game, s *domain.State, now time.Time, reveal bool) Game {
 	v := domain.NewView(s, now)
+	total := len(v.Waste)
+	for _, f := range v.Foundations {
+		total += len(f)
+	}
+	for _, p := range v.Tableau {
+		total += len(p.Cards)
+	}
+	arena := make(cardArena, 0, total)
 	out := Game{ID: g.ID, Variant: g.Variant, Options: newGameOptions(v.Rules), Status: string(v.Status),
 		Version: v.Version, Moves: v.Moves, Score: v.Score, StartedAt: timePtr(v.StartedAt),
 		ElapsedMS: v.ElapsedMS, Deadline: timePtr(v.Deadline),
 		Stock:  Stock{Count: v.StockCount},
 		Passes: newPasses(v),
-		Waste:  CardList{Cards: newCards(v.Waste)}, WasteFanned: v.WasteFanned, Competition: competitionOf(g),
+		Waste:  CardList{Cards: arena.cards(v.Waste)}, WasteFanned: v.WasteFanned, Competition: competitionOf(g),
 		CanUndo: v.CanUndo, CanRedo: v.CanRedo, Commitment: v.Commitment, Ranked: g.Ranked, Deal: dealOf(g),
 		CreatedAt: domain.FormatTime(g.CreatedAt),
 		Winnable:  g.Winnable, SolutionCommitment: nonEmpty(g.SolutionCommitment), Difficulty: nonEmpty(g.Difficulty)}
 	out.Foundations = make([]CardList, len(v.Foundations))
 	for i, f := range v.Foundations {
-		out.Foundations[i] = CardList{Cards: newCards(f)}
+		out.Foundations[i] = CardList{Cards: arena.cards(f)}
 	}
 	out.Tableau = make([]TableauPile, len(v.Tableau))
 	for i, p := range v.Tableau {
-		out.Tableau[i] = TableauPile{FaceDown: p.FaceDown, Cards: newCards(p.Cards)}
+		out.Tableau[i] = TableauPile{FaceDown: p.FaceDown, Cards: arena.cards(p.Cards)}
 	}
 	if !reveal {
 		return out
