@@ -13,8 +13,8 @@ import (
 // (TestAppendJSONMatchesEncodingJSON checks random games of every variant
 // and values with every field set, special characters included), in a
 // fraction of its time. encoding/json encodes the Game by reflection,
-// card by card, and re-scans the JSON of each event; that was the
-// largest part of a move's CPU in the server's own code (BENCHMARKS.md,
+// card by card, and re-scans the JSON of each event: with it the answer is
+// the largest part of a move's CPU in the server's own code (BENCHMARKS.md,
 // "Design choices on the move path"). Whatever these writers do not
 // handle themselves (a string that needs escaping, the legal moves, an
 // event payload that is not plain compact ASCII) they hand to

@@ -14,8 +14,8 @@ import (
 )
 
 // stdJSON is v as encoding/json writes it with HTML escaping off, and a
-// newline: what encodeJSON wrote for every value before the answers
-// wrote their own JSON.
+// newline: what encodeJSON writes for a value without a writer of its
+// own, and what the writers must match.
 func stdJSON(t *testing.T, v any) []byte {
 	t.Helper()
 	var b bytes.Buffer

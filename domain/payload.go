@@ -7,9 +7,10 @@ import "strconv"
 // Count, Cards, Card, Undone and Redone may be set, every card valid and
 // every pile reference's text printable ASCII that JSON keeps as it is. It
 // reports false for any other payload (a deal, an undo with its changes, a
-// hint, an expiry), which EncodePayload hands to json.Marshal. Why: a move's
-// payload was encoded by reflection over every field of EventData, a
-// tenth of the server's own CPU per move outside the database.
+// hint, an expiry), which EncodePayload hands to json.Marshal. Why:
+// json.Marshal walks every field of EventData by reflection, which costs
+// more than the hash of the event (BENCHMARKS.md, "Design choices on the
+// move path").
 // TestPlainPayloadIsJSONMarshal holds it to json.Marshal on random games
 // of every variant and on every field set alone, so a field added to
 // EventData cannot be dropped here unnoticed.

@@ -62,9 +62,11 @@ const (
 	batchMaxEvents = 2048
 )
 
-// batchTimeout bounds one batch statement. The batch does not run under
-// any caller's context (it serves many): a caller that gives up stops
-// waiting, and the batch goes on.
+// batchTimeout bounds one batch statement. A batch of the shard's
+// goroutine does not run under any caller's context (it serves many): a
+// caller that gives up stops waiting, and the batch goes on. A lone
+// append its caller writes (writeIdle) runs under the caller's context
+// too, so a caller that gives up stops it.
 const batchTimeout = 30 * time.Second
 
 // appendReq is one append handed to the appender.
@@ -141,13 +143,18 @@ func (a *appender) submit(s *Store, r *appendReq) error {
 	}
 }
 
-// writeIdle writes r at once, in the caller's goroutine, as a batch of
-// one, if shard i is idle: nothing queued and no batch being written. It
-// reports whether it did (r.done then holds the outcome). Below a few
-// hundred moves per second every append finds its shard idle; writing it
-// here spares the two goroutine hand-offs of the queue (the shard's
-// goroutine woken, then the caller), each of which wakes a second thread
-// on an idle machine (BENCHMARKS.md, "Design choices on the move path").
+// writeIdle writes r at once, in the caller's goroutine and under its
+// context, as a batch of one, if shard i looks idle: nothing in its queue
+// and no batch being written. It reports whether it did (r.done then
+// holds the outcome). Below a few hundred moves per second every append
+// finds its shard idle; writing it here spares the two goroutine hand-offs
+// of the queue (the shard's goroutine woken, then the caller), each of
+// which wakes a second thread on an idle machine (BENCHMARKS.md, "Design
+// choices on the move path"). An append the shard's goroutine has taken
+// from the queue but not yet written may be overtaken: harmless, since
+// the writing mutex keeps one statement per shard at a time (no batch
+// updates a game twice) and appends of one game in flight together start
+// from the same version, so at most one of them is written.
 func (a *appender) writeIdle(s *Store, i uint64, r *appendReq) bool {
 	if len(a.shards[i]) > 0 || !a.writing[i].TryLock() {
 		return false
@@ -156,7 +163,7 @@ func (a *appender) writeIdle(s *Store, i uint64, r *appendReq) bool {
 	if len(a.shards[i]) > 0 { // queued meanwhile: they go first
 		return false
 	}
-	s.writeBatch([]*appendReq{r})
+	s.writeBatch(r.ctx, []*appendReq{r})
 	return true
 }
 
@@ -256,16 +263,17 @@ func (a *appender) run(s *Store, in chan *appendReq, writing *sync.Mutex) {
 				break drain
 			}
 		}
-		s.writeBatch(batch)
+		s.writeBatch(context.Background(), batch)
 		writing.Unlock()
 	}
 }
 
-// writeBatch writes the appends of batch (at most one per game) and tells
-// each caller its outcome. Appends whose caller has gone are dropped
+// writeBatch writes the appends of batch (at most one per game) under
+// parent (the shard's: Background; a lone caller's: its own context) and
+// tells each caller its outcome. Appends whose caller has gone are dropped
 // unwritten. If the database refuses the statement of several appends,
 // they are written one at a time, so one bad append fails only itself.
-func (s *Store) writeBatch(batch []*appendReq) {
+func (s *Store) writeBatch(parent context.Context, batch []*appendReq) {
 	live := batch[:0]
 	for _, r := range batch {
 		if err := r.ctx.Err(); err != nil {
@@ -279,7 +287,7 @@ func (s *Store) writeBatch(batch []*appendReq) {
 	}
 	// In id order, as the statement locks the rows (only tidier logs).
 	slices.SortFunc(live, func(x, y *appendReq) int { return strings.Compare(x.gameID, y.gameID) })
-	err := s.write(live)
+	err := s.write(parent, live)
 	if len(live) == 1 || !refusedWhole(err) {
 		return // every caller has been told
 	}
@@ -293,7 +301,7 @@ func (s *Store) writeBatch(batch []*appendReq) {
 		case down != nil:
 			r.done <- down
 		default:
-			if err := s.write([]*appendReq{r}); err != nil && !refusedWhole(err) {
+			if err := s.write(parent, []*appendReq{r}); err != nil && !refusedWhole(err) {
 				down = unknownOutcome(err)
 			}
 		}
@@ -304,10 +312,11 @@ func (s *Store) writeBatch(batch []*appendReq) {
 // its outcome: done, ErrConflict, the database's refusal of a lone
 // append, or ErrUnavailable when the outcome is unknown. Only when the
 // database refused a statement of several appends (nothing was written)
-// is nobody told: writeBatch then writes them one at a time. It returns
-// the statement's error.
-func (s *Store) write(reqs []*appendReq) error {
-	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
+// is nobody told: writeBatch then writes them one at a time. The
+// statement runs under parent, for at most batchTimeout. It returns the
+// statement's error.
+func (s *Store) write(parent context.Context, reqs []*appendReq) error {
+	ctx, cancel := context.WithTimeout(parent, batchTimeout)
 	defer cancel()
 	var (
 		inserted []int
@@ -326,8 +335,15 @@ func (s *Store) write(reqs []*appendReq) error {
 	case err != nil:
 		// An outage, or a failure after the statement may have run: the
 		// outcome is unknown, so nothing is tried again (the caller
-		// re-reads, as after any outage during a commit).
+		// re-reads, as after any outage during a commit). A caller that
+		// gave up while writing its own append (writeIdle) hears its
+		// context's error, as when it stops waiting for a batch: the
+		// append may have been written.
 		for _, r := range reqs {
+			if perr := parent.Err(); perr != nil {
+				r.done <- perr
+				continue
+			}
 			r.done <- unknownOutcome(err)
 		}
 	default:
@@ -620,12 +636,16 @@ func (s *Store) appendOne(ctx context.Context, r *appendReq) ([]int, error) {
 // statement path (which starts a goroutine per query to watch its
 // context, a thread woken per move on an idle machine). A connection
 // found closed before fn runs is dropped from the pool and another one
-// tried, as database/sql does for its own statements; fn's errors are
-// returned as they are.
+// tried, as database/sql does for its own statements, and so is a
+// failure pgx reports as safe to retry (nothing was sent); fn's other
+// errors are returned as they are.
 func (s *Store) withPgx(ctx context.Context, fn func(*pgx.Conn) error) error {
 	for range 3 {
 		err := s.onPgx(ctx, fn)
-		if !errors.Is(err, driver.ErrBadConn) {
+		// SafeToRetry: the statement was never sent (pgx's database/sql
+		// driver turns such a failure into driver.ErrBadConn too, so that
+		// database/sql tries another connection).
+		if !errors.Is(err, driver.ErrBadConn) && !pgconn.SafeToRetry(err) {
 			return err
 		}
 	}

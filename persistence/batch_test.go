@@ -263,3 +263,51 @@ func TestBatchClose(t *testing.T) {
 	}
 	t.Logf("%d of %d appends written before Close", written, games)
 }
+
+// TestBatchLoneAppendHonoursItsContext: an append written by its own
+// caller (its shard idle, batch.go writeIdle) runs under the caller's
+// context. Another transaction holds the game's row lock for 3 s; an
+// append with a 200 ms deadline returns its context's error before the
+// lock goes, and the games row stays at its version: the cancelled
+// statement wrote nothing.
+func TestBatchLoneAppendHonoursItsContext(t *testing.T) {
+	s, _, plain := cachedStores(t, persistence.DialectPostgres)
+	id, st := appendN(t, s, 1)
+	tx, err := plain.DB().BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(t.Context(), `SELECT 1 FROM games WHERE id = $1 FOR UPDATE`, id); err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	go func() {
+		time.Sleep(3 * time.Second)
+		tx.Rollback()
+		close(released)
+	}()
+	after := st.Clone()
+	e := drawEvent(after, st.LastAt.Add(time.Second))
+	after.Apply(e)
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	began := time.Now()
+	_, err = s.Append(ctx, id, st.Version, []domain.Event{e}, app.AfterOf(after), nil)
+	took := time.Since(began)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("append under a held row lock with a 200 ms deadline: %v, want context.DeadlineExceeded", err)
+	}
+	select {
+	case <-released:
+		t.Fatalf("the append returned after the lock went (%s), not at its deadline", took)
+	default:
+	}
+	<-released
+	g, err := plain.Game(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Version != st.Version { // the statement was cancelled with its context
+		t.Fatalf("games row at version %d after a cancelled append, want %d", g.Version, st.Version)
+	}
+}

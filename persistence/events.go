@@ -39,8 +39,12 @@ const insertBatch = 500
 // with nothing written; "persistence: append: ..." for events or a state
 // that do not fit expected (empty, versions out of sequence,
 // after.State.Version not the last event's, a time not UTC in whole
-// milliseconds, an event that would not decode) and for database
-// failures. Either every event is stored or none is.
+// milliseconds, an event of an unknown type) and for database failures.
+// Either every event is stored or none is. The payloads are not decoded
+// again: they are the caller's events encoded (domain.EncodePayload), and
+// every event the rules emit decodes to itself
+// (TestPropertyRandomPlayAllVariants), so a caller that appends events
+// of its own making must hold them to that.
 //
 // It returns the records stored, Position included, as copies the caller
 // may keep. A receipt (nil: none) is written in the same statement or
@@ -423,9 +427,10 @@ const snapshotFormat = 3 // 2: undo operations packed (domain.Op); 3: the redo r
 // snapshotStretch bounds how far apart snapshots get: around version v
 // the newest one is at most v/snapshotStretch events behind (snapshotStep).
 // 4 rather than 8 halves the snapshot bytes a long game writes per move
-// (12 µs of the server's CPU per move at one client in a game of
-// thousands of moves, BENCHMARKS.md "Reading a game against log length")
-// for a longer replay when such a game is read without the cache.
+// (255–260 against 265–279 µs of the server's CPU per move at one client
+// in a game of thousands of moves, BENCHMARKS.md "Reading a game against
+// log length") for a longer replay when such a game is read without the
+// cache.
 const snapshotStretch = 4
 
 // snapshotStep is the distance between snapshots around version v, for
