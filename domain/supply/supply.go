@@ -305,6 +305,12 @@ func (s *Supply) next() (*shelf, bool) {
 	if len(open) == 0 {
 		return nil, false
 	}
+	// The buffers of the fewest decks first: a one-deck proof takes
+	// milliseconds, a multi-deck one up to a second, so at start-up every
+	// one-deck buffer is full before the first multi-deck proof begins,
+	// and a request for a one-deck deal does not wait behind one.
+	fewest := slices.MinFunc(open, func(a, b *shelf) int { return a.rules.Decks - b.rules.Decks }).rules.Decks
+	open = slices.DeleteFunc(open, func(sh *shelf) bool { return sh.rules.Decks != fewest })
 	// Map order is random; take turns over the open ones in a stable
 	// order so every buffer gets its share.
 	slices.SortFunc(open, func(a, b *shelf) int { return strings.Compare(fmt.Sprint(a.rules), fmt.Sprint(b.rules)) })

@@ -222,3 +222,43 @@ func TestR7_2_CheckSolution(t *testing.T) {
 		t.Errorf("the canonical encoding does not round-trip: %v", err)
 	}
 }
+
+// TestR7_2_SupplyOneDeckFirst: the buffers of one-deck rule sets are
+// filled before any multi-deck deal is proven (a multi-deck proof takes
+// up to a second; a request for a one-deck deal must not wait behind the
+// start-up's), whichever was wanted first, and a request waiting for a
+// multi-deck deal still goes first. The workers' choice (next) is asked
+// directly, on a supply without workers.
+func TestR7_2_SupplyOneDeckFirst(t *testing.T) {
+	harp, relaxed, klondike := rulesOf(t, "harp"), rulesOf(t, "relaxed"), rulesOf(t, "klondike")
+	s := &Supply{cfg: Config{Buffer: 2}.withDefaults(), shelves: map[domain.Rules]*shelf{}}
+	for _, r := range []domain.Rules{harp, relaxed, klondike} {
+		s.shelf(key(r)).pinned = true
+	}
+	pick := func() domain.Rules {
+		t.Helper()
+		sh, ok := s.next()
+		if !ok {
+			t.Fatal("next: nothing to prove")
+		}
+		sh.busy = false
+		sh.deals = append(sh.deals, domain.ProvenDeal{})
+		return sh.rules
+	}
+	for i := range 4 { // two for each one-deck buffer
+		if r := pick(); r.Decks != 1 {
+			t.Fatalf("proof %d is for %s while a one-deck buffer is not full", i+1, r.Variant)
+		}
+	}
+	if r := pick(); r.Variant != "harp" {
+		t.Fatalf("with the one-deck buffers full the next proof is for %s, want harp", r.Variant)
+	}
+	s.shelf(key(relaxed)).deals = nil // taken
+	s.shelf(key(harp)).waiting = 2    // two requests wait for harp: they go first
+	if r := pick(); r.Variant != "harp" {
+		t.Fatalf("a request waits for harp, and the next proof is for %s", r.Variant)
+	}
+	if r := pick(); r.Variant != "relaxed" {
+		t.Fatalf("the next proof is for %s, want relaxed (harp's buffer is full)", r.Variant)
+	}
+}
