@@ -610,20 +610,8 @@ func (s *Store) appendOne(ctx context.Context, r *appendReq) ([]int, error) {
 			return err
 		}
 		defer rows.Close()
-		for rows.Next() {
-			var (
-				version  int32
-				position int64
-			)
-			if err := rows.Scan(&version, &position); err != nil {
-				return err
-			}
-			if i := int(version) - r.recs[0].Version; i >= 0 && i < len(r.recs) {
-				r.recs[i].Position = position
-				inserted++
-			}
-		}
-		return rows.Err()
+		inserted, err = setPositions(rows, r.recs)
+		return err
 	})
 	if err != nil {
 		return nil, err

@@ -386,11 +386,18 @@ func scanPositions(tx *gorm.DB, q string, args []any, recs []domain.RecordedEven
 	return allPositions(rows, recs)
 }
 
-// readPositions sets the Position of each of recs from rows of (version,
-// position), the RETURNING rows of their insert, and closes rows. It
-// returns how many of recs it set.
-func readPositions(rows *sql.Rows, recs []domain.RecordedEvent) (int, error) {
-	defer rows.Close()
+// positionRows are the rows of an insert's RETURNING version, position,
+// as database/sql (*sql.Rows) and pgx (pgx.Rows) give them.
+type positionRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// setPositions sets the Position of each of recs from rows of (version,
+// position), the RETURNING rows of their insert. It returns how many of
+// recs it set; the caller closes rows.
+func setPositions(rows positionRows, recs []domain.RecordedEvent) (int, error) {
 	n := 0
 	for rows.Next() {
 		var (
@@ -405,7 +412,13 @@ func readPositions(rows *sql.Rows, recs []domain.RecordedEvent) (int, error) {
 			n++
 		}
 	}
-	return n, errors.Join(rows.Err(), rows.Close())
+	return n, rows.Err()
+}
+
+// readPositions is setPositions on database/sql's rows, which it closes.
+func readPositions(rows *sql.Rows, recs []domain.RecordedEvent) (int, error) {
+	n, err := setPositions(rows, recs)
+	return n, errors.Join(err, rows.Close())
 }
 
 // allPositions is readPositions for an insert that must have inserted
