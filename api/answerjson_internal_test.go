@@ -171,3 +171,53 @@ func fill(rng *rand.Rand, v reflect.Value, depth int) {
 		panic("fill: " + v.Kind().String())
 	}
 }
+
+// BenchmarkAnswerJSON: the answer to a draw in a relaxed game, written by
+// encoding/json (reflection) and by its own writer (encodeJSON), side by
+// side (BENCHMARKS.md, "Design choices on the move path").
+func BenchmarkAnswerJSON(b *testing.B) {
+	v, _ := domain.LookupVariant("relaxed")
+	rules, _, err := v.Resolve(domain.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	at := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	st, err := domain.DealtState(domain.DealtEvent(rules, domain.Deal(rules, 7), "sha256:00", at))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var recs []domain.RecordedEvent
+	prev := domain.GenesisHash
+	for range 12 {
+		at = at.Add(time.Second)
+		evs, next, err := domain.Decide(st, domain.Move{Type: domain.MoveDraw}, at)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if recs, err = domain.Record("g1", prev, evs); err != nil {
+			b.Fatal(err)
+		}
+		prev, st = recs[len(recs)-1].Hash, next
+	}
+	g := &app.Game{ID: "g1", Variant: "relaxed", CreatedAt: at}
+	r := MoveResult{Game: newGame(g, st, st.LastAt, false), Events: moveEvents(recs, viewOf(false, st))}
+	b.Run("encoding_json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("own", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := encodeJSON(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
