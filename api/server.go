@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -320,7 +321,8 @@ type reply struct {
 	contentType string
 	header      http.Header // extra headers (ETag, Location, ...)
 	body        []byte
-	code        string // the problem code of an error reply, "" otherwise
+	code        string  // the problem code of an error reply, "" otherwise
+	buffer      *[]byte // body's buffer, from answerBuffers; nil if body is not pooled
 }
 
 const (
@@ -343,8 +345,36 @@ func encodeJSON(v any) ([]byte, error) {
 	return b.Bytes(), err
 }
 
-// jsonReply encodes v as the body of a status response.
+// answerBuffers holds the buffers of answers that write their own JSON
+// (jsonAppender), for the next answer once one is sent: a move's answer is
+// a few KB, which as a fresh buffer per move was the largest allocation of
+// a move. A buffer grown past maxPooledAnswer (a long game with every
+// legal move listed) goes to the garbage collector instead, so the pool
+// holds no outsized buffers.
+var answerBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// maxPooledAnswer is the largest buffer answerBuffers keeps, in bytes.
+const maxPooledAnswer = 64 << 10
+
+// release gives r's pooled buffer back (answerBuffers) once r is sent:
+// nothing may read r.body after it. A reply not from the pool is left
+// alone.
+func (r reply) release() {
+	if r.buffer == nil || cap(r.body) > maxPooledAnswer {
+		return
+	}
+	*r.buffer = r.body[:0]
+	answerBuffers.Put(r.buffer)
+}
+
+// jsonReply encodes v as the body of a status response. An answer that
+// writes its own JSON goes into a buffer of answerBuffers, which handle
+// gives back once the answer is sent.
 func (s *server) jsonReply(status int, v any) reply {
+	if a, ok := v.(jsonAppender); ok { // encodeJSON's bytes, faster (answerjson.go)
+		buf := answerBuffers.Get().(*[]byte)
+		return reply{status: status, contentType: mimeJSON, body: append(a.appendJSON((*buf)[:0]), '\n'), buffer: buf}
+	}
 	b, err := encodeJSON(v)
 	if err != nil { // only for a bug: every type here marshals
 		s.log.Error("api: encode response", "err", err)
@@ -466,5 +496,9 @@ func bodyAllowed(status int) bool {
 
 // handle adapts a handler that returns a reply.
 func (s *server) handle(h func(*gin.Context) reply) gin.HandlerFunc {
-	return func(c *gin.Context) { s.write(c, h(c)) }
+	return func(c *gin.Context) {
+		r := h(c)
+		s.write(c, r)
+		r.release() // written: net/http has copied or sent the body
+	}
 }
