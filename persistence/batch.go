@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/openpatience/solitaire/domain"
@@ -49,10 +50,14 @@ import (
 
 // batchShards is how many batches may be in flight at once, each on its
 // own connection. Fewer shards make larger batches, which cost the
-// database less per append; more let a batch start while another commits.
-// Measured with solitaire-load bench at 64 players on 2 vCPUs (BENCHMARKS.md):
-// 1 shard 3,975 moves/s, 2 shards 4,269, 4 shards 3,396, 8 shards 3,050.
-const batchShards = 2
+// database and this process less per append; more let a batch start while
+// another commits, and a batch held up on a row lock (another process's
+// append to one of its games) then stalls only its shard's games. One
+// shard: at 16 clients it halves the commits per move (0.15 against 0.30)
+// and costs less CPU per move here and in PostgreSQL, with no loss at 64
+// (BENCHMARKS.md, "Group commit"); a row lock is held only for another
+// append's own short transaction.
+const batchShards = 1
 
 // batchMaxGames bounds the appends of one batch, batchMaxEvents its
 // events (an autocomplete appends dozens), so that one statement stays
@@ -510,9 +515,9 @@ func (s *Store) appendMany(ctx context.Context, reqs []*appendReq) ([]int, error
 	}
 	inserted := make([]int, len(reqs))
 	err := s.withPgx(ctx, func(c *pgx.Conn) error {
-		rows, err := c.Query(ctx, appendManySQL, ids, expected, versions, statuses, moves, scores,
-			elapsed, finished, updated, eGames, eVersions, eTypes, ePayloads, eTimes, ePrevs, eHashes,
-			kOwners, kKeys, kPrints, kCreated, kExpires, kGames, kFirst, kLast, unranks)
+		rows, err := c.Query(ctx, appendManySQL, ids, expected, versions, statuses, moves, pgtype.FlatArray[*int32](scores),
+			elapsed, pgtype.FlatArray[*int64](finished), updated, eGames, eVersions, eTypes, byteas(ePayloads), eTimes,
+			byteas(ePrevs), byteas(eHashes), kOwners, kKeys, byteas(kPrints), kCreated, kExpires, kGames, kFirst, kLast, unranks)
 		if err != nil {
 			return err
 		}
@@ -605,7 +610,7 @@ func (s *Store) appendOne(ctx context.Context, r *appendReq) ([]int, error) {
 	err := s.withPgx(ctx, func(c *pgx.Conn) error {
 		rows, err := c.Query(ctx, appendOneSQL, r.gameID, int32(r.expected), int32(p.Version),
 			string(p.Status), int32(p.Moves), score, p.ElapsedMS, finished, millis(p.UpdatedAt),
-			versions, types, payloads, times, prevs, hashes, owner, key, print, created, expires, r.unrank)
+			versions, types, byteas(payloads), times, byteas(prevs), byteas(hashes), owner, key, print, created, expires, r.unrank)
 		if err != nil {
 			return err
 		}
@@ -618,6 +623,11 @@ func (s *Store) appendOne(ctx context.Context, r *appendReq) ([]int, error) {
 	}
 	return []int{inserted}, nil
 }
+
+// byteas is a bytea[] parameter as pgx's generic array: pgx encodes a
+// [][]byte through reflection, an allocation per element, and
+// pgtype.FlatArray without (the same bytes on the wire).
+func byteas(b [][]byte) pgtype.FlatArray[[]byte] { return pgtype.FlatArray[[]byte](b) }
 
 // withPgx runs fn on a connection of the pool, as pgx's own connection:
 // an append's statement goes straight to pgx, without database/sql's
