@@ -346,9 +346,9 @@ func encodeJSON(v any) ([]byte, error) {
 }
 
 // answerBuffers holds the buffers of answers that write their own JSON
-// (jsonAppender), for the next answer once one is sent: a move's answer is
-// a few KB, which as a fresh buffer per move was the largest allocation of
-// a move. A buffer grown past maxPooledAnswer (a long game with every
+// (jsonAppender), for the next answer once one is sent: a move's answer
+// is one to a few KB, and a buffer of its own per move would be the
+// largest allocation of a move. A buffer grown past maxPooledAnswer (a long game with every
 // legal move listed) goes to the garbage collector instead, so the pool
 // holds no outsized buffers.
 var answerBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}

@@ -54,9 +54,10 @@ import (
 // another commits, and a batch held up on a row lock (another process's
 // append to one of its games) then stalls only its shard's games. One
 // shard: at 16 clients it halves the commits per move (0.15 against 0.30)
-// and costs less CPU per move here and in PostgreSQL, with no loss at 64
-// (BENCHMARKS.md, "Group commit"); a row lock is held only for another
-// append's own short transaction.
+// and costs less CPU per move here and in PostgreSQL; at 64 the two are
+// within the noise of solitaire-load compare (BENCHMARKS.md, "Group
+// commit"). A row lock is held only for another append's own short
+// transaction.
 const batchShards = 1
 
 // batchMaxGames bounds the appends of one batch, batchMaxEvents its
@@ -151,8 +152,8 @@ func (a *appender) submit(s *Store, r *appendReq) error {
 // writeIdle writes r at once, in the caller's goroutine and under its
 // context, as a batch of one, if shard i looks idle: nothing in its queue
 // and no batch being written. It reports whether it did (r.done then
-// holds the outcome). Below a few hundred moves per second every append
-// finds its shard idle; writing it here spares the two goroutine hand-offs
+// holds the outcome). Below a few hundred moves per second most appends
+// find the shard idle; writing it here spares the two goroutine hand-offs
 // of the queue (the shard's goroutine woken, then the caller), each of
 // which wakes a second thread on an idle machine (BENCHMARKS.md, "Design
 // choices on the move path"). An append the shard's goroutine has taken
@@ -624,9 +625,10 @@ func (s *Store) appendOne(ctx context.Context, r *appendReq) ([]int, error) {
 	return []int{inserted}, nil
 }
 
-// byteas is a bytea[] parameter as pgx's generic array: pgx encodes a
-// [][]byte through reflection, an allocation per element, and
-// pgtype.FlatArray without (the same bytes on the wire).
+// byteas is a bytea[] parameter as pgx's generic array type: pgx wraps a
+// plain [][]byte in a reflection-based array for each statement, an
+// allocation that pgtype.FlatArray does not need (the same bytes on the
+// wire).
 func byteas(b [][]byte) pgtype.FlatArray[[]byte] { return pgtype.FlatArray[[]byte](b) }
 
 // withPgx runs fn on a connection of the pool, as pgx's own connection:
