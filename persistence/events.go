@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -432,10 +431,10 @@ func allPositions(rows *sql.Rows, recs []domain.RecordedEvent) error {
 }
 
 // snapshotFormat identifies the encoding of snapshots.state: the JSON of
-// domain.State. Bump it when a change to domain.State (or to Apply) makes
+// domain.State with its undo record packed (snapshotcodec.go). Bump it when a change to domain.State (or to Apply) makes
 // old snapshots differ from a fresh replay; Load then ignores the old ones
 // and replays, and new snapshots replace them as games go on.
-const snapshotFormat = 3 // 2: undo operations packed (domain.Op); 3: the redo record (domain.RedoTurn)
+const snapshotFormat = 4 // 2: undo operations packed (domain.Op); 3: the redo record (domain.RedoTurn); 4: the undo record in binary
 
 // snapshotStretch bounds how far apart snapshots get: around version v
 // the newest one is at most v/snapshotStretch events behind (snapshotStep).
@@ -482,7 +481,7 @@ func (s *Store) snapshotDue(old, new int) bool {
 // state that does not encode is logged and skipped: snapshots only save
 // time, and Load replays without one.
 func (s *Store) writeSnapshot(tx *gorm.DB, gameID string, head []byte, st *domain.State) error {
-	data, err := json.Marshal(st)
+	data, err := encodeSnapshot(st)
 	if err != nil {
 		s.log.Warn("persistence: snapshot skipped", "game", gameID, "version", st.Version, "err", err)
 		return nil
@@ -586,8 +585,8 @@ func (s *Store) fromSnapshot(db *gorm.DB, id string, upTo int) (*domain.State, [
 	if format != snapshotFormat {
 		return nil, nil, nil
 	}
-	st := &domain.State{}
-	if err := json.Unmarshal(encoded, st); err != nil || st.Version != version || st.Fault != "" {
+	st, err := decodeSnapshot(encoded)
+	if err != nil || st.Version != version || st.Fault != "" {
 		s.log.Warn("persistence: snapshot unusable, replaying", "game", id, "version", version, "err", err)
 		return nil, nil, nil
 	}

@@ -62,7 +62,7 @@ CREATE TABLE snapshots (
     version     INTEGER NOT NULL,
     format      INTEGER NOT NULL, -- encoding of state; other formats are ignored
     event_hash  BYTEA   NOT NULL, -- hash of event number version when taken
-    state       BYTEA   NOT NULL, -- JSON of domain.State
+    state       BYTEA   NOT NULL, -- the snapshot document (persistence/snapshotcodec.go)
     created_at  BIGINT  NOT NULL,
     PRIMARY KEY (game_id, version)
 );
