@@ -35,7 +35,7 @@ func invalidBody(param, detail string) *requestError {
 // readBody reads the whole request body, at most MaxBodyBytes (413
 // beyond). A Content-Type, if sent, must be application/json (415).
 func (s *server) readBody(c *gin.Context) ([]byte, error) {
-	if ct := c.GetHeader("Content-Type"); ct != "" {
+	if ct := c.GetHeader("Content-Type"); ct != "" && ct != mimeJSON { // the usual value needs no parsing
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || mt != mimeJSON {
 			return nil, &requestError{status: http.StatusUnsupportedMediaType, code: CodeUnsupportedMedia,
@@ -79,7 +79,7 @@ func decodeStrict(body []byte, dst any) error {
 	if err != nil {
 		return describeJSONError(err)
 	}
-	if field, ok := badText(reflect.ValueOf(dst), ""); !ok {
+	if field, ok := badText(reflect.ValueOf(dst)); !ok {
 		e := badBody(fmt.Sprintf("field %q must be text without NUL characters", field))
 		e.(*requestError).param = field
 		return e
@@ -88,60 +88,64 @@ func decodeStrict(body []byte, dst any) error {
 }
 
 // badText finds a string in v that is not validText and returns its
-// field path (JSON names joined by dots, array indexes as numbers).
-func badText(v reflect.Value, path string) (string, bool) {
+// field path (JSON names joined by dots, array indexes as numbers). The
+// path is built only for the string found, on the way back: a body that
+// passes costs no string building.
+func badText(v reflect.Value) (string, bool) {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if v.IsNil() {
 			return "", true
 		}
-		return badText(v.Elem(), path)
+		return badText(v.Elem())
 	case reflect.String:
-		return path, validText(v.String())
+		return "", validText(v.String())
 	case reflect.Slice, reflect.Array:
 		for i := range v.Len() {
-			if p, ok := badText(v.Index(i), join(path, strconv.Itoa(i))); !ok {
-				return p, false
+			if p, ok := badText(v.Index(i)); !ok {
+				return join(strconv.Itoa(i), p), false
 			}
 		}
 	case reflect.Map:
 		for it := v.MapRange(); it.Next(); {
 			k := fmt.Sprint(it.Key().Interface())
 			if !validText(k) {
-				return join(path, k), false
+				return k, false
 			}
-			if p, ok := badText(it.Value(), join(path, k)); !ok {
-				return p, false
+			if p, ok := badText(it.Value()); !ok {
+				return join(k, p), false
 			}
 		}
 	case reflect.Struct:
 		t := v.Type()
 		for i := range t.NumField() {
-			f := t.Field(i)
-			if !f.IsExported() {
+			if !t.Field(i).IsExported() {
 				continue
 			}
+			p, ok := badText(v.Field(i))
+			if ok {
+				continue
+			}
+			f := t.Field(i)
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "-" {
+			if name == "-" { // not decoded from the body
 				continue
 			}
 			if name == "" {
 				name = f.Name
 			}
-			if p, ok := badText(v.Field(i), join(path, name)); !ok {
-				return p, false
-			}
+			return join(name, p), false
 		}
 	}
 	return "", true
 }
 
-// join is a field path: parent.name, or name at the top.
-func join(parent, name string) string {
-	if parent == "" {
+// join is a field path: name.rest, or name where rest is empty.
+func join(name, rest string) string {
+	if rest == "" {
 		return name
 	}
-	return parent + "." + name
+	return name + "." + rest
 }
 
 // describeJSONError turns a decoding error into a 400 problem whose detail

@@ -1,0 +1,43 @@
+package api
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestDecodeStrictNamesTheBadText checks that a string with a NUL
+// anywhere in a body is refused with the path of its field: JSON names
+// and array indexes joined by dots, map keys as they are, through
+// pointers; a field not decoded from JSON ("-") does not count.
+func TestDecodeStrictNamesTheBadText(t *testing.T) {
+	type pile struct {
+		Cards []string `json:"cards"`
+	}
+	type body struct {
+		Name    string            `json:"name"`
+		Plain   string            // no tag: its Go name
+		Piles   []pile            `json:"piles,omitempty"`
+		Tags    map[string]string `json:"tags"`
+		Ptr     *pile             `json:"ptr"`
+		Skipped string            `json:"-"`
+	}
+	for _, c := range []struct{ body, param string }{
+		{`{"name":"a\u0000"}`, "name"},
+		{`{"Plain":"\u0000"}`, "Plain"},
+		{`{"piles":[{"cards":["AS"]},{"cards":["KH","x\u0000"]}]}`, "piles.1.cards.1"},
+		{`{"tags":{"k":"v\u0000"}}`, "tags.k"},
+		{`{"tags":{"k\u0000":"v"}}`, "tags.k\x00"},
+		{`{"ptr":{"cards":["\u0000"]}}`, "ptr.cards.0"},
+	} {
+		var b body
+		err := decodeStrict([]byte(c.body), &b)
+		re, ok := err.(*requestError)
+		if !ok || re.status != 400 || re.param != c.param || !strings.Contains(re.detail, "without NUL") {
+			t.Errorf("%s: got %#v, want a 400 naming %q", c.body, err, c.param)
+		}
+	}
+	b := body{Skipped: "\x00"} // set by the server, not the client
+	if err := decodeStrict([]byte(`{"name":"ok","piles":[{"cards":["AS"]}],"tags":{"k":"v"},"ptr":{"cards":[]}}`), &b); err != nil {
+		t.Errorf("good body: %v", err)
+	}
+}
