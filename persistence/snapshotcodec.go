@@ -108,7 +108,7 @@ func (p *packedTurns) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	r := varintReader{b: b}
-	var out []domain.Turn
+	out := make([]domain.Turn, 0, len(b)/8) // a turn takes 8 bytes or more
 	var prev domain.Turn
 	for len(r.b) > 0 {
 		t := domain.Turn{
@@ -155,7 +155,7 @@ func (p *packedOps) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	r := varintReader{b: b}
-	var out []domain.Op
+	out := make([]domain.Op, 0, len(b)/6) // an operation takes 6 bytes or more
 	for len(r.b) > 0 {
 		o := domain.Op{
 			Kind:  domain.OpKind(r.small(0, 0xFF)),
