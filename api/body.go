@@ -89,63 +89,76 @@ func decodeStrict(body []byte, dst any) error {
 
 // badText finds a string in v that is not validText and returns its
 // field path (JSON names joined by dots, array indexes as numbers). The
-// path is built only for the string found, on the way back: a body that
-// passes costs no string building.
+// path's segments are collected only for the string found, innermost
+// first, and joined at the end: a body that passes costs no string
+// building.
 func badText(v reflect.Value) (string, bool) {
+	segs, ok := badTextSegments(v)
+	if ok {
+		return "", true
+	}
+	path := ""
+	for i := len(segs) - 1; i >= 0; i-- {
+		path = join(path, segs[i])
+	}
+	return path, false
+}
+
+// badTextSegments is badText's walk: the segments of the bad string's
+// path, innermost first.
+func badTextSegments(v reflect.Value) ([]string, bool) {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if v.IsNil() {
-			return "", true
+			return nil, true
 		}
-		return badText(v.Elem())
+		return badTextSegments(v.Elem())
 	case reflect.String:
-		return "", validText(v.String())
+		return nil, validText(v.String())
 	case reflect.Slice, reflect.Array:
 		for i := range v.Len() {
-			if p, ok := badText(v.Index(i)); !ok {
-				return join(strconv.Itoa(i), p), false
+			if segs, ok := badTextSegments(v.Index(i)); !ok {
+				return append(segs, strconv.Itoa(i)), false
 			}
 		}
 	case reflect.Map:
 		for it := v.MapRange(); it.Next(); {
 			k := fmt.Sprint(it.Key().Interface())
 			if !validText(k) {
-				return k, false
+				return []string{k}, false
 			}
-			if p, ok := badText(it.Value()); !ok {
-				return join(k, p), false
+			if segs, ok := badTextSegments(it.Value()); !ok {
+				return append(segs, k), false
 			}
 		}
 	case reflect.Struct:
 		t := v.Type()
 		for i := range t.NumField() {
-			if !t.Field(i).IsExported() {
-				continue
-			}
-			p, ok := badText(v.Field(i))
-			if ok {
-				continue
-			}
 			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "-" { // not decoded from the body
+			if !f.IsExported() {
 				continue
 			}
-			if name == "" {
-				name = f.Name
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",") // Tag.Get does not allocate
+			if name == "-" {                                  // not decoded from the body
+				continue
 			}
-			return join(name, p), false
+			if segs, ok := badTextSegments(v.Field(i)); !ok {
+				if name == "" {
+					name = f.Name
+				}
+				return append(segs, name), false
+			}
 		}
 	}
-	return "", true
+	return nil, true
 }
 
-// join is a field path: name.rest, or name where rest is empty.
-func join(name, rest string) string {
-	if rest == "" {
+// join is a field path: parent.name, or name at the top.
+func join(parent, name string) string {
+	if parent == "" {
 		return name
 	}
-	return name + "." + rest
+	return parent + "." + name
 }
 
 // describeJSONError turns a decoding error into a 400 problem whose detail

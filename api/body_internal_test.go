@@ -27,6 +27,7 @@ func TestDecodeStrictNamesTheBadText(t *testing.T) {
 		{`{"piles":[{"cards":["AS"]},{"cards":["KH","x\u0000"]}]}`, "piles.1.cards.1"},
 		{`{"tags":{"k":"v\u0000"}}`, "tags.k"},
 		{`{"tags":{"k\u0000":"v"}}`, "tags.k\x00"},
+		{`{"tags":{"":"v\u0000"}}`, "tags."}, // an empty key is a segment too
 		{`{"ptr":{"cards":["\u0000"]}}`, "ptr.cards.0"},
 	} {
 		var b body

@@ -431,9 +431,11 @@ func allPositions(rows *sql.Rows, recs []domain.RecordedEvent) error {
 }
 
 // snapshotFormat identifies the encoding of snapshots.state: the JSON of
-// domain.State with its undo record packed (snapshotcodec.go). Bump it when a change to domain.State (or to Apply) makes
-// old snapshots differ from a fresh replay; Load then ignores the old ones
-// and replays, and new snapshots replace them as games go on.
+// domain.State with its undo record packed (snapshotcodec.go). Bump it
+// when a change to domain.State, to Apply or to the codec makes old
+// snapshots differ from a fresh replay or from what the codec reads; Load
+// then ignores the old ones and replays, and new snapshots replace them as
+// games go on.
 const snapshotFormat = 4 // 2: undo operations packed (domain.Op); 3: the redo record (domain.RedoTurn); 4: the undo record in binary
 
 // snapshotStretch bounds how far apart snapshots get: around version v

@@ -17,9 +17,8 @@ import (
 // move, so in a long game it is nearly all of a snapshot: as JSON
 // objects a draw's turn and operation take ~131 bytes, and encoding/json's
 // reflection over them is most of the snapshot's cost. Packed they take
-// ~19 bytes, encoded by a loop with no reflection: on a 15,000-draw game,
-// 0.28 MB in about a seventh of the time of the 1.97 MB of plain JSON
-// (BENCHMARKS.md "Snapshots of a long game").
+// ~19 bytes, encoded by a loop with no reflection (sizes and times in
+// BENCHMARKS.md "Snapshots of a long game").
 //
 // Turns: for each turn, the differences from the turn before (the first
 // from the zero Turn) of Version, Move, OpStart, Recycles and
@@ -39,7 +38,8 @@ import (
 // snapshotDoc is the JSON document of a snapshot as it is read: the
 // state's own fields (embedded), with its Turns and Ops shadowed by their
 // packed forms (encoding/json takes the shallower of two fields with one
-// name).
+// name). This holds while domain.State has no JSON methods of its own,
+// which embedding would promote past the shadowing fields.
 type snapshotDoc struct {
 	*domain.State
 	Turns packedTurns `json:"turns,omitempty"`

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
-	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -53,6 +53,62 @@ func playedStates(t testing.TB, variant string, o domain.Options, seed uint64, m
 	}
 }
 
+// sameAfterMoves plays the same random legal moves (resign excluded,
+// undo and redo among them where allowed) from a and from b, states of
+// one position, and fails as soon as the states after differ; then it
+// plays another move from b (a second branch from the same decoded
+// state, as two commands on one cached state do) and checks that neither
+// branch changed the first (the undo record grows in place only past
+// every sharing state's length, domain/undorecord.go).
+func sameAfterMoves(t *testing.T, a, b *domain.State, rng *rand.Rand, n int) {
+	t.Helper()
+	start := b
+	at := a.LastAt
+	var firstB *domain.State
+	var firstJSON []byte
+	for i := range n {
+		var ms []domain.Move
+		for _, m := range domain.LegalMoves(a) {
+			if m.Type != domain.MoveResign {
+				ms = append(ms, m)
+			}
+		}
+		if len(ms) == 0 {
+			break
+		}
+		m := ms[rng.IntN(len(ms))]
+		at = at.Add(100 * time.Millisecond)
+		_, na, errA := domain.Decide(a, m, at)
+		_, nb, errB := domain.Decide(b, m, at)
+		if errA != nil || errB != nil {
+			t.Fatalf("version %d, %v: original %v, decoded %v", a.Version, m, errA, errB)
+		}
+		ja, _ := json.Marshal(na)
+		jb, _ := json.Marshal(nb)
+		if !bytes.Equal(ja, jb) || !slices.Equal(na.Turns, nb.Turns) || !slices.Equal(na.Ops, nb.Ops) {
+			t.Fatalf("version %d, %v: from the decoded state\n got %s\nwant %s", a.Version, m, jb, ja)
+		}
+		if i == 0 {
+			firstB, firstJSON = nb, jb
+		}
+		a, b = na, nb
+	}
+	if firstB == nil {
+		return
+	}
+	for _, m := range domain.LegalMoves(start) {
+		if m.Type == domain.MoveResign {
+			continue
+		}
+		if _, _, err := domain.Decide(start, m, at.Add(time.Second)); err != nil {
+			t.Fatalf("second branch %v: %v", m, err)
+		}
+	}
+	if again, _ := json.Marshal(firstB); !bytes.Equal(again, firstJSON) {
+		t.Fatalf("a second branch from the decoded state changed the first:\n got %s\nwant %s", again, firstJSON)
+	}
+}
+
 // TestSnapshotRoundTrip checks that a snapshot decodes to the state it
 // was taken of, undo record (R2.5) and redo record (R2.9) included, in
 // every variant, with scoring (the scoring sets of R4 are on the undo
@@ -71,12 +127,13 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		{"tripleharp", domain.Options{Undo: &yes}},
 		{"harp", domain.Options{Undo: &yes}},
 	}
-	checked := 0
+	checked, branched := 0, 0
 	for _, c := range cases {
 		for seed := uint64(1); seed <= 4; seed++ {
 			n := 0
+			rng := rand.New(rand.NewPCG(seed, 11))
 			playedStates(t, c.variant, c.o, seed, 400, false, func(st *domain.State) {
-				if n++; n%7 != 0 {
+				if n++; n%3 != 0 {
 					return
 				}
 				data, err := encodeSnapshot(st)
@@ -89,17 +146,25 @@ func TestSnapshotRoundTrip(t *testing.T) {
 				}
 				want, _ := json.Marshal(st)
 				have, _ := json.Marshal(got)
-				if !bytes.Equal(want, have) || !reflect.DeepEqual(got.Turns, st.Turns) || !reflect.DeepEqual(got.Ops, st.Ops) {
+				// An empty undo record decodes as nil, as it did as plain JSON.
+				if !bytes.Equal(want, have) || !slices.Equal(got.Turns, st.Turns) || !slices.Equal(got.Ops, st.Ops) {
 					t.Fatalf("%s seed %d version %d: decoded state differs:\n got %s\nwant %s", c.variant, seed, st.Version, have, want)
 				}
 				if len(st.Redo) > 0 && len(st.Turns) > 0 {
 					checked++
+				}
+				if n%96 == 0 { // the game goes on from the decoded state as from the original
+					sameAfterMoves(t, st, got, rng, 20)
+					branched++
 				}
 			})
 		}
 	}
 	if checked == 0 {
 		t.Error("no state had both an undo and a redo record: the round trip of the redo record went unchecked")
+	}
+	if branched < len(cases) {
+		t.Errorf("play went on from %d decoded states, want at least %d", branched, len(cases))
 	}
 
 	// A long game: 3,000 draws on relaxed (unlimited passes).
@@ -151,6 +216,10 @@ func TestSnapshotRejectsDamage(t *testing.T) {
 		{"turns not base64", with("turns", `"%%%"`), "illegal base64"},
 		{"turn cut off", with("turns", packed(2, 2, 2)), "bad signed varint"},
 		{"turn varint cut off", with("turns", packed(2, 2, 2, 0, 0, 0, 0, 0x80)), "bad signed varint"},
+		{"signed varint overflows", with("turns", packed(0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01)),
+			"bad signed varint"},
+		{"unsigned varint overflows", with("turns", packed(2, 2, 2, 0, 0,
+			0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0, 0)), "bad unsigned varint"},
 		{"op out of range", with("ops", packed(2, 0, 0xAC, 0x02, 0, 0, 2)), "out of [-128, 127]"},
 		{"op with bytes left over", with("ops", packed(2, 0, 0, 0, 0, 2, 2)), "bad signed varint"},
 	} {
@@ -166,8 +235,8 @@ func TestSnapshotRejectsDamage(t *testing.T) {
 
 // BenchmarkSnapshotEncode encodes the snapshot of a relaxed game after
 // 15,000 draws (what `solitaire-load compare` plays at one client in
-// 12 s) as the state's plain JSON (snapshot format 3) and packed (the
-// format written now), side by side; bytes/snapshot is the size
+// 12 s) as the state's plain JSON (snapshot format 3) and packed (format
+// 4, snapshotFormat), side by side; bytes/snapshot is the size
 // (BENCHMARKS.md "Snapshots of a long game").
 //
 //	go test -run XXX -bench SnapshotEncode -benchmem ./persistence
