@@ -37,8 +37,35 @@ func TestDecodeStrictNamesTheBadText(t *testing.T) {
 			t.Errorf("%s: got %#v, want a 400 naming %q", c.body, err, c.param)
 		}
 	}
+	// An escaped backslash before "u0000" is text, not a NUL: the walk
+	// runs (mayHoldBadText cannot tell) and finds nothing to refuse.
+	var esc body
+	if err := decodeStrict([]byte(`{"name":"a\\u0000"}`), &esc); err != nil || esc.Name != `a\u0000` {
+		t.Errorf("escaped backslash: %v, name %q", err, esc.Name)
+	}
 	b := body{Skipped: "\x00"} // set by the server, not the client
 	if err := decodeStrict([]byte(`{"name":"ok","piles":[{"cards":["AS"]}],"tags":{"k":"v"},"ptr":{"cards":[]}}`), &b); err != nil {
 		t.Errorf("good body: %v", err)
+	}
+}
+
+// TestMayHoldBadText checks the test that spares good bodies badText's
+// walk: it must say yes to every body whose decoded strings could hold a
+// NUL or invalid UTF-8.
+func TestMayHoldBadText(t *testing.T) {
+	for _, c := range []struct {
+		body string
+		may  bool
+	}{
+		{`{"type":"draw"}`, false},
+		{`{"type":"move","from":"tableau/1","to":"foundation"}`, false},
+		{`{"name":"\u00e9\u20ac"}`, false}, // other escapes are fine
+		{`{"name":"a\u0000"}`, true},
+		{`{"name":"a\\u0000"}`, true}, // a false alarm: only costs the walk
+		{"{\"name\":\"\xff\"}", true},  // not UTF-8
+	} {
+		if got := mayHoldBadText([]byte(c.body)); got != c.may {
+			t.Errorf("mayHoldBadText(%s) = %v, want %v", c.body, got, c.may)
+		}
 	}
 }

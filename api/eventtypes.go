@@ -143,8 +143,12 @@ var nullData = json.RawMessage("null")
 
 // logView is how a reader sees a game's log now: redact hides the deal's
 // face-down cards, stock and salt (RULES R6.4, R6.6), hideHashes blanks
-// every hash of a chain whose deal carries no salt (R6.8).
-type logView struct{ redact, hideHashes bool }
+// every hash of a chain whose deal carries no salt (R6.8). fresh says the
+// records are the ones Store.Append has just returned: their payloads are
+// the rules' own encoding (domain.EncodePayload), valid JSON by
+// construction, so newEvent need not check them as it checks bytes read
+// back from the database.
+type logView struct{ redact, hideHashes, fresh bool }
 
 // viewOf is the logView of a game whose deal may be revealed or not
 // (app.Games.Reveal), in state st (nil: its log does not load).
@@ -173,7 +177,7 @@ func newEvent(r domain.RecordedEvent, v logView) Event {
 		out.Data, out.raw = domain.RedactEvent(e).Data, nil
 		return out
 	}
-	if !json.Valid(out.raw) {
+	if !v.fresh && !json.Valid(out.raw) {
 		out.raw = nullData
 	}
 	return out

@@ -400,17 +400,17 @@ func (s *server) postMove(c *gin.Context, body []byte) reply {
 		}
 		return r
 	}
-	return s.moveReply(c, g, st, recs)
+	return s.moveReply(c, g, st, recs, true)
 }
 
 // moveReply is the answer to a move that appended recs, leaving game g in
-// state st: the same bytes whether rendered at once or again from the log
-// for a retry (replayFromLog), as long as the game's seal (R6.6) has not
-// been lifted in between. Hidden cards show only once the game may be
-// revealed (Games.Reveal) and st, the state shown, has ended: a retry
-// answered after the game ended later still shows the state of its move
-// as it was then.
-func (s *server) moveReply(c *gin.Context, g *app.Game, st *domain.State, recs []domain.RecordedEvent) reply {
+// state st: the same bytes whether rendered at once (fresh: recs are what
+// the append returned) or again from the log for a retry (replayFromLog),
+// as long as the game's seal (R6.6) has not been lifted in between.
+// Hidden cards show only once the game may be revealed (Games.Reveal) and
+// st, the state shown, has ended: a retry answered after the game ended
+// later still shows the state of its move as it was then.
+func (s *server) moveReply(c *gin.Context, g *app.Game, st *domain.State, recs []domain.RecordedEvent, fresh bool) reply {
 	reveal := false
 	if st.Status.Ended() {
 		var err error
@@ -418,7 +418,9 @@ func (s *server) moveReply(c *gin.Context, g *app.Game, st *domain.State, recs [
 			return s.fail(c, err)
 		}
 	}
-	out := MoveResult{Game: newGame(g, st, st.LastAt, reveal), Events: moveEvents(recs, viewOf(reveal, st))}
+	view := viewOf(reveal, st)
+	view.fresh = fresh
+	out := MoveResult{Game: newGame(g, st, st.LastAt, reveal), Events: moveEvents(recs, view)}
 	if legal, _ := includeLegal(c); legal { // checked before the move
 		out.Game.LegalMoves = legalOf(st)
 	}

@@ -269,7 +269,7 @@ func (s *server) replayFromLog(c *gin.Context, rec *app.IdempotencyRecord) reply
 	if err != nil {
 		return s.fail(c, err)
 	}
-	return s.moveReply(c, g, st, recs)
+	return s.moveReply(c, g, st, recs, false)
 }
 
 // keyLocks serializes requests that share an idempotency key.

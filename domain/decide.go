@@ -31,7 +31,8 @@ func Decide(s *State, m Move, now time.Time) ([]Event, *State, error) {
 		return nil, nil, &MoveError{Move: m, Reason: ReasonTimeExpired, Detail: "the time limit ran out at " + FormatTime(dl)}
 	}
 	n := normalize(s, m)
-	if !contains(LegalMoves(s), n) {
+	var legal [32]Move // most positions have fewer legal moves: no allocation
+	if !contains(appendLegalMoves(legal[:0], s), n) {
 		reason, detail := explain(s, n)
 		return nil, nil, &MoveError{Move: m, Reason: reason, Detail: detail}
 	}

@@ -14,8 +14,17 @@ func LegalMoves(s *State) []Move {
 	if s.Status != StatusInProgress || s.Version == 0 {
 		return nil
 	}
+	return appendLegalMoves(make([]Move, 0, 16), s)
+}
+
+// appendLegalMoves appends LegalMoves(s) to out and returns it: Decide
+// passes a buffer on its stack, so that checking a move allocates no list
+// (a list of a dozen moves is most of a kilobyte).
+func appendLegalMoves(out []Move, s *State) []Move {
+	if s.Status != StatusInProgress || s.Version == 0 {
+		return out
+	}
 	r := s.Rules
-	out := make([]Move, 0, 16)
 	if len(s.Stock) > 0 || (len(s.Waste) > 0 && s.canRecycle()) {
 		out = append(out, Move{Type: MoveDraw})
 	}
