@@ -160,7 +160,7 @@ func (r *benchResult) summary(cfg benchConfig, w io.Writer) {
 // loadPhase starts a server with env, plays the load against it, reads its
 // memory, and stops it.
 func loadPhase(ctx context.Context, cfg benchConfig, server string, env []string, tmp, name, profile string, w io.Writer) (*loadResult, procMemory, error) {
-	srv, err := startServer(ctx, server, env, cfg.LogLevel, profile != "", filepath.Join(tmp, name+".log"))
+	srv, err := startServer(ctx, server, env, cfg.LogLevel, profile != "", 0, filepath.Join(tmp, name+".log"))
 	if err != nil {
 		return nil, procMemory{}, err
 	}
@@ -304,14 +304,16 @@ func majorOf(path string) int {
 type serverProc struct {
 	cmd   *exec.Cmd
 	url   string
-	pprof string // base URL of net/http/pprof, "" if off
+	pprof string        // base URL of net/http/pprof, "" if off
+	slack time.Duration // the process's timer slack (startCmd); 0: inherited
 	exit  chan error
 }
 
 // startServer starts the binary on a free loopback port with env added to
-// a clean environment (no inherited DATABASE_URL or SOLITAIRE_*), logs to
-// logPath, and waits until /readyz answers 200.
-func startServer(ctx context.Context, bin string, env []string, level string, pprof bool, logPath string) (*serverProc, error) {
+// a clean environment (no inherited DATABASE_URL or SOLITAIRE_*) and
+// timer slack slack (0: this tool's own), logs to logPath, and waits
+// until /readyz answers 200.
+func startServer(ctx context.Context, bin string, env []string, level string, pprof bool, slack time.Duration, logPath string) (*serverProc, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -334,7 +336,7 @@ func startServer(ctx context.Context, bin string, env []string, level string, pp
 	// SOLITAIRE_WINNABLE_WORKERS=1 measures with it).
 	base = append(base, "SOLITAIRE_ADDR="+addr, "SOLITAIRE_LOG_LEVEL="+level, "SOLITAIRE_RATE_LIMIT=0",
 		"SOLITAIRE_PLAYER_CREATE_LIMIT=0", "SOLITAIRE_LOG_ORIGIN=bench.example/v1/log", "SOLITAIRE_WINNABLE_WORKERS=0")
-	p := &serverProc{url: "http://" + addr, exit: make(chan error, 1)}
+	p := &serverProc{url: "http://" + addr, slack: slack, exit: make(chan error, 1)}
 	if pprof {
 		paddr, err := freeAddr()
 		if err != nil {
@@ -360,7 +362,7 @@ func (p *serverProc) start(ctx context.Context, cmd *exec.Cmd, logPath string) e
 	}
 	p.cmd = cmd
 	p.cmd.Stdout, p.cmd.Stderr = logf, logf
-	if err := p.cmd.Start(); err != nil {
+	if err := startCmd(p.cmd, p.slack); err != nil {
 		logf.Close()
 		return err
 	}

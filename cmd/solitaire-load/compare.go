@@ -41,6 +41,13 @@ type compareConfig struct {
 	// ProductOnly skips pgbench, the baseline and the table: a quick look
 	// at the product alone (with Profile, where its CPU goes).
 	ProductOnly bool
+	// TimerSlack, if set, is the timer slack of both servers' processes
+	// (startCmd): how late Linux may wake a thread's timed sleep, 50 µs
+	// by default. The Go runtime's monitor thread (sysmon) sleeps 20 µs
+	// at a time while the process runs, and on a VM every wake-up costs
+	// CPU: a larger slack measures both servers with fewer of them
+	// (BENCHMARKS.md, "Timer slack").
+	TimerSlack time.Duration
 }
 
 // defaultCompareConfig is the configuration the flags start from.
@@ -118,6 +125,9 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 	name := dbName(dbURL)
 	counts := func(ctx context.Context) (int64, error) { return xactCommits(ctx, admin, name) }
 
+	if cfg.TimerSlack > 0 {
+		fmt.Fprintf(w, "both servers run with %s of timer slack\n", cfg.TimerSlack)
+	}
 	var rows []compareRow
 	for _, clients := range cfg.Clients {
 		row := compareRow{Clients: clients}
@@ -135,7 +145,7 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 				targets[i] = leanTarget{Path: "/v1/games/b" + strconv.Itoa(i) + "/moves", Token: "baseline"}
 			}
 			start := func() (*serverProc, error) {
-				return startBaseline(ctx, self, dbURL, filepath.Join(tmp, "baseline.log"))
+				return startBaseline(ctx, self, dbURL, cfg.TimerSlack, filepath.Join(tmp, "baseline.log"))
 			}
 			if row.Baseline, row.BaselineCommits, err = measureLean(ctx, counts, start, targets, clients, cfg, name, "", w); err != nil {
 				return nil, fmt.Errorf("baseline: %w", err)
@@ -148,7 +158,7 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 		// server started for it, then a fresh start for the measured run.
 		env := append([]string{"DATABASE_URL=" + dbURL}, cfg.Env...)
 		logPath := filepath.Join(tmp, "server.log")
-		srv, err := startServer(ctx, server, env, "warn", false, logPath)
+		srv, err := startServer(ctx, server, env, "warn", false, cfg.TimerSlack, logPath)
 		if err != nil {
 			return nil, err
 		}
@@ -161,7 +171,7 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 		if cfg.Profile != "" {
 			profile = cfg.Profile + "-" + strconv.Itoa(clients) + ".pprof"
 		}
-		start := func() (*serverProc, error) { return startServer(ctx, server, env, "warn", profile != "", logPath) }
+		start := func() (*serverProc, error) { return startServer(ctx, server, env, "warn", profile != "", cfg.TimerSlack, logPath) }
 		if row.Product, row.ProductCommits, err = measureLean(ctx, counts, start, targets, clients, cfg, name, profile, w); err != nil {
 			return nil, fmt.Errorf("product: %w", err)
 		}
@@ -197,7 +207,7 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 // the set-up or the load, wrapped as "sqlite: ...".
 func compareSQLite(ctx context.Context, server, tmp, logPath string, clients int, cfg compareConfig, w io.Writer) (*leanResult, error) {
 	senv := append([]string{"SOLITAIRE_SQLITE_PATH=" + filepath.Join(tmp, "compare-"+strconv.Itoa(clients)+".db")}, cfg.Env...)
-	srv, err := startServer(ctx, server, senv, "warn", false, logPath)
+	srv, err := startServer(ctx, server, senv, "warn", false, cfg.TimerSlack, logPath)
 	if err != nil {
 		return nil, err
 	}
@@ -267,13 +277,14 @@ func measureLean(ctx context.Context, counts func(context.Context) (int64, error
 }
 
 // startBaseline runs this tool's `baseline` command on a free loopback
-// port against dbURL and waits until it answers.
-func startBaseline(ctx context.Context, self, dbURL, logPath string) (*serverProc, error) {
+// port against dbURL, with timer slack slack (0: this tool's own), and
+// waits until it answers.
+func startBaseline(ctx context.Context, self, dbURL string, slack time.Duration, logPath string) (*serverProc, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
 	}
-	p := &serverProc{url: "http://" + addr, exit: make(chan error, 1)}
+	p := &serverProc{url: "http://" + addr, slack: slack, exit: make(chan error, 1)}
 	if err := p.start(ctx, exec.Command(self, "baseline", "-addr", addr, "-pg", dbURL), logPath); err != nil {
 		return nil, err
 	}

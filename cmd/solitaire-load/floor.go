@@ -117,7 +117,7 @@ func runFloor(ctx context.Context, cfg floorConfig, w io.Writer) ([]floorResult,
 	defer sc.close()
 
 	// The product's schema and one real game, made by the server itself.
-	srv, err := startServer(ctx, sc.server, []string{"DATABASE_URL=" + sc.dbURL}, "warn", false, filepath.Join(sc.tmp, "server.log"))
+	srv, err := startServer(ctx, sc.server, []string{"DATABASE_URL=" + sc.dbURL}, "warn", false, 0, filepath.Join(sc.tmp, "server.log"))
 	if err != nil {
 		return nil, err
 	}
