@@ -62,7 +62,7 @@ func TestMayHoldBadText(t *testing.T) {
 		{`{"name":"\u00e9\u20ac"}`, false}, // other escapes are fine
 		{`{"name":"a\u0000"}`, true},
 		{`{"name":"a\\u0000"}`, true}, // a false alarm: only costs the walk
-		{"{\"name\":\"\xff\"}", true},  // not UTF-8
+		{"{\"name\":\"\xff\"}", true}, // not UTF-8
 	} {
 		if got := mayHoldBadText([]byte(c.body)); got != c.may {
 			t.Errorf("mayHoldBadText(%s) = %v, want %v", c.body, got, c.may)

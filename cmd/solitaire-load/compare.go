@@ -171,7 +171,9 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 		if cfg.Profile != "" {
 			profile = cfg.Profile + "-" + strconv.Itoa(clients) + ".pprof"
 		}
-		start := func() (*serverProc, error) { return startServer(ctx, server, env, "warn", profile != "", cfg.TimerSlack, logPath) }
+		start := func() (*serverProc, error) {
+			return startServer(ctx, server, env, "warn", profile != "", cfg.TimerSlack, logPath)
+		}
 		if row.Product, row.ProductCommits, err = measureLean(ctx, counts, start, targets, clients, cfg, name, profile, w); err != nil {
 			return nil, fmt.Errorf("product: %w", err)
 		}
