@@ -248,8 +248,10 @@ func (e Event) appendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// plainJSON reports whether raw (valid JSON, newEvent checks) has only
-// printable ASCII other than space, <, > and &.
+// plainJSON reports whether raw (valid JSON: newEvent checks a payload
+// read back from the database, and a move's fresh one is
+// domain.EncodePayload's) has only printable ASCII other than space, <, >
+// and &.
 func plainJSON(raw []byte) bool {
 	for _, c := range raw {
 		if c <= ' ' || c > 0x7e || c == '<' || c == '>' || c == '&' {

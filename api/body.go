@@ -98,12 +98,16 @@ var nulEscape = []byte(`\u0000`)
 
 // mayHoldBadText reports whether a body the decoder accepted may have
 // put a string that is not validText into its value: only if it holds the
-// escape \u0000 or is not UTF-8 (which the decoder refuses too; checked
-// here so as not to depend on it). A body that passes skips badText's
-// reflective walk (most bodies: a move's costs a few microseconds less).
-// A false alarm (an escaped backslash before "u0000") only costs the walk.
+// escape \u0000, a raw NUL byte or bytes that are not UTF-8 (the decoder
+// refuses the last two as well; they are checked here so as not to depend
+// on it). A body that passes skips badText's reflective walk (most bodies;
+// a move's saves about half a microsecond). A false alarm (an escaped
+// backslash before "u0000") only costs the walk. This holds while every
+// string of a request type comes from a JSON string's own text: a type
+// whose UnmarshalJSON or UnmarshalText builds a string by decoding
+// something else (base64, hex, %-escapes) needs the walk every time.
 func mayHoldBadText(body []byte) bool {
-	return bytes.Contains(body, nulEscape) || !utf8.Valid(body)
+	return bytes.Contains(body, nulEscape) || bytes.IndexByte(body, 0) >= 0 || !utf8.Valid(body)
 }
 
 // badText finds a string in v that is not validText and returns its

@@ -43,6 +43,12 @@ func TestDecodeStrictNamesTheBadText(t *testing.T) {
 	if err := decodeStrict([]byte(`{"name":"a\\u0000"}`), &esc); err != nil || esc.Name != `a\u0000` {
 		t.Errorf("escaped backslash: %v, name %q", err, esc.Name)
 	}
+	// A lone surrogate escape would decode to text that is not UTF-8:
+	// the decoder refuses it, so the walk's skip may rely on that.
+	var lone body
+	if err := decodeStrict([]byte(`{"name":"\ud800"}`), &lone); err == nil {
+		t.Errorf("a lone surrogate escape was taken: name %q", lone.Name)
+	}
 	b := body{Skipped: "\x00"} // set by the server, not the client
 	if err := decodeStrict([]byte(`{"name":"ok","piles":[{"cards":["AS"]}],"tags":{"k":"v"},"ptr":{"cards":[]}}`), &b); err != nil {
 		t.Errorf("good body: %v", err)
@@ -61,8 +67,9 @@ func TestMayHoldBadText(t *testing.T) {
 		{`{"type":"move","from":"tableau/1","to":"foundation"}`, false},
 		{`{"name":"\u00e9\u20ac"}`, false}, // other escapes are fine
 		{`{"name":"a\u0000"}`, true},
-		{`{"name":"a\\u0000"}`, true}, // a false alarm: only costs the walk
-		{"{\"name\":\"\xff\"}", true}, // not UTF-8
+		{`{"name":"a\\u0000"}`, true},  // a false alarm: only costs the walk
+		{"{\"name\":\"\xff\"}", true},  // not UTF-8
+		{"{\"name\":\"a\x00\"}", true}, // a raw NUL (not JSON either)
 	} {
 		if got := mayHoldBadText([]byte(c.body)); got != c.may {
 			t.Errorf("mayHoldBadText(%s) = %v, want %v", c.body, got, c.may)

@@ -141,13 +141,13 @@ type EventPage struct {
 // the stored bytes, shows the chain broken there.
 var nullData = json.RawMessage("null")
 
-// logView is how a reader sees a game's log now: redact hides the deal's
-// face-down cards, stock and salt (RULES R6.4, R6.6), hideHashes blanks
-// every hash of a chain whose deal carries no salt (R6.8). fresh says the
-// records are the ones Store.Append has just returned: their payloads are
-// the rules' own encoding (domain.EncodePayload), valid JSON by
-// construction, so newEvent need not check them as it checks bytes read
-// back from the database.
+// logView is how a reader sees a game's log at present: redact hides the
+// deal's face-down cards, stock and salt (RULES R6.4, R6.6), hideHashes
+// blanks every hash of a chain whose deal carries no salt (R6.8). fresh
+// says the records are the ones Store.Append has just returned: their
+// payloads are the rules' own encoding (domain.EncodePayload), valid JSON
+// by construction, so newEvent need not check them as it checks bytes
+// read back from the database.
 type logView struct{ redact, hideHashes, fresh bool }
 
 // viewOf is the logView of a game whose deal may be revealed or not
@@ -159,7 +159,9 @@ func viewOf(reveal bool, st *domain.State) logView {
 // newEvent renders a recorded event as v says: with v.redact (the game is
 // in progress) a game_dealt event is redacted (RULES R6.4); every other
 // event carries its stored payload verbatim. It never fails: a payload
-// that does not decode is sent as data null (redacted) or as stored.
+// that does not decode is sent as data null (redacted) or as stored, and
+// one that is not JSON as data null, unless v.fresh says it is the rules'
+// own encoding.
 func newEvent(r domain.RecordedEvent, v logView) Event {
 	out := Event{GameID: r.GameID, Version: r.Version, Type: string(r.Type), OccurredAt: domain.FormatTime(r.OccurredAt),
 		PrevHash: hex.EncodeToString(r.PrevHash), Hash: hex.EncodeToString(r.Hash), raw: r.Payload}

@@ -408,8 +408,8 @@ func (s *server) postMove(c *gin.Context, body []byte) reply {
 // the append returned) or again from the log for a retry (replayFromLog),
 // as long as the game's seal (R6.6) has not been lifted in between.
 // Hidden cards show only once the game may be revealed (Games.Reveal) and
-// st, the state shown, has ended: a retry answered after the game ended
-// later still shows the state of its move as it was then.
+// st, the state shown, has ended: a retry shows the state its move left,
+// even once the game has ended.
 func (s *server) moveReply(c *gin.Context, g *app.Game, st *domain.State, recs []domain.RecordedEvent, fresh bool) reply {
 	reveal := false
 	if st.Status.Ended() {

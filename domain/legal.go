@@ -1,6 +1,6 @@
 package domain
 
-// LegalMoves returns every move the player may make now, in canonical form
+// LegalMoves returns every move the player may make in state s, in canonical form
 // (foundations by index, Count set), in a fixed order: draw, waste moves,
 // tableau moves, take-backs, flips, autocomplete, undo, redo, resign. It is the
 // single authority on legality: Decide accepts exactly these moves (after
@@ -19,7 +19,8 @@ func LegalMoves(s *State) []Move {
 
 // appendLegalMoves appends LegalMoves(s) to out and returns it: Decide
 // passes a buffer on its stack, so that checking a move allocates no list
-// (a list of a dozen moves is most of a kilobyte).
+// while there are at most 32 legal moves (a list of a dozen moves is most
+// of a kilobyte; more than 32 is rare, up to 41 in random play).
 func appendLegalMoves(out []Move, s *State) []Move {
 	if s.Status != StatusInProgress || s.Version == 0 {
 		return out

@@ -41,12 +41,13 @@ type compareConfig struct {
 	// ProductOnly skips pgbench, the baseline and the table: a quick look
 	// at the product alone (with Profile, where its CPU goes).
 	ProductOnly bool
-	// TimerSlack, if set, is the timer slack of both servers' processes
+	// TimerSlack, if set, is the timer slack of every server process the
+	// run starts, the baseline's and the product's on each database
 	// (startCmd): how late Linux may wake a thread's timed sleep, 50 µs
 	// by default. The Go runtime's monitor thread (sysmon) sleeps 20 µs
-	// at a time while the process runs, and on a VM every wake-up costs
-	// CPU: a larger slack measures both servers with fewer of them
-	// (BENCHMARKS.md, "Timer slack").
+	// at a time while the process is busy, and on a VM every wake-up
+	// costs CPU: a larger slack measures the servers with fewer of them
+	// (BENCHMARKS.md, "Timer slack"). Linux only; at least 0.
 	TimerSlack time.Duration
 }
 
@@ -106,6 +107,9 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 			return nil, fmt.Errorf("clients %d: want 1..90 (PostgreSQL allows 100 connections by default)", c)
 		}
 	}
+	if err := checkTimerSlack(cfg.TimerSlack); err != nil {
+		return nil, err
+	}
 	if cfg.Duration <= cfg.Warmup || cfg.Duration > maxDuration {
 		return nil, fmt.Errorf("duration %s: want more than the warm-up %s and at most %s", cfg.Duration, cfg.Warmup, maxDuration)
 	}
@@ -126,7 +130,7 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 	counts := func(ctx context.Context) (int64, error) { return xactCommits(ctx, admin, name) }
 
 	if cfg.TimerSlack > 0 {
-		fmt.Fprintf(w, "both servers run with %s of timer slack\n", cfg.TimerSlack)
+		fmt.Fprintf(w, "every server process runs with %s of timer slack\n", cfg.TimerSlack)
 	}
 	var rows []compareRow
 	for _, clients := range cfg.Clients {

@@ -185,7 +185,7 @@ func compareCommand(ctx context.Context, args []string, out io.Writer) error {
 	fs.BoolVar(&cfg.SQLite, "sqlite", false, "also run the server on SQLite at each client count")
 	fs.StringVar(&cfg.Profile, "cpuprofile", "", "write CPU profiles of the product's run on PostgreSQL to PREFIX-<clients>.pprof")
 	fs.BoolVar(&cfg.ProductOnly, "product-only", false, "run only the product (no pgbench, baseline or table)")
-	fs.DurationVar(&cfg.TimerSlack, "timer-slack", 0, "timer slack of both servers' processes, e.g. 1ms (Linux; 0: inherited, 50µs by default)")
+	fs.DurationVar(&cfg.TimerSlack, "timer-slack", 0, "timer slack of every server process started, e.g. 1ms (Linux; 0: inherited, 50µs by default)")
 	env := fs.String("env", "", "extra server environment, NAME=value,NAME=value")
 	if err := fs.Parse(args); err != nil {
 		return err

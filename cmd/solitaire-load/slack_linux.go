@@ -38,3 +38,11 @@ func startCmd(cmd *exec.Cmd, slack time.Duration) error {
 	}()
 	return <-started
 }
+
+// checkTimerSlack refuses a negative timer slack before any run starts.
+func checkTimerSlack(slack time.Duration) error {
+	if slack < 0 {
+		return fmt.Errorf("-timer-slack %s: want 0 or more", slack)
+	}
+	return nil
+}

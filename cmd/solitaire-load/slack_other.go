@@ -16,3 +16,12 @@ func startCmd(cmd *exec.Cmd, slack time.Duration) error {
 	}
 	return cmd.Start()
 }
+
+// checkTimerSlack refuses a timer slack (slack != 0) before any run
+// starts: elsewhere than on Linux there is none to set.
+func checkTimerSlack(slack time.Duration) error {
+	if slack != 0 {
+		return errors.New("-timer-slack is Linux only")
+	}
+	return nil
+}
