@@ -550,11 +550,13 @@ func (s *Store) appendMany(ctx context.Context, reqs []*appendReq) ([]int, error
 	return inserted, nil
 }
 
-// appendOneSQL is appendManySQL for a batch of one append, the usual case
-// below a few hundred moves per second: the games row's values as
-// scalars, not arrays, and no lock-ordering step (one row lock cannot take
-// part in a deadlock of row locks), so the client encodes a third of the
-// parameters and the server plans a simpler statement. The receipt, if
+// appendOneSQL is appendManySQL for a batch of one append (the usual case
+// below a few hundred moves per second) with a receipt or several events;
+// one event without a receipt goes to appendEventSQL. The games row's
+// values are scalars, not arrays, and there is no lock-ordering step (one
+// row lock cannot take part in a deadlock of row locks), so the client
+// encodes a third of the parameters and the server plans a simpler
+// statement. The receipt, if
 // any ($16 not null), is a row of idempotency_keys written only if the
 // update matched; a key already taken fails the statement (a unique
 // violation, as in appendManySQL).
@@ -580,7 +582,7 @@ const appendOneSQL = `WITH g AS (
 // and no receipt. Every value is a scalar and there is no receipt's
 // insert, so the client encodes 16 parameters instead of 21 (six of them
 // arrays) and PostgreSQL runs no unnest, ordering or second insert: the
-// statement `solitaire-load floor` measures as "append".
+// statement whose shape `solitaire-load floor` measures as "append".
 const appendEventSQL = `WITH g AS (
 		UPDATE games SET version = $3, status = $4, moves = $5, score = $6, elapsed_ms = $7,
 			finished_at = $8, updated_at = $9, ranked = ranked AND NOT $10::boolean
@@ -633,8 +635,8 @@ func (s *Store) appendOne(ctx context.Context, r *appendReq) ([]int, error) {
 		versions, types, byteas(payloads), times, byteas(prevs), byteas(hashes), owner, key, print, created, expires, r.unrank)
 }
 
-// appendRows runs q, a statement of the one append r returning the
-// (version, position) of each event it inserted, with args; it fills in
+// appendRows runs q with args: a statement that writes append r and
+// returns the (version, position) of each event it inserted. It fills in
 // the positions of r's records and returns how many went in.
 func (s *Store) appendRows(ctx context.Context, r *appendReq, q string, args ...any) ([]int, error) {
 	var inserted int

@@ -34,8 +34,10 @@ import (
 //   - event: the least a move must write, one events row of a draw (a
 //     41-byte payload, as the server writes it, and two 32-byte hashes),
 //     with no projection update;
-//   - append: the event and the games row's projection in one statement, a
-//     subset of the product's appendOneSQL (no receipt, no arrays).
+//   - append: the event and the games row's projection in one statement,
+//     the shape of the product's appendEventSQL (a move of one event
+//     without a receipt), with literals for its parameters and no version
+//     check or ranked update.
 
 // floorConfig describes a floor run.
 type floorConfig struct {
