@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"io/fs"
-	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
@@ -15,18 +13,24 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// TestStartCmdTimerSlack checks that a process startCmd starts has the
-// timer slack asked for and that one started without it keeps this
-// process's own; then, where this process may read its other threads'
-// slack (CAP_SYS_NICE: the kernel lets a task read only its own without
-// it), that no thread of this process keeps the child's.
-func TestStartCmdTimerSlack(t *testing.T) {
-	runtime.LockOSThread() // PR_GET_TIMERSLACK reads the calling thread's
-	own, err := unix.PrctlRetInt(unix.PR_GET_TIMERSLACK, 0, 0, 0, 0)
-	runtime.UnlockOSThread()
+// threadSlack is the calling thread's timer slack in nanoseconds; the
+// caller holds its thread (runtime.LockOSThread).
+func threadSlack(t *testing.T) int {
+	t.Helper()
+	ns, err := unix.PrctlRetInt(unix.PR_GET_TIMERSLACK, 0, 0, 0, 0)
 	if err != nil {
 		t.Fatalf("PR_GET_TIMERSLACK: %v", err)
 	}
+	return ns
+}
+
+// TestStartCmdTimerSlack checks that a process startCmd starts has the
+// timer slack asked for, and that one started without it keeps this
+// process's own.
+func TestStartCmdTimerSlack(t *testing.T) {
+	runtime.LockOSThread()
+	own := threadSlack(t)
+	runtime.UnlockOSThread()
 	run := func(slack time.Duration) string {
 		t.Helper()
 		var out bytes.Buffer
@@ -46,49 +50,33 @@ func TestStartCmdTimerSlack(t *testing.T) {
 	if got, want := run(0), strconv.Itoa(own); got != want {
 		t.Errorf("without: the child's timer slack is %q ns, want this process's %q", got, want)
 	}
-	t.Run("no thread keeps it", func(t *testing.T) {
-		// The thread that started the child gets its own slack back
-		// soon after the start.
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			kept := threadsWithSlack(t, "1500000")
-			if kept == 0 {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%d threads of this process still have the child's timer slack", kept)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	})
 }
 
-// threadsWithSlack counts this process's threads whose timer slack is ns.
-// A thread that has ended meanwhile is not counted; without the right to
-// read another thread's slack the check cannot be made, and t is skipped
-// with the reason (CI runs as root).
-func threadsWithSlack(t *testing.T, ns string) int {
-	t.Helper()
-	tasks, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, task := range tasks {
-		b, err := os.ReadFile("/proc/" + task.Name() + "/timerslack_ns")
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			continue
-		case errors.Is(err, fs.ErrPermission):
-			t.Skipf("reading another thread's timer slack needs CAP_SYS_NICE: %v", err)
-		case err != nil:
-			t.Fatal(err)
+// TestWithSlackPutsTheSlackBack checks, on the test's own locked thread,
+// that withSlack runs fn with the slack asked for and then gives the
+// thread its own slack back, when fn fails too: so the thread startCmd
+// forks from goes back to the pool as it was.
+func TestWithSlackPutsTheSlackBack(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	own := threadSlack(t)
+	boom := errors.New("boom")
+	for _, fnErr := range []error{nil, boom} {
+		during := 0
+		restored, err := withSlack(1500*time.Microsecond, func() error {
+			during = threadSlack(t)
+			return fnErr
+		})
+		if during != 1500000 {
+			t.Errorf("fn ran with %d ns of slack, want 1500000", during)
 		}
-		if strings.TrimSpace(string(b)) == ns {
-			n++
+		if !restored || !errors.Is(err, fnErr) || (fnErr == nil && err != nil) {
+			t.Errorf("withSlack = %v, %v; want true, %v", restored, err, fnErr)
+		}
+		if after := threadSlack(t); after != own {
+			t.Errorf("the thread's slack is %d ns after withSlack, want its own %d", after, own)
 		}
 	}
-	return n
 }
 
 // TestCheckTimerSlack checks that a negative -timer-slack is refused
