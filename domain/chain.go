@@ -49,9 +49,44 @@ func EventHash(prev []byte, gameID string, version int, typ EventType, occurredA
 	return h.Sum(nil)
 }
 
+// timeLayout is FormatTime's form as a time layout.
+const timeLayout = "2006-01-02T15:04:05.000Z07:00"
+
 // FormatTime is the one text form of an event time: RFC 3339, UTC,
-// milliseconds (R5.1).
-func FormatTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
+// milliseconds, truncated (R5.1), e.g. "2026-11-29T12:30:01.123Z". It is
+// t.UTC().Format(timeLayout), written digit by digit for years 0..9999:
+// a move formats several times (its event's hash and the answer's
+// timestamps), and time.Format parses its layout on every call.
+func FormatTime(t time.Time) string {
+	t = t.UTC()
+	y, mo, d := t.Date()
+	if y < 0 || y > 9999 {
+		return t.Format(timeLayout)
+	}
+	h, mi, s := t.Clock()
+	var b [24]byte
+	digits := func(at, v, n int) {
+		for i := at + n - 1; i >= at; i-- {
+			b[i] = byte('0' + v%10)
+			v /= 10
+		}
+	}
+	digits(0, y, 4)
+	b[4] = '-'
+	digits(5, int(mo), 2)
+	b[7] = '-'
+	digits(8, d, 2)
+	b[10] = 'T'
+	digits(11, h, 2)
+	b[13] = ':'
+	digits(14, mi, 2)
+	b[16] = ':'
+	digits(17, s, 2)
+	b[19] = '.'
+	digits(20, t.Nanosecond()/1e6, 3)
+	b[23] = 'Z'
+	return string(b[:])
+}
 
 // Record encodes events (versions following prev's stream) into
 // RecordedEvents chained from prevHash (GenesisHash for a new stream).
