@@ -161,7 +161,7 @@ func (s *server) keyed(h func(c *gin.Context, body []byte) reply, optimistic boo
 		}
 		k := kept{ContentType: r.contentType, Body: r.body}
 		for _, name := range replayedHeaders {
-			if v := r.header.Get(name); v != "" {
+			if v := r.get(name); v != "" {
 				if k.Header == nil {
 					k.Header = map[string]string{}
 				}

@@ -274,6 +274,10 @@ func (s *server) limitRate(c *gin.Context) {
 	if s.limits == nil || c.FullPath() == "" || rateLimitExempt[c.FullPath()] {
 		return
 	}
+	newPlayer := c.Request.Method == http.MethodPost && c.FullPath() == "/v1/players"
+	if !probeRoutes[c.FullPath()] && s.limits.requests == nil && (s.limits.players == nil || !newPlayer) {
+		return // no bucket to spend from: the address is not worked out for nothing
+	}
 	addr := "ip:" + ClientKey(c.ClientIP())
 	if probeRoutes[c.FullPath()] {
 		if l := s.limits.probes; l != nil {
@@ -311,7 +315,7 @@ func (s *server) limitRate(c *gin.Context) {
 			return
 		}
 	}
-	if l := s.limits.players; l != nil && c.Request.Method == http.MethodPost && c.FullPath() == "/v1/players" {
+	if l := s.limits.players; l != nil && newPlayer {
 		ok, wait, left := l.take(addr)
 		advertise(c, l, left)
 		if !ok {

@@ -319,7 +319,7 @@ func (s *server) now() time.Time { return s.cfg.Games.Now() }
 type reply struct {
 	status      int
 	contentType string
-	header      http.Header // extra headers (ETag, Location, ...)
+	header      []field // extra header fields (ETag, Location, ...), each name once, canonical
 	body        []byte
 	code        string  // the problem code of an error reply, "" otherwise
 	buffer      *[]byte // body's buffer, from answerBuffers; nil if body is not pooled
@@ -385,11 +385,31 @@ func (s *server) jsonReply(status int, v any) reply {
 
 // with adds a header to r.
 func (r reply) with(key, value string) reply {
-	if r.header == nil {
-		r.header = http.Header{}
+	key = http.CanonicalHeaderKey(key)
+	// A copy, never the backing array of the reply r was copied from
+	// (replies are values), and no map: a move's answer has one field.
+	fields := make([]field, 0, len(r.header)+1)
+	for _, f := range r.header {
+		if f.name != key {
+			fields = append(fields, f)
+		}
 	}
-	r.header.Set(key, value)
+	r.header = append(fields, field{name: key, value: value})
 	return r
+}
+
+// field is one header field of a reply.
+type field struct{ name, value string }
+
+// get is the value of r's extra header field key ("" if none).
+func (r reply) get(key string) string {
+	key = http.CanonicalHeaderKey(key)
+	for _, f := range r.header {
+		if f.name == key {
+			return f.value
+		}
+	}
+	return ""
 }
 
 func (s *server) problemReply(p Problem) reply {
@@ -463,8 +483,8 @@ func (s *server) write(c *gin.Context, r reply) {
 		return
 	}
 	h := c.Writer.Header()
-	for k, v := range r.header {
-		h[k] = v
+	for _, f := range r.header {
+		h[f.name] = []string{f.value}
 	}
 	if r.contentType != "" {
 		h.Set("Content-Type", r.contentType)
