@@ -237,7 +237,7 @@ func (c *stateCache) store(id string, st *domain.State, p app.Projection, head [
 				e.cost += recentCost(old.recent)
 			}
 		}
-		c.lru.Remove(id)
+		c.bytes -= old.cost // Add replaces old in place (to the front), without onEvict
 	}
 	c.lru.Add(id, e)
 	c.bytes += e.cost

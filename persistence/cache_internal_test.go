@@ -1,0 +1,55 @@
+package persistence
+
+import (
+	"testing"
+	"time"
+
+	"github.com/openpatience/solitaire/domain"
+	"github.com/openpatience/solitaire/domain/app"
+)
+
+// TestStateCacheBytesOnReplace: storing a newer state of a game the cache
+// holds replaces its entry in place, and the byte count stays the sum of
+// the entries' costs (the replaced entry's cost leaves it, as an evicted
+// one's does), over many replacements and with other games evicted by the
+// budget meanwhile.
+func TestStateCacheBytesOnReplace(t *testing.T) {
+	v, err := domain.LookupVariant("klondike")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := v.Resolve(domain.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	st, err := domain.DealtState(domain.DealtEvent(r, domain.Deal(r, 1), "sha256:test", at))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := []byte("head-of-the-chain-32-bytes-long!")
+	one := stateCost(st, head)
+	c := newStateCache(8 * one) // room for about eight games
+	sum := func() int64 {
+		var n int64
+		for _, id := range c.lru.Keys() {
+			e, _ := c.lru.Peek(id)
+			n += e.cost
+		}
+		return n
+	}
+	ids := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"}
+	for version := 1; version <= 30; version++ {
+		for _, id := range ids[:version%len(ids)+1] {
+			s := st.Clone()
+			s.Version = version
+			c.store(id, s, app.Projection{Version: version}, head, nil, true)
+			if c.bytes != sum() || c.bytes > c.budget {
+				t.Fatalf("version %d, game %s: bytes %d, entries' costs %d, budget %d", version, id, c.bytes, sum(), c.budget)
+			}
+		}
+	}
+	if e, ok := c.lru.Peek(ids[0]); !ok || e.state.Version != 30 {
+		t.Fatalf("game a: %v, want its version 30 cached", ok)
+	}
+}
