@@ -35,7 +35,15 @@ type baselineMove struct {
 // transaction (one commit per request) and answers 200 with the row's id;
 // a body without a type is 400, a request without a token 401. It is the
 // floor a move of the product is compared with (compare).
-func baselineHandler(pool *pgxpool.Pool) http.Handler {
+//
+// With dbWork > 0 its statement first counts dbWork rows of
+// generate_series in PostgreSQL, in the same statement and round trip:
+// the handler's own work stays the same while its statement takes longer
+// (about 0.1 ms per 1,000 rows here), as a move's heavier statement does.
+// compare -baseline-db-work measures with it how a request's server CPU
+// at one client grows with the time its statement takes.
+func baselineHandler(pool *pgxpool.Pool, dbWork int) http.Handler {
+	insert, args := baselineStatement(dbWork)
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	r.POST("/v1/games/:id/moves", func(c *gin.Context) {
@@ -49,8 +57,8 @@ func baselineHandler(pool *pgxpool.Pool) http.Handler {
 			return
 		}
 		var id int64
-		err := pool.QueryRow(c.Request.Context(), `INSERT INTO baseline_moves (game_id, type, at) VALUES ($1, $2, $3)
-			RETURNING id`, c.Param("id"), m.Type, time.Now().UnixMilli()).Scan(&id)
+		err := pool.QueryRow(c.Request.Context(), insert,
+			[]any{c.Param("id"), m.Type, time.Now().UnixMilli(), dbWork}[:args]...).Scan(&id)
 		if err != nil {
 			c.JSON(http.StatusServiceUnavailable, gin.H{"code": "database_unavailable"})
 			return
@@ -61,10 +69,28 @@ func baselineHandler(pool *pgxpool.Pool) http.Handler {
 	return r
 }
 
+// baselineStatement is baselineHandler's statement for dbWork and how
+// many of its arguments (game id, type, time in ms, dbWork) it takes.
+func baselineStatement(dbWork int) (string, int) {
+	if dbWork > 0 {
+		return `INSERT INTO baseline_moves (game_id, type, at)
+			SELECT $1, $2, $3 FROM (SELECT count(*) FROM generate_series(1, $4::integer)) AS work RETURNING id`, 4
+	}
+	return `INSERT INTO baseline_moves (game_id, type, at) VALUES ($1, $2, $3) RETURNING id`, 3
+}
+
+// maxDBWork bounds -db-work: a million rows take PostgreSQL about a
+// tenth of a second, far past any move's statement.
+const maxDBWork = 1_000_000
+
 // runBaseline serves baselineHandler on addr (loopback only) with a pool
 // of maxConns connections to dbURL until ctx is done; the table is made
-// if missing. listening is called with the bound address (nil: not).
-func runBaseline(ctx context.Context, addr, dbURL string, maxConns int, listening func(net.Addr)) error {
+// if missing. dbWork (0..maxDBWork) is baselineHandler's. listening is
+// called with the bound address (nil: not).
+func runBaseline(ctx context.Context, addr, dbURL string, maxConns, dbWork int, listening func(net.Addr)) error {
+	if dbWork < 0 || dbWork > maxDBWork {
+		return fmt.Errorf("db work %d: want 0..%d rows", dbWork, maxDBWork)
+	}
 	if err := loopbackPG(dbURL); err != nil {
 		return err
 	}
@@ -89,7 +115,7 @@ func runBaseline(ctx context.Context, addr, dbURL string, maxConns int, listenin
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: baselineHandler(pool), ReadHeaderTimeout: 5 * time.Second,
+	srv := &http.Server{Handler: baselineHandler(pool, dbWork), ReadHeaderTimeout: 5 * time.Second,
 		ErrorLog: slog.NewLogLogger(slog.NewTextHandler(os.Stderr, nil).WithAttrs(nil), slog.LevelWarn)}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

@@ -49,6 +49,13 @@ type compareConfig struct {
 	// costs CPU: a larger slack measures the servers with fewer of them
 	// (BENCHMARKS.md, "Timer slack"). Linux only; at least 0.
 	TimerSlack time.Duration
+	// BaselineDBWork, if set, slows the baseline's statement down without
+	// changing its handler (baselineHandler's dbWork, 0..maxDBWork rows):
+	// at one client a request's server CPU grows with the time its
+	// statement keeps the process waiting (BENCHMARKS.md, "CPU per
+	// request and the statement's time"), so a baseline with a move's
+	// statement time compares the two servers' own work.
+	BaselineDBWork int
 }
 
 // defaultCompareConfig is the configuration the flags start from.
@@ -110,6 +117,9 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 	if err := checkTimerSlack(cfg.TimerSlack); err != nil {
 		return nil, err
 	}
+	if cfg.BaselineDBWork < 0 || cfg.BaselineDBWork > maxDBWork {
+		return nil, fmt.Errorf("baseline db work %d: want 0..%d rows", cfg.BaselineDBWork, maxDBWork)
+	}
 	if cfg.Duration <= cfg.Warmup || cfg.Duration > maxDuration {
 		return nil, fmt.Errorf("duration %s: want more than the warm-up %s and at most %s", cfg.Duration, cfg.Warmup, maxDuration)
 	}
@@ -132,6 +142,9 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 	if cfg.TimerSlack > 0 {
 		fmt.Fprintf(w, "every server process runs with %s of timer slack\n", cfg.TimerSlack)
 	}
+	if cfg.BaselineDBWork > 0 {
+		fmt.Fprintf(w, "the baseline's statement counts %d rows before its INSERT\n", cfg.BaselineDBWork)
+	}
 	var rows []compareRow
 	for _, clients := range cfg.Clients {
 		row := compareRow{Clients: clients}
@@ -149,7 +162,7 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 				targets[i] = leanTarget{Path: "/v1/games/b" + strconv.Itoa(i) + "/moves", Token: "baseline"}
 			}
 			start := func() (*serverProc, error) {
-				return startBaseline(ctx, self, dbURL, cfg.TimerSlack, filepath.Join(tmp, "baseline.log"))
+				return startBaseline(ctx, self, dbURL, cfg.TimerSlack, cfg.BaselineDBWork, filepath.Join(tmp, "baseline.log"))
 			}
 			if row.Baseline, row.BaselineCommits, err = measureLean(ctx, counts, start, targets, clients, cfg, name, "", w); err != nil {
 				return nil, fmt.Errorf("baseline: %w", err)
@@ -283,15 +296,16 @@ func measureLean(ctx context.Context, counts func(context.Context) (int64, error
 }
 
 // startBaseline runs this tool's `baseline` command on a free loopback
-// port against dbURL, with timer slack slack (0: this tool's own), and
-// waits until it answers.
-func startBaseline(ctx context.Context, self, dbURL string, slack time.Duration, logPath string) (*serverProc, error) {
+// port against dbURL, with timer slack slack (0: this tool's own) and
+// dbWork rows counted per statement (baselineHandler), and waits until it
+// answers.
+func startBaseline(ctx context.Context, self, dbURL string, slack time.Duration, dbWork int, logPath string) (*serverProc, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
 	}
 	p := &serverProc{url: "http://" + addr, slack: slack, exit: make(chan error, 1)}
-	if err := p.start(ctx, exec.Command(self, "baseline", "-addr", addr, "-pg", dbURL), logPath); err != nil {
+	if err := p.start(ctx, exec.Command(self, "baseline", "-addr", addr, "-pg", dbURL, "-db-work", strconv.Itoa(dbWork)), logPath); err != nil {
 		return nil, err
 	}
 	return p, nil

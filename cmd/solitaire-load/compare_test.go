@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -19,11 +20,18 @@ import (
 // startTestBaseline serves the baseline on a fresh database for t.
 func startTestBaseline(t *testing.T) (base, dsn string) {
 	t.Helper()
+	return startTestBaselineWork(t, 0)
+}
+
+// startTestBaselineWork serves the baseline with dbWork on a fresh
+// database for t.
+func startTestBaselineWork(t *testing.T, dbWork int) (base, dsn string) {
+	t.Helper()
 	dsn = pgtest.DSN(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	addrs := make(chan net.Addr, 1)
 	done := make(chan error, 1)
-	go func() { done <- runBaseline(ctx, "127.0.0.1:0", dsn, 4, func(a net.Addr) { addrs <- a }) }()
+	go func() { done <- runBaseline(ctx, "127.0.0.1:0", dsn, 4, dbWork, func(a net.Addr) { addrs <- a }) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -103,6 +111,56 @@ func TestBaseline(t *testing.T) {
 	}
 }
 
+// TestBaselineDBWork: with db work the baseline's statement counts that
+// many rows in PostgreSQL (EXPLAIN ANALYZE of the very statement shows
+// the function scan's rows) and still inserts one row per move; without
+// it there is no such scan; a count out of 0..maxDBWork is refused before
+// the server starts, by runBaseline and by compare.
+func TestBaselineDBWork(t *testing.T) {
+	t.Parallel()
+	const work = 2500
+	base, dsn := startTestBaselineWork(t, work)
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	req, _ := http.NewRequest("POST", base+"/v1/games/g1/moves", strings.NewReader(`{"type":"draw"}`))
+	req.Header.Set("Authorization", "Bearer t")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM baseline_moves WHERE game_id = 'g1'`).Scan(&n); err != nil || res.StatusCode != 200 || n != 1 {
+		t.Fatalf("a move with db work: %d, %d rows, %v", res.StatusCode, n, err)
+	}
+	for _, w := range []int{work, 0} {
+		stmt, args := baselineStatement(w)
+		var plan string
+		if err := db.QueryRow(`EXPLAIN (ANALYZE, FORMAT JSON) `+stmt,
+			[]any{"g2", "draw", int64(1), w}[:args]...).Scan(&plan); err != nil {
+			t.Fatal(err)
+		}
+		counted := strings.Contains(plan, `"Function Name": "generate_series"`) &&
+			strings.Contains(plan, `"Actual Rows": 2500`)
+		if counted != (w > 0) {
+			t.Errorf("db work %d: the plan counts generate_series rows: %v\n%s", w, counted, plan)
+		}
+	}
+	for _, bad := range []int{-1, maxDBWork + 1} {
+		if err := runBaseline(t.Context(), "127.0.0.1:0", dsn, 1, bad, nil); err == nil {
+			t.Errorf("runBaseline with db work %d: not refused", bad)
+		}
+		cfg := defaultCompareConfig()
+		cfg.BaselineDBWork = bad
+		if _, err := runCompare(t.Context(), cfg, io.Discard); err == nil || !strings.Contains(err.Error(), "db work") {
+			t.Errorf("compare with baseline db work %d: %v, want refused", bad, err)
+		}
+	}
+}
+
 // TestCommitsOfBaseline: xactCommits counts PostgreSQL's commits in the
 // database once the server's connections are gone: one per baseline
 // request, give or take the baseline's start.
@@ -127,7 +185,7 @@ func TestCommitsOfBaseline(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	addrs := make(chan net.Addr, 1)
 	done := make(chan error, 1)
-	go func() { done <- runBaseline(ctx, "127.0.0.1:0", dsn, 4, func(a net.Addr) { addrs <- a }) }()
+	go func() { done <- runBaseline(ctx, "127.0.0.1:0", dsn, 4, 0, func(a net.Addr) { addrs <- a }) }()
 	base := "http://" + (<-addrs).String()
 	res, err := leanLoad(t.Context(), base, []leanTarget{{Path: "/v1/games/a/moves", Token: "t"}}, 4, time.Second, 0)
 	cancel()
