@@ -432,6 +432,25 @@ func TestRateLimitHeaders(t *testing.T) {
 	}
 }
 
+// TestProbeRateLimitAlone: the probes' limit holds with no request
+// limit configured (a server behind a gateway that limits API requests):
+// /healthz spends from the probes' bucket and is refused once it is
+// empty, while API requests carry no RateLimit fields at all.
+func TestProbeRateLimitAlone(t *testing.T) {
+	e := newEnvOn(t, openStore(t, "sqlite"), func(c *api.Config) { c.RateLimit, c.ProbeRateLimit = 0, 0.1 })
+	r := e.must(http.StatusOK, req{method: "GET", path: "/healthz", token: "-"})
+	if _, left := rateFields(t, r); len(left) != 1 || left[api.PolicyProbes]["r"] != 0 {
+		t.Errorf("/healthz: RateLimit %v, want probes r=0 only", left)
+	}
+	checkTooMany(t, "/readyz after /healthz spent the probes' bucket", e.do(req{method: "GET", path: "/readyz", token: "-"}))
+	for range 3 {
+		r := e.must(http.StatusOK, req{method: "GET", path: "/v1/games"})
+		if got := r.header.Get("RateLimit"); got != "" {
+			t.Errorf("an API request without a request limit carries RateLimit %q", got)
+		}
+	}
+}
+
 // TestPlayerCreationLimit: POST /v1/players is limited per address even
 // without a request rate limit, since each new player brings a new token
 // and its own request bucket; a limited request creates nothing, and other

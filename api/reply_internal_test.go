@@ -26,6 +26,18 @@ func TestReplyWith(t *testing.T) {
 	if b.get("ETag") != `"2"` || b.get("Retry-After") != "3" || b.get("Location") != "" || len(b.header) != 2 {
 		t.Errorf("b: %+v", b.header)
 	}
+	// A reply with spare capacity behind its fields: replies made from it
+	// must not write into what it, or each other, hold.
+	wide := reply{}.with("A", "1").with("B", "2").with("C", "3")
+	x := wide.with("B", "x")
+	y := wide.with("B", "y")
+	z := wide.with("D", "4")
+	if wide.get("A") != "1" || wide.get("B") != "2" || wide.get("C") != "3" || wide.get("D") != "" || len(wide.header) != 3 {
+		t.Errorf("wide changed: %+v", wide.header)
+	}
+	if x.get("B") != "x" || y.get("B") != "y" || z.get("B") != "2" || z.get("D") != "4" || x.get("D") != "" || len(x.header) != 3 {
+		t.Errorf("x %+v, y %+v, z %+v", x.header, y.header, z.header)
+	}
 	gin.SetMode(gin.ReleaseMode)
 	rec := httptest.NewRecorder()
 	c, _ := gin.CreateTestContext(rec)

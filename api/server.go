@@ -383,7 +383,7 @@ func (s *server) jsonReply(status int, v any) reply {
 	return reply{status: status, contentType: mimeJSON, body: b}
 }
 
-// with adds a header to r.
+// with sets header field key of r to value, replacing any value it had.
 func (r reply) with(key, value string) reply {
 	key = http.CanonicalHeaderKey(key)
 	// A copy, never the backing array of the reply r was copied from

@@ -1,6 +1,7 @@
 package persistence
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
@@ -38,8 +39,13 @@ func TestStateCacheBytesOnReplace(t *testing.T) {
 		}
 		return n
 	}
-	ids := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"}
-	for version := 1; version <= 30; version++ {
+	// More games than the LRU has entries (at least 16), so that adding a
+	// new game also evicts by count, not only by bytes.
+	var ids []string
+	for i := range 40 {
+		ids = append(ids, string(rune('a'+i%26))+strconv.Itoa(i))
+	}
+	for version := 1; version <= 60; version++ {
 		for _, id := range ids[:version%len(ids)+1] {
 			s := st.Clone()
 			s.Version = version
@@ -49,7 +55,8 @@ func TestStateCacheBytesOnReplace(t *testing.T) {
 			}
 		}
 	}
-	if e, ok := c.lru.Peek(ids[0]); !ok || e.state.Version != 30 {
-		t.Fatalf("game a: %v, want its version 30 cached", ok)
+	last := ids[60%len(ids)] // the last game stored
+	if e, ok := c.lru.Peek(last); !ok || e.state.Version != 60 {
+		t.Fatalf("game %s: %v, want its version 60 cached", last, ok)
 	}
 }

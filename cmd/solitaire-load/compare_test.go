@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -143,22 +144,53 @@ func TestBaselineDBWork(t *testing.T) {
 			[]any{"g2", "draw", int64(1), w}[:args]...).Scan(&plan); err != nil {
 			t.Fatal(err)
 		}
-		counted := strings.Contains(plan, `"Function Name": "generate_series"`) &&
-			strings.Contains(plan, `"Actual Rows": 2500`)
+		counted := seriesRows(t, plan) == work
 		if counted != (w > 0) {
 			t.Errorf("db work %d: the plan counts generate_series rows: %v\n%s", w, counted, plan)
 		}
 	}
+	// Refused first: with a context already done, any other step would
+	// fail with the context's error instead.
+	done, cancel := context.WithCancel(t.Context())
+	cancel()
 	for _, bad := range []int{-1, maxDBWork + 1} {
-		if err := runBaseline(t.Context(), "127.0.0.1:0", dsn, 1, bad, nil); err == nil {
-			t.Errorf("runBaseline with db work %d: not refused", bad)
+		if err := runBaseline(done, "127.0.0.1:0", dsn, 1, bad, nil); err == nil || !strings.Contains(err.Error(), "db work") {
+			t.Errorf("runBaseline with db work %d: %v, want refused", bad, err)
 		}
 		cfg := defaultCompareConfig()
 		cfg.BaselineDBWork = bad
-		if _, err := runCompare(t.Context(), cfg, io.Discard); err == nil || !strings.Contains(err.Error(), "db work") {
+		if _, err := runCompare(done, cfg, io.Discard); err == nil || !strings.Contains(err.Error(), "db work") {
 			t.Errorf("compare with baseline db work %d: %v, want refused", bad, err)
 		}
 	}
+}
+
+// seriesRows is the actual rows of the generate_series function scan in
+// an EXPLAIN (ANALYZE, FORMAT JSON) plan, -1 if it has none.
+func seriesRows(t *testing.T, plan string) int {
+	t.Helper()
+	var plans []struct{ Plan map[string]any }
+	if err := json.Unmarshal([]byte(plan), &plans); err != nil || len(plans) != 1 {
+		t.Fatalf("plan %s: %v", plan, err)
+	}
+	var walk func(node map[string]any) int
+	walk = func(node map[string]any) int {
+		if node["Function Name"] == "generate_series" {
+			if rows, ok := node["Actual Rows"].(float64); ok {
+				return int(rows)
+			}
+		}
+		kids, _ := node["Plans"].([]any)
+		for _, k := range kids {
+			if m, ok := k.(map[string]any); ok {
+				if n := walk(m); n >= 0 {
+					return n
+				}
+			}
+		}
+		return -1
+	}
+	return walk(plans[0].Plan)
 }
 
 // TestCommitsOfBaseline: xactCommits counts PostgreSQL's commits in the
@@ -234,5 +266,13 @@ func TestCompareTable(t *testing.T) {
 	}
 	if !strings.Contains(lines[3], "| 0.81 | 1.67 | 0.58 | 0.30 / 1.00 | NOT met |") {
 		t.Errorf("row 64:\n%s", lines[3])
+	}
+	// Against a baseline slowed on purpose (-baseline-db-work) the ratios
+	// are printed and no target is judged, met or not.
+	b.Reset()
+	rows[0].BaselineSlowed = true
+	writeCompareTable(&b, rows[:1])
+	if row := strings.Split(strings.TrimSpace(b.String()), "\n")[2]; !strings.HasSuffix(row, "| 1.10 | 1.00 | 0.73 | 1.01 / 1.00 | not judged (baseline slowed) |") {
+		t.Errorf("slowed baseline:\n%s", row)
 	}
 }

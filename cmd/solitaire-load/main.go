@@ -129,7 +129,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		addr := fs.String("addr", "127.0.0.1:8090", "listen address (loopback only)")
 		pg := fs.String("pg", defaultBenchConfig().PG, "postgres:// URL of the database (loopback only)")
 		conns := fs.Int("max-conns", 20, "connections in the pool (the product's default)")
-		work := fs.Int("db-work", 0, "rows each statement counts in PostgreSQL before its INSERT, 0..1000000 (a slower statement, the same handler)")
+		work := fs.Int("db-work", 0, fmt.Sprintf("rows each statement counts in PostgreSQL before its INSERT, 0..%d (a slower statement, the same handler)", maxDBWork))
 		if err := fs.Parse(args[1:]); err != nil {
 			return err
 		}
@@ -187,7 +187,7 @@ func compareCommand(ctx context.Context, args []string, out io.Writer) error {
 	fs.StringVar(&cfg.Profile, "cpuprofile", "", "write CPU profiles of the product's run on PostgreSQL to PREFIX-<clients>.pprof")
 	fs.BoolVar(&cfg.ProductOnly, "product-only", false, "run only the product (no pgbench, baseline or table)")
 	fs.DurationVar(&cfg.TimerSlack, "timer-slack", 0, "timer slack of every server process started, e.g. 1ms (Linux; 0: inherited, 50µs by default)")
-	fs.IntVar(&cfg.BaselineDBWork, "baseline-db-work", 0, "rows the baseline's statement counts in PostgreSQL before its INSERT, 0..1000000 (a slower statement, the same handler)")
+	fs.IntVar(&cfg.BaselineDBWork, "baseline-db-work", 0, fmt.Sprintf("rows the baseline's statement counts in PostgreSQL before its INSERT, 0..%d (a slower statement, the same handler; no target is judged)", maxDBWork))
 	env := fs.String("env", "", "extra server environment, NAME=value,NAME=value")
 	if err := fs.Parse(args); err != nil {
 		return err
