@@ -424,7 +424,10 @@ func (s *server) moveReply(c *gin.Context, g *app.Game, st *domain.State, recs [
 	if legal, _ := includeLegal(c); legal { // checked before the move
 		out.Game.LegalMoves = legalOf(st)
 	}
-	return s.jsonReply(http.StatusOK, out).with("ETag", etag(st.Version))
+	// out's own writer, called on its type: boxed in jsonReply's interface,
+	// the whole answer would first be copied to the heap.
+	buf := answerBuffers.Get().(*[]byte)
+	return pooledReply(http.StatusOK, buf, out.appendJSON((*buf)[:0])).with("ETag", etag(st.Version))
 }
 
 // createReply is the 201 of game g just dealt (a new game, a duel's, a

@@ -373,7 +373,7 @@ func (r reply) release() {
 func (s *server) jsonReply(status int, v any) reply {
 	if a, ok := v.(jsonAppender); ok { // encodeJSON's bytes, faster (answerjson.go)
 		buf := answerBuffers.Get().(*[]byte)
-		return reply{status: status, contentType: mimeJSON, body: append(a.appendJSON((*buf)[:0]), '\n'), buffer: buf}
+		return pooledReply(status, buf, a.appendJSON((*buf)[:0]))
 	}
 	b, err := encodeJSON(v)
 	if err != nil { // only for a bug: every type here marshals
@@ -381,6 +381,12 @@ func (s *server) jsonReply(status int, v any) reply {
 		return s.problemReply(newProblem(http.StatusInternalServerError, CodeInternal, "an internal error occurred"))
 	}
 	return reply{status: status, contentType: mimeJSON, body: b}
+}
+
+// pooledReply is the reply of JSON body, which an appendJSON wrote into
+// buf (from answerBuffers, given back once the answer is written).
+func pooledReply(status int, buf *[]byte, body []byte) reply {
+	return reply{status: status, contentType: mimeJSON, body: append(body, '\n'), buffer: buf}
 }
 
 // with sets header field key of r to value, replacing any value it had.
