@@ -3,7 +3,6 @@ package persistence
 import (
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/openpatience/solitaire/domain"
 	"github.com/openpatience/solitaire/domain/app"
@@ -15,19 +14,8 @@ import (
 // one's does), over many replacements and with other games evicted by the
 // budget meanwhile.
 func TestStateCacheBytesOnReplace(t *testing.T) {
-	v, err := domain.LookupVariant("klondike")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, _, err := v.Resolve(domain.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	st, err := domain.DealtState(domain.DealtEvent(r, domain.Deal(r, 1), "sha256:test", at))
-	if err != nil {
-		t.Fatal(err)
-	}
+	var st *domain.State // a Klondike game after one draw
+	playedStates(t, "klondike", domain.Options{}, 1, 1, true, func(s *domain.State) { st = s })
 	head := []byte("head-of-the-chain-32-bytes-long!")
 	one := stateCost(st, head)
 	c := newStateCache(8 * one) // room for about eight games
