@@ -109,7 +109,7 @@ func newReadCostEnv(tb testing.TB, cacheBytes int64, events int) *readCostEnv {
 				st.Apply(ev)
 				batch = append(batch, ev)
 				if st.Version%persistence.DefaultSnapshotEvery == 0 || st.Version == events {
-					if _, err := store.Append(context.Background(), game.ID, expected+1-len(batch), batch, app.AfterOf(st), nil); err != nil {
+					if _, err := store.Append(context.Background(), game.ID, expected+1-len(batch), batch, app.AfterOf(st.Clone()), nil); err != nil {
 						tb.Fatal(err)
 					}
 					batch = nil

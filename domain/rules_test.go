@@ -1935,10 +1935,23 @@ func TestR6_4_ViewHidesThenReveals(t *testing.T) {
 			}
 		}
 	}
-	// The view is a copy.
-	v.Waste[0] = NoCard
-	if s.Waste[0] == NoCard {
-		t.Fatal("view shares the waste")
+	// The view's lists are s's, capped: appending to one leaves s as it
+	// is (a clone lays the piles out one after another in one array).
+	c := s.Clone()
+	before := c.Clone().Position() // a copy of its own
+	cv := NewView(c, sec(2))
+	_ = append(cv.Waste, NoCard)
+	for _, f := range cv.Foundations {
+		_ = append(f, NoCard)
+	}
+	for _, p := range cv.Tableau {
+		_ = append(p.Cards, NoCard)
+	}
+	if !reflect.DeepEqual(c.Position(), before) {
+		t.Fatal("an append to the view wrote into the state")
+	}
+	if cap(v.Waste) != len(v.Waste) || cap(v.Tableau[6].Cards) != len(v.Tableau[6].Cards) {
+		t.Fatalf("view lists not capped: waste %d of %d", len(v.Waste), cap(v.Waste))
 	}
 	mustPlay(t, s, mvResign, sec(3))
 	e := NewView(s, sec(4))

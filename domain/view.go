@@ -40,7 +40,10 @@ type PileView struct {
 }
 
 // NewView returns the view of s at instant now (for elapsed time and
-// standard scoring). It copies every card list.
+// standard scoring). Its card lists are s's own (only the stock, reversed,
+// is a copy), each capped at its length so that appending to one copies
+// it: a view is read while s stays as it is (a move's answer renders it at
+// once), and copying every list cost each answer a dozen allocations.
 func NewView(s *State, now time.Time) View {
 	v := View{Rules: s.Rules, Status: s.Status, Version: s.Version, Moves: s.Moves,
 		ElapsedMS: s.Elapsed(now).Milliseconds(), StockCount: len(s.Stock),
@@ -56,25 +59,34 @@ func NewView(s *State, now time.Time) View {
 	if d, ok := s.Deadline(); ok {
 		v.Deadline = &d
 	}
-	v.Waste = append([]Card{}, s.Waste...)
+	v.Waste = capped(s.Waste)
 	if len(s.Waste) > 0 {
 		v.WasteFanned = max(1, min(s.Fan, len(s.Waste)))
 	}
 	v.Foundations = make([][]Card, len(s.Foundations))
 	for i, f := range s.Foundations {
-		v.Foundations[i] = append([]Card{}, f...)
+		v.Foundations[i] = capped(f)
 	}
 	v.Tableau = make([]PileView, len(s.Tableau))
 	for i, t := range s.Tableau {
-		v.Tableau[i] = PileView{FaceDown: t.Down, Cards: append([]Card{}, t.Cards[t.Down:]...)}
+		v.Tableau[i] = PileView{FaceDown: t.Down, Cards: capped(t.Cards[t.Down:])}
 		if v.Revealed {
-			v.Tableau[i].FaceDownCards = append([]Card{}, t.Cards[:t.Down]...)
+			v.Tableau[i].FaceDownCards = capped(t.Cards[:t.Down])
 		}
 	}
 	if v.Revealed {
 		v.Stock = reversed(s.Stock)
 	}
 	return v
+}
+
+// capped is cards with its capacity cut to its length, never nil: an
+// append to it copies rather than writing into the memory after it.
+func capped(cards []Card) []Card {
+	if cards == nil {
+		return []Card{}
+	}
+	return cards[:len(cards):len(cards)]
 }
 
 // RedactEvent returns e as a client may see it while the game is in

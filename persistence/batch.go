@@ -82,10 +82,24 @@ type appendReq struct {
 	expected int
 	recs     []domain.RecordedEvent // chained from the head at expected
 	p        app.Projection         // the games row after the append
-	after    *domain.State          // the appender's own copy: the cache takes it
+	after    *domain.State          // the caller's, unchanged from Append on (app.Store): the cache takes it
 	unrank   bool                   // a hint_given among recs: ranked becomes false (R7.3)
 	receipt  *app.Receipt           // written with the events (receipt rows of appendManySQL); nil if none
-	done     chan error             // buffered 1: the outcome, after the commit
+	// done (buffered 1) carries the outcome, after the commit, to a
+	// caller whose append went through a shard's queue; an append its
+	// caller wrote itself (writeIdle) keeps it in out instead, sparing a
+	// channel and a select per move below a few hundred moves a second.
+	done chan error
+	out  error
+}
+
+// tell gives r's caller its outcome (tell is called once per append).
+func (r *appendReq) tell(err error) {
+	if r.done != nil {
+		r.done <- err
+		return
+	}
+	r.out = err
 }
 
 // appender queues appends per shard and writes them in batches. The zero
@@ -141,6 +155,7 @@ func (a *appender) submit(s *Store, r *appendReq) error {
 	if a.writeIdle(s, i, r) {
 		return nil
 	}
+	r.done = make(chan error, 1)
 	select {
 	case a.shards[i] <- r:
 		return nil
@@ -151,7 +166,7 @@ func (a *appender) submit(s *Store, r *appendReq) error {
 
 // writeIdle writes r at once, in the caller's goroutine and under its
 // context, as a batch of one, if shard i looks idle: nothing in its queue
-// and no batch being written. It reports whether it did (r.done then
+// and no batch being written. It reports whether it did (r.out then
 // holds the outcome). Below a few hundred moves per second most appends
 // find the shard idle; writing it here spares the two goroutine hand-offs
 // of the queue (the shard's goroutine woken, then the caller), each of
@@ -255,7 +270,7 @@ func (a *appender) run(s *Store, in chan *appendReq, writing *sync.Mutex) {
 					break drain
 				}
 				if err := r.ctx.Err(); err != nil { // its caller has gone
-					r.done <- err
+					r.tell(err)
 					continue
 				}
 				if !add(r) {
@@ -283,7 +298,7 @@ func (s *Store) writeBatch(parent context.Context, batch []*appendReq) {
 	live := batch[:0]
 	for _, r := range batch {
 		if err := r.ctx.Err(); err != nil {
-			r.done <- err
+			r.tell(err)
 			continue
 		}
 		live = append(live, r)
@@ -303,9 +318,9 @@ func (s *Store) writeBatch(parent context.Context, batch []*appendReq) {
 	for _, r := range live {
 		switch {
 		case r.ctx.Err() != nil:
-			r.done <- r.ctx.Err()
+			r.tell(r.ctx.Err())
 		case down != nil:
-			r.done <- down
+			r.tell(down)
 		default:
 			if err := s.write(parent, []*appendReq{r}); err != nil && !refusedWhole(err) {
 				down = unknownOutcome(err)
@@ -336,7 +351,7 @@ func (s *Store) write(parent context.Context, reqs []*appendReq) error {
 	switch {
 	case err != nil && refusedWhole(err):
 		if len(reqs) == 1 {
-			reqs[0].done <- err // its own refusal (a unique version taken: a conflict)
+			reqs[0].tell(err) // its own refusal (a unique version taken: a conflict)
 		}
 	case err != nil:
 		// An outage, or a failure after the statement may have run: the
@@ -347,10 +362,10 @@ func (s *Store) write(parent context.Context, reqs []*appendReq) error {
 		// append may have been written.
 		for _, r := range reqs {
 			if perr := parent.Err(); perr != nil {
-				r.done <- perr
+				r.tell(perr)
 				continue
 			}
-			r.done <- unknownOutcome(err)
+			r.tell(unknownOutcome(err))
 		}
 	default:
 		if len(reqs) > 1 {
@@ -417,7 +432,7 @@ func (s *Store) finish(r *appendReq, err error) {
 	if err == nil {
 		s.took(r.gameID, r.expected, r.after, r.p, r.recs, true, r.unrank)
 	}
-	r.done <- err
+	r.tell(err)
 }
 
 // appendManySQL is the statement of appendMany. It has the same text

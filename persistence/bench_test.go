@@ -74,7 +74,7 @@ func benchAppends(b *testing.B, s *persistence.Store, writers int) {
 				at = at.Add(time.Second)
 				e := drawEvent(st, at)
 				st.Apply(e)
-				if _, err := s.Append(context.Background(), ids[w], st.Version-1, []domain.Event{e}, app.AfterOf(st), nil); err != nil {
+				if _, err := s.Append(context.Background(), ids[w], st.Version-1, []domain.Event{e}, app.AfterOf(st.Clone()), nil); err != nil { // the store keeps the clone
 					failed.Store(&err)
 					return
 				}

@@ -37,10 +37,12 @@ const DefaultStateCacheBytes = 32 << 20
 // the version itself (app.CommandLoader); an entry known to be behind
 // (another process's append notice, behind) is not handed out there.
 //
-// An entry's state, head and records are owned by the cache and never
-// changed: Load hands out clones (domain.State.Clone), and the cache
-// stores clones of what it is given. (Its record, the game's identity, is
-// set once, under mu.)
+// An entry's state, head and records are never changed once stored:
+// Load hands out clones (domain.State.Clone); LoadForCommand hands out
+// the state itself, which its caller only reads (app.CommandLoader); the
+// cache stores clones of what it is given, except a state an append hands
+// over (app.Store's Append: the caller no longer changes it). (Its record,
+// the game's identity, is set once, under mu.)
 // The cache is bounded in bytes (an estimate of each state's size, its
 // undo record included) and evicts the least recently used games.
 type stateCache struct {
@@ -117,9 +119,11 @@ func (c *stateCache) get(id string, version int) (*domain.State, []byte, bool) {
 	return e.state.Clone(), e.head, true
 }
 
-// command returns copies of game id's record, with its projection taken
-// from the state, and of its state, whatever the log's version now (see
-// Store.LoadForCommand), if the cache holds both.
+// command returns a copy of game id's record, with its projection taken
+// from the state, and its state itself, whatever the log's version now
+// (see Store.LoadForCommand), if the cache holds both. The state is the
+// entry's: the caller must not change it (a move's command only reads
+// it, and Decide works on its own copy), which spares a copy per move.
 func (c *stateCache) command(id string) (*app.Game, *domain.State, bool) {
 	if c == nil {
 		return nil, nil, false
@@ -135,7 +139,7 @@ func (c *stateCache) command(id string) (*app.Game, *domain.State, bool) {
 	if e.state.Hinted {
 		g.Ranked = false // R7.3, whatever the cached record says (Load does the same)
 	}
-	return g, e.state.Clone(), true
+	return g, e.state, true
 }
 
 // behind marks game id's entry as behind the log if it holds a version

@@ -237,18 +237,17 @@ func mustFirstGame(t *testing.T, s *persistence.Store) string {
 	return games[0].ID
 }
 
-// TestCacheIsolation: what Load returns, and the state handed to Append,
-// are the caller's: changing them later changes nothing the cache serves.
+// TestCacheIsolation: what Load and Events return are the caller's:
+// changing them later changes nothing the cache serves. (The state handed
+// to Append is the other way round: the store's from then on, app.Store.)
 func TestCacheIsolation(t *testing.T) {
 	s, _, plain := cachedStores(t, persistence.DialectPostgres)
-	id, st := appendN(t, s, 3)
-	st.Waste = st.Waste[:0] // the caller's state after Append
-	st.Turns = nil
+	id, _ := appendN(t, s, 3)
 	_, got, err := s.Load(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := sameAsLog(t, "after changing the appended state", s, plain, id, 4)
+	want := sameAsLog(t, "as appended", s, plain, id, 4)
 	got.Stock, got.Waste = nil, nil
 	got.Tableau[0].Cards[0] = 0
 	if again := sameAsLog(t, "after changing a loaded state", s, plain, id, 4); mustJSON(t, again) != mustJSON(t, want) {
@@ -432,7 +431,7 @@ func BenchmarkLoad(b *testing.B) {
 					st.Apply(e)
 					batch = append(batch, e)
 					if st.Version%persistence.DefaultSnapshotEvery == 0 || st.Version == events {
-						if _, err := s.Append(context.Background(), id, st.Version-len(batch), batch, app.AfterOf(st), nil); err != nil {
+						if _, err := s.Append(context.Background(), id, st.Version-len(batch), batch, app.AfterOf(st.Clone()), nil); err != nil {
 							b.Fatal(err)
 						}
 						batch = nil
@@ -622,4 +621,50 @@ func TestCommandSkipsEntriesBehind(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	sameAsLog(t, "b after the notice", b, plain, game.ID, st.Version)
+}
+
+// TestCommandStateIsRead: LoadForCommand hands out the cache's own state
+// (app.CommandLoader), so a move decided on it, and an expiry (R5.3)
+// appended before a move past the time limit, must leave it as it was.
+func TestCommandStateIsRead(t *testing.T) {
+	for _, dialect := range []string{persistence.DialectPostgres, persistence.DialectSQLite} {
+		t.Run(dialect, func(t *testing.T) {
+			s, _, _ := cachedStores(t, dialect)
+			ctx := t.Context()
+			now := t0
+			g := service(s, &now)
+			game, _, err := g.Create(ctx, app.NewGame{Owner: "ada", Variant: "klassik"}) // a 5-minute clock (R5.3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			shared := func() (*domain.State, string) {
+				t.Helper()
+				_, st, verified, err := s.LoadForCommand(ctx, game.ID)
+				if err != nil || verified {
+					t.Fatalf("LoadForCommand: verified %v, %v; want the cache's state", verified, err)
+				}
+				return st, mustJSON(t, st)
+			}
+			st, before := shared()
+			now = t0.Add(time.Second)
+			if _, after, _, err := g.Play(ctx, "ada", game.ID, domain.Move{Type: domain.MoveDraw}, -1, nil); err != nil || after.Version != 2 {
+				t.Fatalf("draw: %v", err)
+			}
+			if mustJSON(t, st) != before {
+				t.Fatal("a move changed the state LoadForCommand handed out")
+			}
+			st, before = shared()
+			now = t0.Add(400 * time.Second)
+			_, after, _, err := g.Play(ctx, "ada", game.ID, domain.Move{Type: domain.MoveDraw}, -1, nil)
+			if !errors.Is(err, domain.ErrTimeExpired) || after == nil || after.Status != domain.StatusExpired {
+				t.Fatalf("draw past the limit: %v (state %v), want the expiry", err, after)
+			}
+			if mustJSON(t, st) != before || st.Status != domain.StatusInProgress {
+				t.Fatal("the expiry changed the state LoadForCommand handed out")
+			}
+			if _, got, _, err := s.LoadForCommand(ctx, game.ID); err != nil || got.Status != domain.StatusExpired || got.Version != 3 {
+				t.Fatalf("after the expiry: %v, %v", got, err)
+			}
+		})
+	}
 }

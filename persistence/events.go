@@ -46,7 +46,8 @@ const insertBatch = 500
 // of its own making must hold them to that.
 //
 // It returns the records stored, Position included, as copies the caller
-// may keep. A receipt (nil: none) is written in the same statement or
+// may keep. after.State is the store's from the call on (the cache keeps
+// it without a copy): the caller may read it and must not change it. A receipt (nil: none) is written in the same statement or
 // transaction as an idempotency record naming gameID and versions
 // expected+1..after.State.Version; when its key is taken by a record that
 // has not expired, nothing is written and the error matches
@@ -114,17 +115,21 @@ func (s *Store) appendPostgres(ctx context.Context, a appendArgs) ([]domain.Reco
 	}
 	for retried := false; ; retried = true {
 		r := &appendReq{ctx: ctx, gameID: a.gameID, expected: a.expected, recs: recs, p: cloneProjection(a.after.Projection),
-			after: a.after.State.Clone(), unrank: a.unrank, receipt: a.receipt, done: make(chan error, 1)}
+			after: a.after.State, unrank: a.unrank, receipt: a.receipt}
 		if err := s.appender.submit(s, r); err != nil {
 			return nil, err
 		}
-		select {
-		case err = <-r.done:
-		case <-ctx.Done():
+		if r.done == nil { // written by this goroutine (writeIdle)
+			err = r.out
+		} else {
 			select {
-			case err = <-r.done: // the outcome came at the same moment
-			default:
-				return nil, ctx.Err() // the batch goes on: the append may be written
+			case err = <-r.done:
+			case <-ctx.Done():
+				select {
+				case err = <-r.done: // the outcome came at the same moment
+				default:
+					return nil, ctx.Err() // the batch goes on: the append may be written
+				}
 			}
 		}
 		if err == nil {
@@ -557,7 +562,9 @@ func (s *Store) Load(ctx context.Context, id string) (*app.Game, *domain.State, 
 // another store may have appended since; app.Games.Play decides on it
 // and appends with its version as the expected one, so a stale state only
 // costs a refused append (domain.ErrConflict) and a Load. This saves the
-// games-row read a checked Load makes on every move. Errors: those of Load.
+// games-row read a checked Load makes on every move. A cached state is the
+// cache's own, not a copy: the caller only reads it (app.CommandLoader).
+// Errors: those of Load.
 func (s *Store) LoadForCommand(ctx context.Context, id string) (*app.Game, *domain.State, bool, error) {
 	if g, st, ok := s.cache.command(id); ok {
 		return g, st, false, nil

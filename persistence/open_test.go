@@ -219,7 +219,7 @@ func appendN(t testing.TB, s *persistence.Store, n int) (string, *domain.State) 
 		at = at.Add(time.Second)
 		e := drawEvent(st, at)
 		st.Apply(e)
-		if _, err := s.Append(context.Background(), g.ID, st.Version-1, []domain.Event{e}, app.AfterOf(st), nil); err != nil {
+		if _, err := s.Append(context.Background(), g.ID, st.Version-1, []domain.Event{e}, app.AfterOf(st.Clone()), nil); err != nil { // the store keeps the clone
 			t.Fatal(err)
 		}
 	}

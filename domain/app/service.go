@@ -393,16 +393,15 @@ func (g *Games) try(ctx context.Context, caller, id string, m domain.Move, expec
 	now := g.Now()
 	if ev := domain.Expire(s, now); ev != nil {
 		// The expiry is not the move the receipt stands for: appended
-		// without it. v is read before applied advances s (argument order
-		// is unspecified).
-		v := s.Version
-		after := applied(s, ev)
-		_, err := g.Store.Append(ctx, id, v, ev, after, nil)
+		// without it. It is applied to a copy: s may be the store's
+		// (CommandLoader).
+		after := applied(s.Clone(), ev)
+		_, err := g.Store.Append(ctx, id, s.Version, ev, after, nil)
 		if err != nil {
 			return attempt{err: err, settled: !errors.Is(err, domain.ErrConflict), retry: errors.Is(err, domain.ErrConflict)}
 		}
 		game.project(after)
-		return attempt{game: game, s: s, settled: true,
+		return attempt{game: game, s: after.State, settled: true,
 			err: &domain.MoveError{Move: m, Reason: domain.ReasonTimeExpired, Detail: "the time limit has run out (R5.3)"}}
 	}
 	evs, after, err := domain.Decide(s, m, now)

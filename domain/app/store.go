@@ -188,6 +188,8 @@ type Store interface {
 	// projection). It
 	// returns the records it stored (hashes included, Position set where
 	// the store knows it), one per event, in order; they are the caller's.
+	// after.State is the store's from the call on (a cache keeps it as it
+	// is, without a copy): the caller may read it and must not change it.
 	// If the stream's version is not expected it writes nothing and
 	// returns domain.ErrConflict; an unknown id gives domain.ErrNotFound. A receipt
 	// (nil: none) is stored in the same transaction, naming the game and
@@ -217,7 +219,10 @@ type CommandLoader interface {
 	// version, possibly older than its newest; verified is true when it
 	// came from Load (it was the newest when read). The game's identity
 	// (owner, rules, ...) is exact; its projection follows the state.
-	// Errors: domain.ErrNotFound, or the store's.
+	// The game is the caller's; the state may be shared with the store (a
+	// cache's own), so the caller reads it and changes only a copy
+	// (domain.Decide never changes its state). Errors: domain.ErrNotFound,
+	// or the store's.
 	LoadForCommand(ctx context.Context, gameID string) (g *Game, s *domain.State, verified bool, err error)
 }
 
