@@ -3,6 +3,7 @@ package persistence
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"net/url"
 	"slices"
 	"strings"
@@ -159,5 +160,63 @@ func TestBatchLockOrder(t *testing.T) {
 		if v != m.st.Version+1 {
 			t.Fatalf("game %s at version %d, want %d", m.id, v, m.st.Version+1)
 		}
+	}
+}
+
+// TestBatchStatementBound: an append statement that gets no answer (its
+// games row locked by another transaction) is cut once it has run for the
+// appender's bound (batchTimeout; 400 ms here), though its caller set no
+// deadline: the caller hears ErrUnavailable (the outcome is unknown), not
+// the lock's end 5 s on, and the store's next append, on a healthy
+// connection, is written.
+func TestBatchStatementBound(t *testing.T) {
+	ctx := t.Context()
+	s, err := Open(ctx, Config{DatabaseURL: pgtest.DSN(t), StateCacheBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	const bound = 400 * time.Millisecond
+	s.appender.timeout = bound // before the first append starts the appender
+	games := app.NewGames(s)
+	g, st, err := games.Create(ctx, app.NewGame{Owner: "p", Variant: "relaxed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	draw := func(st *domain.State) ([]domain.Event, app.After) {
+		evs, after, err := domain.Decide(st, domain.Move{Type: domain.MoveDraw}, st.LastAt.Add(time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return evs, app.AfterOf(after)
+	}
+	holder, err := s.DB().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := holder.ExecContext(ctx, `SELECT 1 FROM games WHERE id = $1 FOR UPDATE`, g.ID); err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	go func() {
+		time.Sleep(5 * time.Second)
+		holder.Rollback()
+		close(released)
+	}()
+	evs, after := draw(st)
+	began := time.Now()
+	_, err = s.Append(context.Background(), g.ID, st.Version, evs, after, nil)
+	took := time.Since(began)
+	if !errors.Is(err, ErrUnavailable) || took < bound || took > 3*time.Second {
+		t.Fatalf("append under a held row lock: %v after %s; want ErrUnavailable after %s to %s", err, took, bound, bound*9/8)
+	}
+	<-released
+	_, st, err = s.Load(ctx, g.ID) // the cut statement may have been written: its outcome is unknown
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, after = draw(st)
+	if _, err := s.Append(ctx, g.ID, st.Version, evs, after, nil); err != nil {
+		t.Fatalf("append after a cut statement: %v", err)
 	}
 }
