@@ -258,8 +258,13 @@ func etagListHas(list, tag string) bool {
 // read as one list) adds the game's legal moves to the answer
 // (Game.LegalMoves). Absent: false. Any other value, in any of the
 // parameter's occurrences: 400 invalid_parameter, so that a client never
-// takes an ignored value for an honoured one.
+// takes an ignored value for an honoured one. A request without a query
+// string (most moves) is answered without parsing one: gin's parse
+// allocates a map, and a move asks twice (before and after it is played).
 func includeLegal(c *gin.Context) (bool, error) {
+	if c.Request.URL.RawQuery == "" {
+		return false, nil
+	}
 	qs, ok := c.GetQueryArray("include")
 	if !ok {
 		return false, nil
