@@ -493,6 +493,20 @@ func sampleCPU(target int) cpuSample {
 	return s
 }
 
+// perUnit is the target process's CPU time between before and s per unit
+// at perSecond units per second (what report prints as its first
+// figure); 0 if the target was not alive at both samples or perSecond is
+// not positive.
+func (s cpuSample) perUnit(before cpuSample, perSecond float64) time.Duration {
+	wall := s.at.Sub(before.at)
+	p, ok := s.procs[s.target]
+	p0, ok0 := before.procs[s.target]
+	if wall <= 0 || perSecond <= 0 || !ok || !ok0 || p.comm != p0.comm || p.cpu < p0.cpu {
+		return 0
+	}
+	return time.Duration(float64(p.cpu-p0.cpu) / wall.Seconds() / perSecond)
+}
+
 // report writes the cores used between before and s by the target
 // process (called name), this process (the load tool), PostgreSQL's
 // backends of database db, its background processes (WAL writer,

@@ -11,8 +11,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Targets on PostgreSQL (BENCHMARKS.md), checked in compare's table.
@@ -56,7 +59,16 @@ type compareConfig struct {
 	// BENCHMARKS.md, "CPU per request and the statement's time"). The
 	// table then judges no target: its baseline is not the baseline.
 	BaselineDBWork int
+	// Rounds is how many times the baseline and the product are measured
+	// at each client count, alternating (baseline, product, baseline,
+	// ...), 1..maxRounds (0: 1). On a VM whose speed drifts between two
+	// runs 12 s apart, one pair's CPU ratio moves by a third; the rounds'
+	// median (and their pooled figures in the table) drift far less.
+	Rounds int
 }
+
+// maxRounds bounds compareConfig.Rounds.
+const maxRounds = 20
 
 // defaultCompareConfig is the configuration the flags start from.
 func defaultCompareConfig() compareConfig {
@@ -77,6 +89,28 @@ type compareRow struct {
 	// BaselineSlowed is set when the baseline ran with db work
 	// (compareConfig.BaselineDBWork): no target is judged against it.
 	BaselineSlowed bool
+	// BaselineCPU and ProductCPU are the server process's CPU time per
+	// counted 200 answer, over every round; CPURatios is product ÷
+	// baseline of each round (compareConfig.Rounds), in order.
+	BaselineCPU, ProductCPU time.Duration
+	CPURatios               []float64
+}
+
+// cpuCell is the table's CPU column of r: both figures, their ratio and,
+// with several rounds, the median and range of the rounds' ratios.
+func (r compareRow) cpuCell() string {
+	c := fmt.Sprintf("%.0f vs %.0f µs (%.2f)", float64(r.ProductCPU.Microseconds()), float64(r.BaselineCPU.Microseconds()),
+		ratio(float64(r.ProductCPU), float64(r.BaselineCPU)))
+	if len(r.CPURatios) > 1 {
+		rs := slices.Clone(r.CPURatios)
+		slices.Sort(rs)
+		med := rs[len(rs)/2]
+		if len(rs)%2 == 0 {
+			med = (rs[len(rs)/2-1] + rs[len(rs)/2]) / 2
+		}
+		c += fmt.Sprintf("; %d rounds: median %.2f, %.2f–%.2f", len(rs), med, rs[0], rs[len(rs)-1])
+	}
+	return c
 }
 
 // ratio is a/b, 0 when b is 0.
@@ -90,8 +124,8 @@ func ratio(a, b float64) float64 {
 // writeCompareTable prints rows as a Markdown table with the ratios and,
 // per row, which of the targets (targetVsBaseline, ...) it meets.
 func writeCompareTable(w io.Writer, rows []compareRow) {
-	fmt.Fprintln(w, "| clients | pgbench TPS | baseline req/s (p50 / p99) | product moves/s (p50 / p99) | product ÷ baseline | p99 ÷ baseline p99 | product ÷ pgbench | commits per move (product / baseline) | targets |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| clients | pgbench TPS | baseline req/s (p50 / p99) | product moves/s (p50 / p99) | product ÷ baseline | p99 ÷ baseline p99 | product ÷ pgbench | commits per move (product / baseline) | server CPU per request, product vs baseline | targets |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
 		b, p := r.Baseline, r.Product
 		vsB := ratio(p.PerSecond(), b.PerSecond())
@@ -105,9 +139,9 @@ func writeCompareTable(w io.Writer, rows []compareRow) {
 		case met:
 			verdict = "met"
 		}
-		fmt.Fprintf(w, "| %d | %.0f | %.0f (%s / %s) | %.0f (%s / %s) | %.2f | %.2f | %.2f | %.2f / %.2f | %s |\n",
+		fmt.Fprintf(w, "| %d | %.0f | %.0f (%s / %s) | %.0f (%s / %s) | %.2f | %.2f | %.2f | %.2f / %.2f | %s | %s |\n",
 			r.Clients, r.PgbenchTPS, b.PerSecond(), ms(b.Quantile(50)), ms(b.Quantile(99)),
-			p.PerSecond(), ms(p.Quantile(50)), ms(p.Quantile(99)), vsB, p99, vsPg, r.ProductCommits, r.BaselineCommits, verdict)
+			p.PerSecond(), ms(p.Quantile(50)), ms(p.Quantile(99)), vsB, p99, vsPg, r.ProductCommits, r.BaselineCommits, r.cpuCell(), verdict)
 	}
 }
 
@@ -125,6 +159,12 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 	}
 	if cfg.BaselineDBWork < 0 || cfg.BaselineDBWork > maxDBWork {
 		return nil, fmt.Errorf("baseline db work %d: want 0..%d rows", cfg.BaselineDBWork, maxDBWork)
+	}
+	if cfg.Rounds == 0 {
+		cfg.Rounds = 1
+	}
+	if cfg.Rounds < 1 || cfg.Rounds > maxRounds {
+		return nil, fmt.Errorf("rounds %d: want 1..%d", cfg.Rounds, maxRounds)
 	}
 	if cfg.Duration <= cfg.Warmup || cfg.Duration > maxDuration {
 		return nil, fmt.Errorf("duration %s: want more than the warm-up %s and at most %s", cfg.Duration, cfg.Warmup, maxDuration)
@@ -161,47 +201,64 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 				return nil, err
 			}
 			fmt.Fprintf(w, "pgbench      %.1f transactions/s\n", row.PgbenchTPS)
-
-			// The baseline: any game id and token will do.
-			targets := make([]leanTarget, clients)
-			for i := range targets {
-				targets[i] = leanTarget{Path: "/v1/games/b" + strconv.Itoa(i) + "/moves", Token: "baseline"}
-			}
-			start := func() (*serverProc, error) {
-				return startBaseline(ctx, self, dbURL, cfg.TimerSlack, cfg.BaselineDBWork, filepath.Join(tmp, "baseline.log"))
-			}
-			if row.Baseline, row.BaselineCommits, err = measureLean(ctx, counts, start, targets, clients, cfg, name, "", w); err != nil {
-				return nil, fmt.Errorf("baseline: %w", err)
-			}
-			fmt.Fprintf(w, "baseline     %.1f requests/s, p50 %s, p99 %s, %.2f commits per request, %d errors\n",
-				row.Baseline.PerSecond(), ms(row.Baseline.Quantile(50)), ms(row.Baseline.Quantile(99)), row.BaselineCommits, row.Baseline.Errors)
 		}
-
+		// The baseline: any game id and token will do.
+		btargets := make([]leanTarget, clients)
+		for i := range btargets {
+			btargets[i] = leanTarget{Path: "/v1/games/b" + strconv.Itoa(i) + "/moves", Token: "baseline"}
+		}
+		bstart := func() (*serverProc, error) {
+			return startBaseline(ctx, self, dbURL, cfg.TimerSlack, cfg.BaselineDBWork, filepath.Join(tmp, "baseline.log"))
+		}
 		// The product: a player and a relaxed game per client, made by a
-		// server started for it, then a fresh start for the measured run.
+		// server started for it, then a fresh start for each measured run.
 		env := append([]string{"DATABASE_URL=" + dbURL}, cfg.Env...)
 		logPath := filepath.Join(tmp, "server.log")
 		srv, err := startServer(ctx, server, env, "warn", false, cfg.TimerSlack, logPath)
 		if err != nil {
 			return nil, err
 		}
-		targets, err := setUpGames(ctx, srv.url, clients)
+		ptargets, err := setUpGames(ctx, srv.url, clients)
 		srv.stop(w)
 		if err != nil {
 			return nil, err
 		}
-		profile := ""
-		if cfg.Profile != "" {
-			profile = cfg.Profile + "-" + strconv.Itoa(clients) + ".pprof"
+		var bsum, psum pooled
+		for round := range cfg.Rounds {
+			if cfg.Rounds > 1 {
+				fmt.Fprintf(w, "-- round %d of %d (load average %s)\n", round+1, cfg.Rounds, loadAverage())
+			}
+			var bcpu time.Duration
+			if !cfg.ProductOnly {
+				res, commits, cpu, err := measureLean(ctx, counts, bstart, btargets, clients, cfg, name, "", w)
+				if err != nil {
+					return nil, fmt.Errorf("baseline: %w", err)
+				}
+				fmt.Fprintf(w, "baseline     %.1f requests/s, p50 %s, p99 %s, %.2f commits per request, %d errors\n",
+					res.PerSecond(), ms(res.Quantile(50)), ms(res.Quantile(99)), commits, res.Errors)
+				bsum.add(res, commits, cpu)
+				bcpu = cpu
+			}
+			profile := ""
+			if cfg.Profile != "" && round == 0 {
+				profile = cfg.Profile + "-" + strconv.Itoa(clients) + ".pprof"
+			}
+			pstart := func() (*serverProc, error) {
+				return startServer(ctx, server, env, "warn", profile != "", cfg.TimerSlack, logPath)
+			}
+			res, commits, cpu, err := measureLean(ctx, counts, pstart, ptargets, clients, cfg, name, profile, w)
+			if err != nil {
+				return nil, fmt.Errorf("product: %w", err)
+			}
+			fmt.Fprintf(w, "product      %.1f moves/s, p50 %s, p99 %s, %.2f commits per move, %d errors\n",
+				res.PerSecond(), ms(res.Quantile(50)), ms(res.Quantile(99)), commits, res.Errors)
+			psum.add(res, commits, cpu)
+			if bcpu > 0 && cpu > 0 {
+				row.CPURatios = append(row.CPURatios, float64(cpu)/float64(bcpu))
+			}
 		}
-		start := func() (*serverProc, error) {
-			return startServer(ctx, server, env, "warn", profile != "", cfg.TimerSlack, logPath)
-		}
-		if row.Product, row.ProductCommits, err = measureLean(ctx, counts, start, targets, clients, cfg, name, profile, w); err != nil {
-			return nil, fmt.Errorf("product: %w", err)
-		}
-		fmt.Fprintf(w, "product      %.1f moves/s, p50 %s, p99 %s, %.2f commits per move, %d errors\n",
-			row.Product.PerSecond(), ms(row.Product.Quantile(50)), ms(row.Product.Quantile(99)), row.ProductCommits, row.Product.Errors)
+		row.Baseline, row.BaselineCommits, row.BaselineCPU = bsum.result()
+		row.Product, row.ProductCommits, row.ProductCPU = psum.result()
 		if cfg.SQLite {
 			if row.SQLite, err = compareSQLite(ctx, server, tmp, logPath, clients, cfg, w); err != nil {
 				return nil, err
@@ -259,14 +316,14 @@ func compareSQLite(ctx context.Context, server, tmp, logPath string, clients int
 // (and a server started with its pprof listener) a CPU profile of the
 // counted part is written there.
 func measureLean(ctx context.Context, counts func(context.Context) (int64, error), start func() (*serverProc, error),
-	targets []leanTarget, clients int, cfg compareConfig, db, profile string, w io.Writer) (*leanResult, float64, error) {
+	targets []leanTarget, clients int, cfg compareConfig, db, profile string, w io.Writer) (*leanResult, float64, time.Duration, error) {
 	before, err := counts(ctx)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	srv, err := start()
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	profDone := make(chan error, 1)
 	if profile != "" {
@@ -280,8 +337,11 @@ func measureLean(ctx context.Context, counts func(context.Context) (int64, error
 		first <- sampleCPU(srv.cmd.Process.Pid)
 	}()
 	res, err := leanLoad(ctx, srv.url, targets, clients, cfg.Duration, cfg.Warmup)
+	var cpu time.Duration
 	if err == nil {
-		sampleCPU(srv.cmd.Process.Pid).report(w, <-first, res.PerSecond(), "server", "per request", db)
+		last, from := sampleCPU(srv.cmd.Process.Pid), <-first
+		last.report(w, from, res.PerSecond(), "server", "per request", db)
+		cpu = last.perUnit(from, res.PerSecond())
 	}
 	if profile != "" {
 		if perr := <-profDone; perr != nil {
@@ -292,13 +352,13 @@ func measureLean(ctx context.Context, counts func(context.Context) (int64, error
 	}
 	srv.stop(w)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	after, err := counts(ctx)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
-	return res, ratio(float64(after-before), float64(res.Total)), nil
+	return res, ratio(float64(after-before), float64(res.Total)), cpu, nil
 }
 
 // startBaseline runs this tool's `baseline` command on a free loopback
@@ -393,4 +453,42 @@ func xactCommits(ctx context.Context, admin *sql.DB, name string) (int64, error)
 	err := admin.QueryRowContext(ctx, `SELECT xact_commit FROM pg_stat_database, pg_stat_clear_snapshot()
 		WHERE datname = $1`, name).Scan(&n)
 	return n, err
+}
+
+// pooled sums the rounds of one server at one client count: their
+// answers and latencies (one histogram), their commits per answer and
+// their server CPU per answer, each weighted by its round's answers.
+type pooled struct {
+	res *leanResult
+	// commits is the commits summed over total answers (warm-up
+	// included, as measureLean counts them); cpu is the CPU time in
+	// nanoseconds summed over counted answers (CPU is sampled over the
+	// counted part).
+	commits, total float64
+	cpu, counted   float64
+}
+
+// add pools one round's result, commits per answer and CPU per answer.
+func (p *pooled) add(res *leanResult, commits float64, cpu time.Duration) {
+	if p.res == nil {
+		p.res = &leanResult{Clients: res.Clients, Hist: hdrhistogram.New(histMin, histMax, histDigits)}
+	}
+	p.res.Measured += res.Measured
+	p.res.OK += res.OK
+	p.res.Total += res.Total
+	p.res.Errors += res.Errors
+	p.res.Hist.Merge(res.Hist)
+	p.commits += commits * float64(res.Total)
+	p.total += float64(res.Total)
+	p.cpu += float64(cpu) * float64(res.OK)
+	p.counted += float64(res.OK)
+}
+
+// result is the pooled answers, commits per answer and CPU per answer;
+// nil and zeros if no round was added.
+func (p *pooled) result() (*leanResult, float64, time.Duration) {
+	if p.res == nil {
+		return nil, 0, 0
+	}
+	return p.res, ratio(p.commits, p.total), time.Duration(ratio(p.cpu, p.counted))
 }

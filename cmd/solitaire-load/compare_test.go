@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -250,8 +251,10 @@ func TestCompareTable(t *testing.T) {
 		return &leanResult{Measured: 10 * time.Second, OK: int64(perSecond * 10), Hist: h}
 	}
 	rows := []compareRow{
-		{Clients: 1, PgbenchTPS: 3000, Baseline: lean(2000, 2*time.Millisecond), Product: lean(2200, 2*time.Millisecond), ProductCommits: 1.01, BaselineCommits: 1},
-		{Clients: 64, PgbenchTPS: 5000, Baseline: lean(3600, 30*time.Millisecond), Product: lean(2900, 50*time.Millisecond), ProductCommits: 0.3, BaselineCommits: 1},
+		{Clients: 1, PgbenchTPS: 3000, Baseline: lean(2000, 2*time.Millisecond), Product: lean(2200, 2*time.Millisecond), ProductCommits: 1.01, BaselineCommits: 1,
+			BaselineCPU: 250 * time.Microsecond, ProductCPU: 300 * time.Microsecond, CPURatios: []float64{1.3, 1.1, 1.25, 1.4}},
+		{Clients: 64, PgbenchTPS: 5000, Baseline: lean(3600, 30*time.Millisecond), Product: lean(2900, 50*time.Millisecond), ProductCommits: 0.3, BaselineCommits: 1,
+			BaselineCPU: 120 * time.Microsecond, ProductCPU: 108 * time.Microsecond, CPURatios: []float64{0.9}},
 	}
 	var b bytes.Buffer
 	writeCompareTable(&b, rows)
@@ -259,12 +262,12 @@ func TestCompareTable(t *testing.T) {
 	if len(lines) != 4 {
 		t.Fatalf("table:\n%s", b.String())
 	}
-	for _, want := range []string{"| 1 | 3000 | 2000 ", "| 1.10 | 1.00 | 0.73 | 1.01 / 1.00 | met |"} {
+	for _, want := range []string{"| 1 | 3000 | 2000 ", "| 1.10 | 1.00 | 0.73 | 1.01 / 1.00 | 300 vs 250 µs (1.20); 4 rounds: median 1.27, 1.10–1.40 | met |"} {
 		if !strings.Contains(lines[2], want) {
 			t.Errorf("row 1 lacks %q:\n%s", want, lines[2])
 		}
 	}
-	if !strings.Contains(lines[3], "| 0.81 | 1.67 | 0.58 | 0.30 / 1.00 | NOT met |") {
+	if !strings.Contains(lines[3], "| 0.81 | 1.67 | 0.58 | 0.30 / 1.00 | 108 vs 120 µs (0.90) | NOT met |") {
 		t.Errorf("row 64:\n%s", lines[3])
 	}
 	// Against a baseline slowed on purpose (-baseline-db-work) the ratios
@@ -272,7 +275,49 @@ func TestCompareTable(t *testing.T) {
 	b.Reset()
 	rows[0].BaselineSlowed = true
 	writeCompareTable(&b, rows[:1])
-	if row := strings.Split(strings.TrimSpace(b.String()), "\n")[2]; !strings.HasSuffix(row, "| 1.10 | 1.00 | 0.73 | 1.01 / 1.00 | not judged (baseline slowed) |") {
+	if row := strings.Split(strings.TrimSpace(b.String()), "\n")[2]; !strings.HasSuffix(row, "| 1.10 | 1.00 | 0.73 | 1.01 / 1.00 | 300 vs 250 µs (1.20); 4 rounds: median 1.27, 1.10–1.40 | not judged (baseline slowed) |") {
 		t.Errorf("slowed baseline:\n%s", row)
+	}
+}
+
+// TestCompareRounds: the rounds of one server pool into one result (the
+// answers and the latency histograms summed, commits per answer weighted
+// by each round's answers, CPU per answer by its counted answers), and a
+// round count outside 1..maxRounds is refused before any work.
+func TestCompareRounds(t *testing.T) {
+	round := func(ok, total int64, latency time.Duration) *leanResult {
+		h := hdrhistogram.New(histMin, histMax, histDigits)
+		for range ok {
+			_ = h.RecordValue(latency.Microseconds())
+		}
+		return &leanResult{Clients: 1, Measured: 10 * time.Second, OK: ok, Total: total, Errors: 1, Hist: h}
+	}
+	var p pooled
+	if res, commits, cpu := p.result(); res != nil || commits != 0 || cpu != 0 {
+		t.Fatalf("no rounds: %v %v %v", res, commits, cpu)
+	}
+	p.add(round(1000, 1200, time.Millisecond), 1.0, 300*time.Microsecond)
+	p.add(round(3000, 3600, 3*time.Millisecond), 1.2, 200*time.Microsecond)
+	res, commits, cpu := p.result()
+	if res.OK != 4000 || res.Total != 4800 || res.Errors != 2 || res.Measured != 20*time.Second || res.PerSecond() != 200 {
+		t.Errorf("pooled answers: %+v", res)
+	}
+	if q := res.Quantile(50); q < 2900*time.Microsecond || q > 3100*time.Microsecond {
+		t.Errorf("pooled p50 %s, want about 3 ms (three quarters of the answers)", q)
+	}
+	if want := (1.0*1200 + 1.2*3600) / 4800; math.Abs(commits-want) > 1e-9 {
+		t.Errorf("pooled commits per answer %v, want %v", commits, want)
+	}
+	if cpu != 225*time.Microsecond { // (300×1000 + 200×3000) / 4000
+		t.Errorf("pooled CPU per answer %s, want 225µs", cpu)
+	}
+	done, cancel := context.WithCancel(t.Context())
+	cancel()
+	for _, bad := range []int{-1, maxRounds + 1} {
+		cfg := defaultCompareConfig()
+		cfg.Rounds = bad
+		if _, err := runCompare(done, cfg, io.Discard); err == nil || !strings.Contains(err.Error(), "rounds") {
+			t.Errorf("compare with %d rounds: %v, want refused", bad, err)
+		}
 	}
 }

@@ -72,7 +72,7 @@ func main() {
 const usage = `usage:
   solitaire-load run      [-url URL] [-players N] [-duration D] [...]   load a running server
   solitaire-load bench    [-pg URL] [-clients N] [-duration D] [...]    pgbench vs the server, memory, SQLite
-  solitaire-load compare  [-pg URL] [-clients 1,16,64] [-duration D]    pgbench, the baseline and the server side by side
+  solitaire-load compare  [-pg URL] [-clients 1,16,64] [-rounds 1] [-duration D]   pgbench, the baseline and the server side by side
   solitaire-load baseline [-addr A] [-pg URL]                           the same-stack baseline server
   solitaire-load floor    [-pg URL] [-clients 1] [-rounds 10] [-duration 4s]   the statements alone, pgbench
   solitaire-load <command> -h                                         flags of a command`
@@ -187,6 +187,7 @@ func compareCommand(ctx context.Context, args []string, out io.Writer) error {
 	fs.StringVar(&cfg.Profile, "cpuprofile", "", "write CPU profiles of the product's run on PostgreSQL to PREFIX-<clients>.pprof")
 	fs.BoolVar(&cfg.ProductOnly, "product-only", false, "run only the product (no pgbench, baseline or table)")
 	fs.DurationVar(&cfg.TimerSlack, "timer-slack", 0, "timer slack of every server process started, e.g. 1ms (Linux; 0: inherited, 50µs by default)")
+	fs.IntVar(&cfg.Rounds, "rounds", 1, fmt.Sprintf("measure the baseline and the product this many times at each client count, alternating (1..%d); the table pools the rounds and gives the median of their CPU ratios", maxRounds))
 	fs.IntVar(&cfg.BaselineDBWork, "baseline-db-work", 0, fmt.Sprintf("rows the baseline's statement counts in PostgreSQL before its INSERT, 0..%d (a slower statement, the same handler; no target is judged)", maxDBWork))
 	env := fs.String("env", "", "extra server environment, NAME=value,NAME=value")
 	if err := fs.Parse(args); err != nil {
