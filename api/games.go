@@ -260,7 +260,7 @@ func etagListHas(list, tag string) bool {
 // parameter's occurrences: 400 invalid_parameter, so that a client never
 // takes an ignored value for an honoured one. A request without a query
 // string (most moves) is answered without parsing one: gin's parse
-// allocates a map, and a move asks twice (before and after it is played).
+// allocates a map.
 func includeLegal(c *gin.Context) (bool, error) {
 	if c.Request.URL.RawQuery == "" {
 		return false, nil

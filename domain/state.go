@@ -34,8 +34,11 @@ func (p TableauPile) faceUp() []Card { return p.Cards[p.Down:] }
 // Piles store their top card last. Note that Stock is therefore the reverse
 // of the "drawn first, first" order of Position.Stock and the API.
 //
-// A State is not safe for concurrent use. Clone gives an independent copy;
-// no two States share a backing array after Clone.
+// A State is not safe for concurrent use while it changes; a State that
+// no longer changes (a store's cached state) may be read, and cloned, by
+// any number of goroutines: reading writes nothing, and Clone's sharing of
+// the undo record claims its growth with a compare-and-swap. Clone gives
+// an independent copy: changing either never changes the other.
 type State struct {
 	Rules       Rules         `json:"rules"`
 	Version     int           `json:"version"` // events applied; the stream version

@@ -5,7 +5,8 @@ import "time"
 // View is what a client may see of a state (R6.4): while the game is in
 // progress, face-down cards and the stock only as counts; once it has
 // ended, everything. Card lists are bottom first; Stock is drawn-first
-// first.
+// first. Its card lists other than Stock are the state's own (NewView):
+// read them; writing an element would change the state.
 type View struct {
 	Rules      Rules
 	Status     Status

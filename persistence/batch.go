@@ -71,7 +71,11 @@ const (
 // batchTimeout bounds one append statement (a batch's or a lone
 // append's), so that a database that stops answering without closing the
 // connection (a network partition, a frozen primary) holds up a shard for
-// at most that long. A batch of the shard's goroutine does not run under
+// at most that long once the statement has its connection. A shard's
+// batch waits for its connection under a context of that bound too; a
+// lone append waits under its caller's context, and a new connection's
+// dial is bounded by the URL's connect_timeout (DefaultConnectTimeout if
+// none). A batch of the shard's goroutine does not run under
 // any caller's context (it serves many): a caller that gives up stops
 // waiting, and the batch goes on. A lone append its caller writes
 // (writeIdle) runs under the caller's context too, so a caller that gives
@@ -101,8 +105,12 @@ type appendReq struct {
 	// caller wrote itself (writeIdle) keeps it in out instead, sparing a
 	// channel and a select per move below a few hundred moves a second.
 	done chan error
-	out  error
+	out  error // errUntold until told
 }
+
+// errUntold is the outcome of a lone append nobody told: a bug, never
+// taken for success.
+var errUntold = errors.New("persistence: append: no outcome")
 
 // tell gives r's caller its outcome (tell is called once per append).
 func (r *appendReq) tell(err error) {
@@ -128,11 +136,13 @@ type appender struct {
 
 	// running holds the connections writing an append statement, each
 	// with when its statement began (begin, end), for watch; timeout is
-	// the bound it keeps (batchTimeout; shorter in tests), stop ends it.
-	runMu   sync.Mutex
-	running map[*pgconn.PgConn]time.Time
-	timeout time.Duration
-	stop    chan struct{}
+	// the bound it keeps (batchTimeout; shorter in tests), stop ends it
+	// once the shards have ended (watching, its own wait group).
+	runMu    sync.Mutex
+	running  map[*pgconn.PgConn]time.Time
+	timeout  time.Duration
+	stop     chan struct{}
+	watching sync.WaitGroup
 
 	// counters for AppendStats
 	batches, batched, fallbacks atomic.Int64
@@ -220,9 +230,9 @@ func (a *appender) start(s *Store) {
 		a.timeout = batchTimeout
 	}
 	a.stop = make(chan struct{})
-	a.wg.Add(1)
+	a.watching.Add(1)
 	go func() {
-		defer a.wg.Done()
+		defer a.watching.Done()
 		a.watch(s)
 	}()
 	for i := range a.shards {
@@ -235,8 +245,9 @@ func (a *appender) start(s *Store) {
 	}
 }
 
-// close stops taking appends, writes those queued, and waits for the
-// shards to end. Idempotent.
+// close stops taking appends, writes those queued (each statement still
+// bounded by the watch), waits for the shards to end, then stops the
+// watch. Idempotent.
 func (a *appender) close() {
 	a.mu.Lock()
 	if a.closed {
@@ -248,10 +259,13 @@ func (a *appender) close() {
 		for _, c := range a.shards {
 			close(c)
 		}
-		close(a.stop)
 	}
 	a.mu.Unlock()
 	a.wg.Wait()
+	if a.stop != nil {
+		close(a.stop)
+		a.watching.Wait()
+	}
 }
 
 // begin records that c starts an append statement now (watch).
@@ -364,7 +378,11 @@ func (a *appender) run(s *Store, in chan *appendReq, writing *sync.Mutex) {
 				break drain
 			}
 		}
-		s.writeBatch(context.Background(), batch)
+		// The batch serves many callers, so it runs under none of their
+		// contexts; this one bounds its wait for a connection too.
+		ctx, cancel := context.WithTimeout(context.Background(), a.timeout)
+		s.writeBatch(ctx, batch)
+		cancel()
 		writing.Unlock()
 	}
 }
@@ -504,8 +522,9 @@ func receiptRefused(err error) bool {
 }
 
 // finish tells r's caller err, after the cache and the live streams have
-// taken a successful append (took; r's state and records are the
-// appender's own copies, which the cache keeps as they are).
+// taken a successful append (took; r's state is the store's from Append
+// on, and its records the appender's own: the cache keeps both as they
+// are).
 func (s *Store) finish(r *appendReq, err error) {
 	if err == nil {
 		s.took(r.gameID, r.expected, r.after, r.p, r.recs, true, r.unrank)

@@ -220,3 +220,64 @@ func TestBatchStatementBound(t *testing.T) {
 		t.Fatalf("append after a cut statement: %v", err)
 	}
 }
+
+// TestBatchCloseKeepsTheBound: Close writes the appends still queued, and
+// their statements stay bounded (by the watch, which stops only after the
+// shards, and by the batch's own context), so Close returns once a stuck
+// statement is cut (400 ms here), not when the row lock that holds it
+// goes 5 s on. It fails with neither bound.
+func TestBatchCloseKeepsTheBound(t *testing.T) {
+	ctx := t.Context()
+	s, err := Open(ctx, Config{DatabaseURL: pgtest.DSN(t), StateCacheBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := false
+	t.Cleanup(func() {
+		if !closed {
+			s.Close()
+		}
+	})
+	const bound = 400 * time.Millisecond
+	s.appender.timeout = bound
+	g, st, err := app.NewGames(s).Create(ctx, app.NewGame{Owner: "p", Variant: "relaxed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	holder, err := s.DB().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := holder.ExecContext(ctx, `SELECT 1 FROM games WHERE id = $1 FOR UPDATE`, g.ID); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(5 * time.Second)
+		holder.Rollback()
+	}()
+	errs := make(chan error, 2)
+	for i := range 2 { // the first is written by its caller, the second queues behind it
+		evs, after, err := domain.Decide(st, domain.Move{Type: domain.MoveDraw}, st.LastAt.Add(time.Duration(i+1)*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			_, err := s.Append(context.Background(), g.ID, st.Version, evs, app.AfterOf(after), nil)
+			errs <- err
+		}()
+		time.Sleep(100 * time.Millisecond)
+	}
+	began := time.Now()
+	if err := s.Close(); err != nil {
+		t.Logf("Close: %v", err)
+	}
+	closed = true
+	if took := time.Since(began); took > 3*time.Second {
+		t.Fatalf("Close took %s with a stuck statement queued; want the watch's bound (%s) and a little", took, bound)
+	}
+	for range 2 {
+		if err := <-errs; !errors.Is(err, ErrUnavailable) {
+			t.Errorf("append cut at Close: %v, want ErrUnavailable", err)
+		}
+	}
+}

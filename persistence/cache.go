@@ -203,8 +203,8 @@ func (c *stateCache) put(id string, st *domain.State, p app.Projection, head []b
 }
 
 // store is put (owned false: st and recs are copied), and with owned true
-// takes a state and records nobody else holds or changes (the appender's
-// own copies) as they are, without copying them again.
+// takes a state and records nobody changes any more (an append's state,
+// app.Store; the appender's records) as they are, without copying them.
 func (c *stateCache) store(id string, st *domain.State, p app.Projection, head []byte, recs []domain.RecordedEvent, owned bool) {
 	if c == nil || st == nil || st.Fault != "" || len(head) == 0 {
 		return

@@ -46,8 +46,9 @@ const insertBatch = 500
 // of its own making must hold them to that.
 //
 // It returns the records stored, Position included, as copies the caller
-// may keep. after.State is the store's from the call on (the cache keeps
-// it without a copy): the caller may read it and must not change it. A receipt (nil: none) is written in the same statement or
+// may keep. after.State is the store's from the call on (on PostgreSQL the
+// cache keeps it without a copy): the caller may read it and must not
+// change it. A receipt (nil: none) is written in the same statement or
 // transaction as an idempotency record naming gameID and versions
 // expected+1..after.State.Version; when its key is taken by a record that
 // has not expired, nothing is written and the error matches
@@ -115,7 +116,7 @@ func (s *Store) appendPostgres(ctx context.Context, a appendArgs) ([]domain.Reco
 	}
 	for retried := false; ; retried = true {
 		r := &appendReq{ctx: ctx, gameID: a.gameID, expected: a.expected, recs: recs, p: cloneProjection(a.after.Projection),
-			after: a.after.State, unrank: a.unrank, receipt: a.receipt}
+			after: a.after.State, unrank: a.unrank, receipt: a.receipt, out: errUntold}
 		if err := s.appender.submit(s, r); err != nil {
 			return nil, err
 		}
@@ -201,7 +202,8 @@ func (s *Store) headAt(ctx context.Context, q queryer, id string, version int) (
 }
 
 // took is what follows a committed append: the cache takes the state
-// (as it is when owned, else a copy) and the records, the snapshot is
+// and the records (as they are when owned, else copies: the SQLite path
+// hands over the records it also returns to its caller), the snapshot is
 // queued if due, a hint's unranking reaches the cached record, and
 // subscribers hear of it.
 func (s *Store) took(gameID string, expected int, st *domain.State, p app.Projection, recs []domain.RecordedEvent,
@@ -213,7 +215,7 @@ func (s *Store) took(gameID string, expected int, st *domain.State, p app.Projec
 	}
 	if s.snapshotDue(expected, st.Version) {
 		if !owned {
-			st = st.Clone() // the caller may change its state
+			st = st.Clone() // the snapshot's own, as the cache has its own
 		}
 		s.snapshotLater(gameID, head, st)
 	}

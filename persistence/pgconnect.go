@@ -58,6 +58,11 @@ func ValidExecMode(mode string) bool {
 	return ok || mode == "" || mode == ExecModeAuto
 }
 
+// DefaultConnectTimeout bounds each attempt to open a PostgreSQL
+// connection (each host of a multi-host URL) when the URL sets no
+// connect_timeout.
+const DefaultConnectTimeout = 10 * time.Second
+
 // postgresPool is the connection pool of a PostgreSQL URL in the exec mode
 // asked for (ExecModeAuto or "": detected), and whether a pooler was
 // detected between it and the server (false when a mode was asked for).
@@ -68,6 +73,13 @@ func postgresPool(ctx context.Context, url, mode string) (*sql.DB, *pgx.ConnConf
 		return nil, nil, false, err
 	}
 	dropReadOnly(&pcfg.Config)
+	if pcfg.ConnectTimeout == 0 {
+		// Without a bound, a dial to a host that accepts TCP but never
+		// answers (a frozen primary, a stuck pooler) or drops packets (a
+		// partition) waits for the OS, minutes; a new connection is what
+		// an append needs right after its old one was cut (batchTimeout).
+		pcfg.ConnectTimeout = DefaultConnectTimeout
+	}
 	pooled := false
 	switch {
 	case mode != "" && mode != ExecModeAuto:

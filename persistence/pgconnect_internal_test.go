@@ -2,6 +2,7 @@ package persistence
 
 import (
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -85,6 +86,25 @@ func TestHostCount(t *testing.T) {
 		}
 		if got := hostCount(&cfg.Config); got != want {
 			t.Errorf("%s: hostCount = %d, want %d", url, got, want)
+		}
+	}
+}
+
+// TestConnectTimeout: a URL without connect_timeout gets
+// DefaultConnectTimeout for each connection attempt; one with it keeps its
+// own.
+func TestConnectTimeout(t *testing.T) {
+	for url, want := range map[string]time.Duration{
+		"postgres://app@127.0.0.1:1/none?sslmode=disable":                   DefaultConnectTimeout,
+		"postgres://app@127.0.0.1:1/none?sslmode=disable&connect_timeout=2": 2 * time.Second,
+	} {
+		db, pcfg, _, err := postgresPool(t.Context(), url, ExecModeExec) // a mode asked for: nothing is dialled
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		if pcfg.ConnectTimeout != want {
+			t.Errorf("%s: connect timeout %s, want %s", url, pcfg.ConnectTimeout, want)
 		}
 	}
 }

@@ -210,19 +210,12 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 		bstart := func() (*serverProc, error) {
 			return startBaseline(ctx, self, dbURL, cfg.TimerSlack, cfg.BaselineDBWork, filepath.Join(tmp, "baseline.log"))
 		}
-		// The product: a player and a relaxed game per client, made by a
-		// server started for it, then a fresh start for each measured run.
+		// The product: a player and a relaxed game per client, made for
+		// each round by a server started for it (every round's games
+		// start equally short: a game's undo record and snapshots grow
+		// with it), then a fresh start for the measured run.
 		env := append([]string{"DATABASE_URL=" + dbURL}, cfg.Env...)
 		logPath := filepath.Join(tmp, "server.log")
-		srv, err := startServer(ctx, server, env, "warn", false, cfg.TimerSlack, logPath)
-		if err != nil {
-			return nil, err
-		}
-		ptargets, err := setUpGames(ctx, srv.url, clients)
-		srv.stop(w)
-		if err != nil {
-			return nil, err
-		}
 		var bsum, psum pooled
 		for round := range cfg.Rounds {
 			if cfg.Rounds > 1 {
@@ -238,6 +231,15 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 					res.PerSecond(), ms(res.Quantile(50)), ms(res.Quantile(99)), commits, res.Errors)
 				bsum.add(res, commits, cpu)
 				bcpu = cpu
+			}
+			srv, err := startServer(ctx, server, env, "warn", false, cfg.TimerSlack, logPath)
+			if err != nil {
+				return nil, err
+			}
+			ptargets, err := setUpGames(ctx, srv.url, clients)
+			srv.stop(w)
+			if err != nil {
+				return nil, err
 			}
 			profile := ""
 			if cfg.Profile != "" && round == 0 {
@@ -462,13 +464,14 @@ type pooled struct {
 	res *leanResult
 	// commits is the commits summed over total answers (warm-up
 	// included, as measureLean counts them); cpu is the CPU time in
-	// nanoseconds summed over counted answers (CPU is sampled over the
-	// counted part).
+	// nanoseconds summed over the counted answers of the rounds whose CPU
+	// was measured (CPU is sampled over the counted part).
 	commits, total float64
 	cpu, counted   float64
 }
 
-// add pools one round's result, commits per answer and CPU per answer.
+// add pools one round's result, commits per answer and CPU per answer
+// (0: not measured, left out of the CPU figure).
 func (p *pooled) add(res *leanResult, commits float64, cpu time.Duration) {
 	if p.res == nil {
 		p.res = &leanResult{Clients: res.Clients, Hist: hdrhistogram.New(histMin, histMax, histDigits)}
@@ -480,8 +483,10 @@ func (p *pooled) add(res *leanResult, commits float64, cpu time.Duration) {
 	p.res.Hist.Merge(res.Hist)
 	p.commits += commits * float64(res.Total)
 	p.total += float64(res.Total)
-	p.cpu += float64(cpu) * float64(res.OK)
-	p.counted += float64(res.OK)
+	if cpu > 0 { // 0: not measured (the process was not alive at both samples)
+		p.cpu += float64(cpu) * float64(res.OK)
+		p.counted += float64(res.OK)
+	}
 }
 
 // result is the pooled answers, commits per answer and CPU per answer;

@@ -298,14 +298,15 @@ func TestCompareRounds(t *testing.T) {
 	}
 	p.add(round(1000, 1200, time.Millisecond), 1.0, 300*time.Microsecond)
 	p.add(round(3000, 3600, 3*time.Millisecond), 1.2, 200*time.Microsecond)
+	p.add(round(2000, 2400, 3*time.Millisecond), 1.2, 0) // its CPU not measured: left out of the CPU figure only
 	res, commits, cpu := p.result()
-	if res.OK != 4000 || res.Total != 4800 || res.Errors != 2 || res.Measured != 20*time.Second || res.PerSecond() != 200 {
+	if res.OK != 6000 || res.Total != 7200 || res.Errors != 3 || res.Measured != 30*time.Second || res.PerSecond() != 200 {
 		t.Errorf("pooled answers: %+v", res)
 	}
 	if q := res.Quantile(50); q < 2900*time.Microsecond || q > 3100*time.Microsecond {
-		t.Errorf("pooled p50 %s, want about 3 ms (three quarters of the answers)", q)
+		t.Errorf("pooled p50 %s, want about 3 ms (five sixths of the answers)", q)
 	}
-	if want := (1.0*1200 + 1.2*3600) / 4800; math.Abs(commits-want) > 1e-9 {
+	if want := (1.0*1200 + 1.2*3600 + 1.2*2400) / 7200; math.Abs(commits-want) > 1e-9 {
 		t.Errorf("pooled commits per answer %v, want %v", commits, want)
 	}
 	if cpu != 225*time.Microsecond { // (300×1000 + 200×3000) / 4000

@@ -27,7 +27,8 @@ type Advisor func(ctx context.Context, game *Game, s *domain.State) (domain.Hint
 // Hint asks advise for a hint on game id for caller, its owner, and
 // appends it as a hint_given event (R7.3), which makes the game unranked
 // from then on. It returns the game, the state after the event (the board
-// unchanged), the record of the event and the hint as recorded. A game
+// unchanged; the store's from then on: read it, do not change it), the
+// record of the event and the hint as recorded. A game
 // past its deadline is expired first (R5.3), as a move would be.
 //
 // Errors: domain.ErrNotFound (no such game, or not the caller's),

@@ -309,7 +309,8 @@ func applied(s *domain.State, evs []domain.Event) After {
 // Play decides move m in game id for caller and appends its events. expected
 // is the client's If-Match version, or -1 for none. It returns the game, the
 // new state and the records of the events appended, as Store.Append
-// returned them (hashes included). Errors: domain.ErrNotFound (no such game, or
+// returned them (hashes included); the state may be the store's (read it,
+// do not change it). Errors: domain.ErrNotFound (no such game, or
 // not the caller's), ErrStaleVersion, *domain.MoveError (matching domain.ErrGameOver or
 // domain.ErrTimeExpired where so), domain.ErrConflict after repeated lost races,
 // ErrReceiptTaken when receipt (the request's idempotency receipt, nil for

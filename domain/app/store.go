@@ -188,8 +188,9 @@ type Store interface {
 	// projection). It
 	// returns the records it stored (hashes included, Position set where
 	// the store knows it), one per event, in order; they are the caller's.
-	// after.State is the store's from the call on (a cache keeps it as it
-	// is, without a copy): the caller may read it and must not change it.
+	// after.State is the store's from the call on (a cache may keep it as
+	// it is, without a copy): the caller may read it and must not change
+	// it.
 	// If the stream's version is not expected it writes nothing and
 	// returns domain.ErrConflict; an unknown id gives domain.ErrNotFound. A receipt
 	// (nil: none) is stored in the same transaction, naming the game and
@@ -204,7 +205,7 @@ type Store interface {
 }
 
 // CommandLoader is a Store that can load a game for a command without the
-// check Load makes that the state is the stream's newest: from a copy it
+// check Load makes that the state is the stream's newest: from a state it
 // keeps (a cache), at no cost to the database. Games.Play uses it when the
 // Store has it (one statement per move). A state older than the
 // log does no harm there: events decided on it are appended with its
