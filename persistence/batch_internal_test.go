@@ -171,18 +171,9 @@ func TestBatchLockOrder(t *testing.T) {
 // connection, is written.
 func TestBatchStatementBound(t *testing.T) {
 	ctx := t.Context()
-	s, err := Open(ctx, Config{DatabaseURL: pgtest.DSN(t), StateCacheBytes: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
 	const bound = 400 * time.Millisecond
-	s.appender.timeout = bound // before the first append starts the appender
-	games := app.NewGames(s)
-	g, st, err := games.Create(ctx, app.NewGame{Owner: "p", Variant: "relaxed"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, g, st, released := lockedGame(t, bound)
+	t.Cleanup(func() { s.Close() })
 	draw := func(st *domain.State) ([]domain.Event, app.After) {
 		evs, after, err := domain.Decide(st, domain.Move{Type: domain.MoveDraw}, st.LastAt.Add(time.Second))
 		if err != nil {
@@ -190,22 +181,9 @@ func TestBatchStatementBound(t *testing.T) {
 		}
 		return evs, app.AfterOf(after)
 	}
-	holder, err := s.DB().BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := holder.ExecContext(ctx, `SELECT 1 FROM games WHERE id = $1 FOR UPDATE`, g.ID); err != nil {
-		t.Fatal(err)
-	}
-	released := make(chan struct{})
-	go func() {
-		time.Sleep(5 * time.Second)
-		holder.Rollback()
-		close(released)
-	}()
 	evs, after := draw(st)
 	began := time.Now()
-	_, err = s.Append(context.Background(), g.ID, st.Version, evs, after, nil)
+	_, err := s.Append(context.Background(), g.ID, st.Version, evs, after, nil)
 	took := time.Since(began)
 	if !errors.Is(err, ErrUnavailable) || took < bound || took > 3*time.Second {
 		t.Fatalf("append under a held row lock: %v after %s; want ErrUnavailable after %s to %s", err, took, bound, bound*9/8)
@@ -227,34 +205,14 @@ func TestBatchStatementBound(t *testing.T) {
 // statement is cut (400 ms here), not when the row lock that holds it
 // goes 5 s on. It fails with neither bound.
 func TestBatchCloseKeepsTheBound(t *testing.T) {
-	ctx := t.Context()
-	s, err := Open(ctx, Config{DatabaseURL: pgtest.DSN(t), StateCacheBytes: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
+	const bound = 400 * time.Millisecond
+	s, g, st, _ := lockedGame(t, bound)
 	closed := false
 	t.Cleanup(func() {
 		if !closed {
 			s.Close()
 		}
 	})
-	const bound = 400 * time.Millisecond
-	s.appender.timeout = bound
-	g, st, err := app.NewGames(s).Create(ctx, app.NewGame{Owner: "p", Variant: "relaxed"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	holder, err := s.DB().BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := holder.ExecContext(ctx, `SELECT 1 FROM games WHERE id = $1 FOR UPDATE`, g.ID); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		time.Sleep(5 * time.Second)
-		holder.Rollback()
-	}()
 	errs := make(chan error, 2)
 	for i := range 2 { // the first is written by its caller, the second queues behind it
 		evs, after, err := domain.Decide(st, domain.Move{Type: domain.MoveDraw}, st.LastAt.Add(time.Duration(i+1)*time.Second))
@@ -280,4 +238,39 @@ func TestBatchCloseKeepsTheBound(t *testing.T) {
 			t.Errorf("append cut at Close: %v, want ErrUnavailable", err)
 		}
 	}
+}
+
+// lockedGame opens a PostgreSQL store whose appender bounds each statement
+// at bound (set before its first append starts the appender), deals a
+// relaxed game on it, and has another transaction hold the game's row lock
+// for 5 s, so that an append to it waits; released is closed when the lock
+// goes. The caller closes the store.
+func lockedGame(t *testing.T, bound time.Duration) (*Store, *app.Game, *domain.State, <-chan struct{}) {
+	t.Helper()
+	ctx := t.Context()
+	s, err := Open(ctx, Config{DatabaseURL: pgtest.DSN(t), StateCacheBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.appender.timeout = bound
+	g, st, err := app.NewGames(s).Create(ctx, app.NewGame{Owner: "p", Variant: "relaxed"})
+	if err != nil {
+		s.Close()
+		t.Fatal(err)
+	}
+	holder, err := s.DB().BeginTx(ctx, nil)
+	if err == nil {
+		_, err = holder.ExecContext(ctx, `SELECT 1 FROM games WHERE id = $1 FOR UPDATE`, g.ID)
+	}
+	if err != nil {
+		s.Close()
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	go func() {
+		time.Sleep(5 * time.Second)
+		holder.Rollback()
+		close(released)
+	}()
+	return s, g, st, released
 }

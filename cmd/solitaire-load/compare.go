@@ -101,14 +101,8 @@ type compareRow struct {
 func (r compareRow) cpuCell() string {
 	c := fmt.Sprintf("%.0f vs %.0f µs (%.2f)", float64(r.ProductCPU.Microseconds()), float64(r.BaselineCPU.Microseconds()),
 		ratio(float64(r.ProductCPU), float64(r.BaselineCPU)))
-	if len(r.CPURatios) > 1 {
-		rs := slices.Clone(r.CPURatios)
-		slices.Sort(rs)
-		med := rs[len(rs)/2]
-		if len(rs)%2 == 0 {
-			med = (rs[len(rs)/2-1] + rs[len(rs)/2]) / 2
-		}
-		c += fmt.Sprintf("; %d rounds: median %.2f, %.2f–%.2f", len(rs), med, rs[0], rs[len(rs)-1])
+	if rs := r.CPURatios; len(rs) > 1 {
+		c += fmt.Sprintf("; %d rounds: median %.2f, %.2f–%.2f", len(rs), median(rs), slices.Min(rs), slices.Max(rs))
 	}
 	return c
 }
