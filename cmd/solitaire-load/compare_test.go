@@ -238,45 +238,149 @@ func TestCommitsOfBaseline(t *testing.T) {
 	}
 }
 
-// TestCompareTable: the table gives the ratios to the baseline and to
-// pgbench and says whether compare's targets are met on each row.
-func TestCompareTable(t *testing.T) {
-	lean := func(perSecond float64, p99 time.Duration) *leanResult {
-		h := hdrhistogram.New(histMin, histMax, histDigits)
-		for range 98 {
-			_ = h.RecordValue(1000)
-		}
-		_ = h.RecordValue(p99.Microseconds())
-		_ = h.RecordValue(p99.Microseconds())
-		return &leanResult{Measured: 10 * time.Second, OK: int64(perSecond * 10), Hist: h}
+// leanAt is a lean result of 10 s at perSecond answers per second whose
+// p99 is p99 (the other answers take 1 ms).
+func leanAt(perSecond float64, p99 time.Duration) *leanResult {
+	h := hdrhistogram.New(histMin, histMax, histDigits)
+	for range 98 {
+		_ = h.RecordValue(1000)
 	}
+	_ = h.RecordValue(p99.Microseconds())
+	_ = h.RecordValue(p99.Microseconds())
+	return &leanResult{Measured: 10 * time.Second, OK: int64(perSecond * 10), Hist: h}
+}
+
+// TestCompareTable: the table gives the ratios to the baseline and to
+// pgbench and, on each row, the targets it misses.
+func TestCompareTable(t *testing.T) {
 	rows := []compareRow{
-		{Clients: 1, PgbenchTPS: 3000, Baseline: lean(2000, 2*time.Millisecond), Product: lean(2200, 2*time.Millisecond), ProductCommits: 1.01, BaselineCommits: 1,
+		{Clients: 1, PgbenchTPS: 3000, Baseline: leanAt(2000, 2*time.Millisecond), Product: leanAt(2200, 2*time.Millisecond), ProductCommits: 1.01, BaselineCommits: 1,
 			BaselineCPU: 250 * time.Microsecond, ProductCPU: 300 * time.Microsecond, CPURatios: []float64{1.3, 1.1, 1.25, 1.4}},
-		{Clients: 64, PgbenchTPS: 5000, Baseline: lean(3600, 30*time.Millisecond), Product: lean(2900, 50*time.Millisecond), ProductCommits: 0.3, BaselineCommits: 1,
+		{Clients: 64, PgbenchTPS: 5000, Baseline: leanAt(3600, 30*time.Millisecond), Product: leanAt(2900, 50*time.Millisecond), ProductCommits: 0.3, BaselineCommits: 1,
 			BaselineCPU: 120 * time.Microsecond, ProductCPU: 108 * time.Microsecond, CPURatios: []float64{0.9}},
 	}
 	var b bytes.Buffer
-	writeCompareTable(&b, rows)
+	writeCompareTable(&b, rows, 0)
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	if len(lines) != 4 {
 		t.Fatalf("table:\n%s", b.String())
 	}
-	for _, want := range []string{"| 1 | 3000 | 2000 ", "| 1.10 | 1.00 | 0.73 | 1.01 / 1.00 | 300 vs 250 µs (1.20); 4 rounds: median 1.27, 1.10–1.40 | met |"} {
+	for _, want := range []string{"| 1 | 3000 | 2000 ", "| 1.10 | 1.00 | 0.73 | 1.01 / 1.00 | 300 vs 250 µs (1.20); 4 rounds: median 1.27, 1.10–1.40 | met — throughput not judged (no -ceiling) |"} {
 		if !strings.Contains(lines[2], want) {
 			t.Errorf("row 1 lacks %q:\n%s", want, lines[2])
 		}
 	}
-	if !strings.Contains(lines[3], "| 0.81 | 1.67 | 0.58 | 0.30 / 1.00 | 108 vs 120 µs (0.90) | NOT met |") {
-		t.Errorf("row 64:\n%s", lines[3])
+	if want := "| 0.81 | 1.67 | 0.58 | 0.30 / 1.00 | 108 vs 120 µs (0.90) | NOT met: p99 1.67 > 1.2; throughput 0.81 < 1.2; pgbench 0.58 < 0.6 |"; !strings.HasSuffix(lines[3], want) {
+		t.Errorf("row 64 does not end in %q:\n%s", want, lines[3])
 	}
 	// Against a baseline slowed on purpose (-baseline-db-work) the ratios
 	// are printed and no target is judged, met or not.
 	b.Reset()
 	rows[0].BaselineSlowed = true
-	writeCompareTable(&b, rows[:1])
-	if row := strings.Split(strings.TrimSpace(b.String()), "\n")[2]; !strings.HasSuffix(row, "| 1.10 | 1.00 | 0.73 | 1.01 / 1.00 | 300 vs 250 µs (1.20); 4 rounds: median 1.27, 1.10–1.40 | not judged (baseline slowed) |") {
-		t.Errorf("slowed baseline:\n%s", row)
+	rows[1].BaselineSlowed = true
+	writeCompareTable(&b, rows, 0.8)
+	lines = strings.Split(strings.TrimSpace(b.String()), "\n")
+	if !strings.HasSuffix(lines[2], "| 1.10 | 1.00 | 0.73 | 1.01 / 1.00 | 300 vs 250 µs (1.20); 4 rounds: median 1.27, 1.10–1.40 | not judged (baseline slowed) |") {
+		t.Errorf("slowed baseline:\n%s", lines[2])
+	}
+	if !strings.HasSuffix(lines[3], "| 108 vs 120 µs (0.90) | not judged (baseline slowed) |") {
+		t.Errorf("slowed baseline, 64 clients:\n%s", lines[3])
+	}
+}
+
+// TestCompareTargets: each of compare's targets can fail on its own, and
+// the targets cell names the missed ones with the figure and the bound:
+// server CPU per move (pooled) ≤ 1.25× the baseline's and p99 ≤ 1.2× at
+// every client count; throughput ≥ 0.9× the -ceiling at one client (not
+// judged without it), ≥ 0.9× the baseline at 16, ≥ 1.2× and ≥ 0.6×
+// pgbench at 64, not judged at other counts.
+func TestCompareTargets(t *testing.T) {
+	// row is a row at clients whose product makes vsB × the baseline's
+	// 2000 requests/s, with p99 p99 (the baseline's: 2 ms), CPU per move
+	// cpu µs (the baseline's: 200 µs) and pgbench at 2000 TPS.
+	row := func(clients int, vsB float64, p99 time.Duration, cpu time.Duration) compareRow {
+		return compareRow{Clients: clients, PgbenchTPS: 2000, Baseline: leanAt(2000, 2*time.Millisecond), Product: leanAt(2000*vsB, p99),
+			BaselineCPU: 200 * time.Microsecond, ProductCPU: cpu * time.Microsecond}
+	}
+	const ms2, ms3 = 2 * time.Millisecond, 3 * time.Millisecond
+	for _, c := range []struct {
+		name    string
+		row     compareRow
+		ceiling float64
+		want    string
+	}{
+		{"1 client, all met", row(1, 0.75, ms2, 240), 0.8, "met"},
+		{"16 clients, all met", row(16, 1.0, ms2, 240), 0, "met"},
+		{"64 clients, all met", row(64, 1.3, ms2, 180), 0, "met"},
+		{"16 clients at the bounds", row(16, 0.9, ms2, 250), 0, "met"},
+		{"CPU missed", row(16, 1.0, ms2, 260), 0, "NOT met: CPU 1.30 > 1.25"},
+		{"CPU missed at 64", row(64, 1.3, ms2, 260), 0, "NOT met: CPU 1.30 > 1.25"},
+		{"CPU not measured", row(16, 1.0, ms2, 0), 0, "NOT met: CPU not measured"},
+		{"p99 missed", row(16, 1.0, ms3, 240), 0, "NOT met: p99 1.50 > 1.2"},
+		{"CPU and p99 missed", row(64, 1.3, ms3, 260), 0, "NOT met: CPU 1.30 > 1.25; p99 1.50 > 1.2"},
+		{"1 client below 0.9× the ceiling", row(1, 0.7, ms2, 240), 0.8, "NOT met: throughput 0.70 < 0.72 (0.9× ceiling 0.8)"},
+		{"1 client without a ceiling", row(1, 0.3, ms2, 240), 0, "met — throughput not judged (no -ceiling)"},
+		{"1 client without a ceiling, CPU missed", row(1, 0.3, ms2, 260), 0, "NOT met: CPU 1.30 > 1.25 — throughput not judged (no -ceiling)"},
+		{"16 clients below 0.9", row(16, 0.85, ms2, 240), 0.8, "NOT met: throughput 0.85 < 0.9"},
+		{"64 clients below 1.2", row(64, 1.1, ms2, 240), 0, "NOT met: throughput 1.10 < 1.2"},
+		{"64 clients below 0.6× pgbench", func() compareRow { r := row(64, 1.3, ms2, 240); r.PgbenchTPS = 5000; return r }(), 0, "NOT met: pgbench 0.52 < 0.6"},
+		{"8 clients", row(8, 0.3, ms2, 240), 0.8, "met — throughput not judged at 8 clients"},
+		{"slowed baseline", func() compareRow { r := row(64, 0.5, ms3, 300); r.BaselineSlowed = true; return r }(), 0.8, "not judged (baseline slowed)"},
+	} {
+		var b bytes.Buffer
+		writeCompareTable(&b, []compareRow{c.row}, c.ceiling)
+		lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+		if len(lines) != 3 {
+			t.Errorf("%s: table:\n%s", c.name, b.String())
+			continue
+		}
+		cells := strings.Split(strings.Trim(lines[2], "| "), " | ")
+		if got := cells[len(cells)-1]; got != c.want {
+			t.Errorf("%s: targets %q, want %q\n%s", c.name, got, c.want, lines[2])
+		}
+	}
+	// The bounds themselves are met; a hair beyond each is not.
+	at := compareRow{Clients: 64, BaselineCPU: 200 * time.Microsecond, ProductCPU: 250 * time.Microsecond}
+	if got := at.verdict(1.2, 1.2, 0.6, 0); got != "met" {
+		t.Errorf("at the bounds: %q", got)
+	}
+	at.ProductCPU++
+	if got := at.verdict(1.2-1e-9, 1.2+1e-9, 0.6-1e-9, 0); got != "NOT met: CPU 1.25 > 1.25; p99 1.20 > 1.2; throughput 1.20 < 1.2; pgbench 0.60 < 0.6" {
+		t.Errorf("beyond the bounds: %q", got)
+	}
+}
+
+// TestCompareCeilingFlag: -ceiling takes 0 (not given) or a ratio in
+// (0, 1]; a negative ratio, one above 1, NaN and a non-number are refused
+// before any work, by the flag and by runCompare.
+func TestCompareCeilingFlag(t *testing.T) {
+	for _, good := range []float64{0, 0.5, 0.77, 1} {
+		if err := checkCeiling(good); err != nil {
+			t.Errorf("ceiling %v refused: %v", good, err)
+		}
+	}
+	// Refused first: with a context already done, any other step would
+	// fail with the context's error instead.
+	done, cancel := context.WithCancel(t.Context())
+	cancel()
+	for _, bad := range []string{"-0.1", "1.5", "abc", "NaN", "+Inf"} {
+		var out bytes.Buffer
+		err := run(done, []string{"compare", "-ceiling", bad}, &out)
+		if err == nil || !strings.Contains(err.Error(), "-ceiling") {
+			t.Errorf("compare -ceiling %s: %v, want refused", bad, err)
+		}
+	}
+	var out bytes.Buffer
+	if err := run(done, []string{"compare", "-ceiling", "abc"}, &out); err == nil || !strings.Contains(err.Error(), `invalid value "abc" for flag -ceiling`) ||
+		!strings.Contains(out.String(), "one-client throughput ceiling") {
+		t.Errorf("compare -ceiling abc: %v\n%s", err, out.String())
+	}
+	for _, bad := range []float64{-0.1, 1.5, math.NaN(), math.Inf(1)} {
+		cfg := defaultCompareConfig()
+		cfg.Ceiling = bad
+		if _, err := runCompare(done, cfg, io.Discard); err == nil || !strings.Contains(err.Error(), "ceiling") {
+			t.Errorf("compare with ceiling %v: %v, want refused", bad, err)
+		}
 	}
 }
 

@@ -72,7 +72,7 @@ func main() {
 const usage = `usage:
   solitaire-load run      [-url URL] [-players N] [-duration D] [...]   load a running server
   solitaire-load bench    [-pg URL] [-clients N] [-duration D] [...]    pgbench vs the server, memory, SQLite
-  solitaire-load compare  [-pg URL] [-clients 1,16,64] [-rounds 1] [-duration D]   pgbench, the baseline and the server side by side
+  solitaire-load compare  [-pg URL] [-clients 1,16,64] [-rounds 1] [-ceiling R] [-duration D]   pgbench, the baseline and the server side by side
   solitaire-load baseline [-addr A] [-pg URL]                           the same-stack baseline server
   solitaire-load floor    [-pg URL] [-clients 1] [-rounds 10] [-duration 4s]   the statements alone, pgbench
   solitaire-load <command> -h                                         flags of a command`
@@ -170,9 +170,10 @@ func benchCommand(ctx context.Context, args []string, out io.Writer) error {
 
 // compareCommand is "solitaire-load compare": args are the flags after
 // the command name, -clients a comma-separated list of client counts
-// each run in turn. It runs runCompare, which writes its table to out;
-// an error is a bad flag (a client count that is not a number among
-// them) or a failed comparison.
+// each run in turn, -ceiling floor's event ÷ baseline ratio (0..1, 0: not
+// given). It runs runCompare, which writes its table to out; an error is
+// a bad flag (a client count that is not a number among them, a ceiling
+// out of its range) or a failed comparison.
 func compareCommand(ctx context.Context, args []string, out io.Writer) error {
 	cfg := defaultCompareConfig()
 	fs := newFlags("compare", out)
@@ -188,6 +189,7 @@ func compareCommand(ctx context.Context, args []string, out io.Writer) error {
 	fs.BoolVar(&cfg.ProductOnly, "product-only", false, "run only the product (no pgbench, baseline or table)")
 	fs.DurationVar(&cfg.TimerSlack, "timer-slack", 0, "timer slack of every server process started, e.g. 1ms (Linux; 0: inherited, 50µs by default)")
 	fs.IntVar(&cfg.Rounds, "rounds", 1, fmt.Sprintf("measure the baseline and the product this many times at each client count, alternating (1..%d); the table pools the rounds and gives the median of their CPU ratios", maxRounds))
+	fs.Float64Var(&cfg.Ceiling, "ceiling", 0, "the one-client throughput ceiling `R`, in (0, 1]: the \"event\" row's ratio to the baseline that solitaire-load floor prints; one client's throughput is judged against 0.9×R (0: not judged)")
 	fs.IntVar(&cfg.BaselineDBWork, "baseline-db-work", 0, fmt.Sprintf("rows the baseline's statement counts in PostgreSQL before its INSERT, 0..%d (a slower statement, the same handler; no target is judged)", maxDBWork))
 	env := fs.String("env", "", "extra server environment, NAME=value,NAME=value")
 	if err := fs.Parse(args); err != nil {
