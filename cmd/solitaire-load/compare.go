@@ -142,6 +142,11 @@ type compareRow struct {
 	// baseline of each round (compareConfig.Rounds), in order.
 	BaselineCPU, ProductCPU time.Duration
 	CPURatios               []float64
+	// CPUUnpaired is set when a round measured one side's CPU and not
+	// the other's (a process gone before its second sample): the pooled
+	// figures would then weigh different rounds on the two sides, which
+	// the rounds exist to avoid, so the CPU target is not judged.
+	CPUUnpaired bool
 }
 
 // cpuCell is the table's CPU column of r: both figures, their ratio and,
@@ -184,23 +189,36 @@ func writeCompareTable(w io.Writer, rows []compareRow, ceiling float64) {
 // verdict is the table's targets cell of r, whose product ÷ baseline
 // throughput is vsB, p99 ratio p99 and product ÷ pgbench vsPg, with the
 // one-client ceiling ceiling (0: not given): "met", or "NOT met: " and
-// each missed target's figure and bound; then, after " — ", the
-// throughput left unjudged (at one client without a ceiling, and at a
-// client count other than 1, 16 and 64). The pooled CPU ratio is judged
-// (a side whose CPU was not measured misses the target); against a
-// slowed baseline nothing is judged.
+// each missed target's figure (three decimals, so that a figure just past
+// its bound does not print as the bound) and bound; then, after " — ",
+// the throughput left unjudged (at one client without a ceiling, and at a
+// client count other than 1, 16 and 64). The pooled CPU ratio is judged;
+// a side whose CPU was not measured, or not in every round
+// (compareRow.CPUUnpaired), misses the target. Answers other than 200
+// are not in the figures (leanResult.Errors), so a product that had any
+// misses its targets, and against a baseline that had any, or a slowed
+// baseline, nothing is judged.
 func (r compareRow) verdict(vsB, p99, vsPg, ceiling float64) string {
 	if r.BaselineSlowed {
 		return "not judged (baseline slowed)"
 	}
+	if r.Baseline != nil && r.Baseline.Errors > 0 {
+		return fmt.Sprintf("not judged (%d baseline errors)", r.Baseline.Errors)
+	}
 	var missed []string
-	if r.ProductCPU <= 0 || r.BaselineCPU <= 0 {
+	if r.Product != nil && r.Product.Errors > 0 {
+		missed = append(missed, fmt.Sprintf("%d errors", r.Product.Errors))
+	}
+	switch cpu := ratio(float64(r.ProductCPU), float64(r.BaselineCPU)); {
+	case r.ProductCPU <= 0 || r.BaselineCPU <= 0:
 		missed = append(missed, "CPU not measured")
-	} else if cpu := ratio(float64(r.ProductCPU), float64(r.BaselineCPU)); cpu > targetCPUVsBaseline {
-		missed = append(missed, fmt.Sprintf("CPU %.2f > %g", cpu, targetCPUVsBaseline))
+	case r.CPUUnpaired:
+		missed = append(missed, "CPU not measured in every round")
+	case cpu > targetCPUVsBaseline:
+		missed = append(missed, fmt.Sprintf("CPU %.3f > %g", cpu, targetCPUVsBaseline))
 	}
 	if p99 > targetP99VsBaseline {
-		missed = append(missed, fmt.Sprintf("p99 %.2f > %g", p99, targetP99VsBaseline))
+		missed = append(missed, fmt.Sprintf("p99 %.3f > %g", p99, targetP99VsBaseline))
 	}
 	unjudged := ""
 	switch r.Clients {
@@ -208,18 +226,18 @@ func (r compareRow) verdict(vsB, p99, vsPg, ceiling float64) string {
 		if ceiling <= 0 {
 			unjudged = "throughput not judged (no -ceiling)"
 		} else if bound := targetVsCeiling1 * ceiling; vsB < bound {
-			missed = append(missed, fmt.Sprintf("throughput %.2f < %.2f (%g× ceiling %g)", vsB, bound, targetVsCeiling1, ceiling))
+			missed = append(missed, fmt.Sprintf("throughput %.3f < %.3f (%g× ceiling %g)", vsB, bound, targetVsCeiling1, ceiling))
 		}
 	case 16:
 		if vsB < targetVsBaseline16 {
-			missed = append(missed, fmt.Sprintf("throughput %.2f < %g", vsB, targetVsBaseline16))
+			missed = append(missed, fmt.Sprintf("throughput %.3f < %g", vsB, targetVsBaseline16))
 		}
 	case 64:
 		if vsB < targetVsBaseline64 {
-			missed = append(missed, fmt.Sprintf("throughput %.2f < %g", vsB, targetVsBaseline64))
+			missed = append(missed, fmt.Sprintf("throughput %.3f < %g", vsB, targetVsBaseline64))
 		}
 		if vsPg < targetVsPgbench64 {
-			missed = append(missed, fmt.Sprintf("pgbench %.2f < %g", vsPg, targetVsPgbench64))
+			missed = append(missed, fmt.Sprintf("pgbench %.3f < %g", vsPg, targetVsPgbench64))
 		}
 	default:
 		unjudged = fmt.Sprintf("throughput not judged at %d clients", r.Clients)
@@ -349,6 +367,8 @@ func runCompare(ctx context.Context, cfg compareConfig, w io.Writer) ([]compareR
 			psum.add(res, commits, cpu)
 			if bcpu > 0 && cpu > 0 {
 				row.CPURatios = append(row.CPURatios, float64(cpu)/float64(bcpu))
+			} else if !cfg.ProductOnly {
+				row.CPUUnpaired = true
 			}
 		}
 		row.Baseline, row.BaselineCommits, row.BaselineCPU = bsum.result()

@@ -270,7 +270,7 @@ func TestCompareTable(t *testing.T) {
 			t.Errorf("row 1 lacks %q:\n%s", want, lines[2])
 		}
 	}
-	if want := "| 0.81 | 1.67 | 0.58 | 0.30 / 1.00 | 108 vs 120 µs (0.90) | NOT met: p99 1.67 > 1.2; throughput 0.81 < 1.2; pgbench 0.58 < 0.6 |"; !strings.HasSuffix(lines[3], want) {
+	if want := "| 0.81 | 1.67 | 0.58 | 0.30 / 1.00 | 108 vs 120 µs (0.90) | NOT met: p99 1.666 > 1.2; throughput 0.806 < 1.2; pgbench 0.580 < 0.6 |"; !strings.HasSuffix(lines[3], want) {
 		t.Errorf("row 64 does not end in %q:\n%s", want, lines[3])
 	}
 	// Against a baseline slowed on purpose (-baseline-db-work) the ratios
@@ -313,17 +313,21 @@ func TestCompareTargets(t *testing.T) {
 		{"16 clients, all met", row(16, 1.0, ms2, 240), 0, "met"},
 		{"64 clients, all met", row(64, 1.3, ms2, 180), 0, "met"},
 		{"16 clients at the bounds", row(16, 0.9, ms2, 250), 0, "met"},
-		{"CPU missed", row(16, 1.0, ms2, 260), 0, "NOT met: CPU 1.30 > 1.25"},
-		{"CPU missed at 64", row(64, 1.3, ms2, 260), 0, "NOT met: CPU 1.30 > 1.25"},
+		{"CPU missed", row(16, 1.0, ms2, 260), 0, "NOT met: CPU 1.300 > 1.25"},
+		{"CPU missed at 64", row(64, 1.3, ms2, 260), 0, "NOT met: CPU 1.300 > 1.25"},
 		{"CPU not measured", row(16, 1.0, ms2, 0), 0, "NOT met: CPU not measured"},
-		{"p99 missed", row(16, 1.0, ms3, 240), 0, "NOT met: p99 1.50 > 1.2"},
-		{"CPU and p99 missed", row(64, 1.3, ms3, 260), 0, "NOT met: CPU 1.30 > 1.25; p99 1.50 > 1.2"},
-		{"1 client below 0.9× the ceiling", row(1, 0.7, ms2, 240), 0.8, "NOT met: throughput 0.70 < 0.72 (0.9× ceiling 0.8)"},
+		{"baseline CPU not measured", func() compareRow { r := row(16, 1.0, ms2, 240); r.BaselineCPU = 0; return r }(), 0, "NOT met: CPU not measured"},
+		{"CPU not measured in every round", func() compareRow { r := row(16, 1.0, ms2, 240); r.CPUUnpaired = true; return r }(), 0, "NOT met: CPU not measured in every round"},
+		{"product errors", func() compareRow { r := row(16, 1.0, ms2, 240); r.Product.Errors = 3; return r }(), 0, "NOT met: 3 errors"},
+		{"baseline errors", func() compareRow { r := row(16, 1.0, ms2, 240); r.Baseline.Errors = 2; return r }(), 0, "not judged (2 baseline errors)"},
+		{"p99 missed", row(16, 1.0, ms3, 240), 0, "NOT met: p99 1.500 > 1.2"},
+		{"CPU and p99 missed", row(64, 1.3, ms3, 260), 0, "NOT met: CPU 1.300 > 1.25; p99 1.500 > 1.2"},
+		{"1 client below 0.9× the ceiling", row(1, 0.7, ms2, 240), 0.8, "NOT met: throughput 0.700 < 0.720 (0.9× ceiling 0.8)"},
 		{"1 client without a ceiling", row(1, 0.3, ms2, 240), 0, "met — throughput not judged (no -ceiling)"},
-		{"1 client without a ceiling, CPU missed", row(1, 0.3, ms2, 260), 0, "NOT met: CPU 1.30 > 1.25 — throughput not judged (no -ceiling)"},
-		{"16 clients below 0.9", row(16, 0.85, ms2, 240), 0.8, "NOT met: throughput 0.85 < 0.9"},
-		{"64 clients below 1.2", row(64, 1.1, ms2, 240), 0, "NOT met: throughput 1.10 < 1.2"},
-		{"64 clients below 0.6× pgbench", func() compareRow { r := row(64, 1.3, ms2, 240); r.PgbenchTPS = 5000; return r }(), 0, "NOT met: pgbench 0.52 < 0.6"},
+		{"1 client without a ceiling, CPU missed", row(1, 0.3, ms2, 260), 0, "NOT met: CPU 1.300 > 1.25 — throughput not judged (no -ceiling)"},
+		{"16 clients below 0.9", row(16, 0.85, ms2, 240), 0.8, "NOT met: throughput 0.850 < 0.9"},
+		{"64 clients below 1.2", row(64, 1.1, ms2, 240), 0, "NOT met: throughput 1.100 < 1.2"},
+		{"64 clients below 0.6× pgbench", func() compareRow { r := row(64, 1.3, ms2, 240); r.PgbenchTPS = 5000; return r }(), 0, "NOT met: pgbench 0.520 < 0.6"},
 		{"8 clients", row(8, 0.3, ms2, 240), 0.8, "met — throughput not judged at 8 clients"},
 		{"slowed baseline", func() compareRow { r := row(64, 0.5, ms3, 300); r.BaselineSlowed = true; return r }(), 0.8, "not judged (baseline slowed)"},
 	} {
@@ -345,7 +349,7 @@ func TestCompareTargets(t *testing.T) {
 		t.Errorf("at the bounds: %q", got)
 	}
 	at.ProductCPU++
-	if got := at.verdict(1.2-1e-9, 1.2+1e-9, 0.6-1e-9, 0); got != "NOT met: CPU 1.25 > 1.25; p99 1.20 > 1.2; throughput 1.20 < 1.2; pgbench 0.60 < 0.6" {
+	if got := at.verdict(1.2-1e-9, 1.2+1e-9, 0.6-1e-9, 0); got != "NOT met: CPU 1.250 > 1.25; p99 1.200 > 1.2; throughput 1.200 < 1.2; pgbench 0.600 < 0.6" {
 		t.Errorf("beyond the bounds: %q", got)
 	}
 }
