@@ -145,7 +145,7 @@ type compareRow struct {
 	// CPUUnpaired is set when a round measured one side's CPU and not
 	// the other's (a process gone before its second sample): the pooled
 	// figures would then weigh different rounds on the two sides, which
-	// the rounds exist to avoid, so the CPU target is not judged.
+	// the rounds exist to avoid, so the CPU target counts as missed.
 	CPUUnpaired bool
 }
 

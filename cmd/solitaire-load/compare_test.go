@@ -302,6 +302,8 @@ func TestCompareTargets(t *testing.T) {
 		return compareRow{Clients: clients, PgbenchTPS: 2000, Baseline: leanAt(2000, 2*time.Millisecond), Product: leanAt(2000*vsB, p99),
 			BaselineCPU: 200 * time.Microsecond, ProductCPU: cpu * time.Microsecond}
 	}
+	// with is r changed by f (a field row does not set).
+	with := func(r compareRow, f func(*compareRow)) compareRow { f(&r); return r }
 	const ms2, ms3 = 2 * time.Millisecond, 3 * time.Millisecond
 	for _, c := range []struct {
 		name    string
@@ -316,10 +318,10 @@ func TestCompareTargets(t *testing.T) {
 		{"CPU missed", row(16, 1.0, ms2, 260), 0, "NOT met: CPU 1.300 > 1.25"},
 		{"CPU missed at 64", row(64, 1.3, ms2, 260), 0, "NOT met: CPU 1.300 > 1.25"},
 		{"CPU not measured", row(16, 1.0, ms2, 0), 0, "NOT met: CPU not measured"},
-		{"baseline CPU not measured", func() compareRow { r := row(16, 1.0, ms2, 240); r.BaselineCPU = 0; return r }(), 0, "NOT met: CPU not measured"},
-		{"CPU not measured in every round", func() compareRow { r := row(16, 1.0, ms2, 240); r.CPUUnpaired = true; return r }(), 0, "NOT met: CPU not measured in every round"},
-		{"product errors", func() compareRow { r := row(16, 1.0, ms2, 240); r.Product.Errors = 3; return r }(), 0, "NOT met: 3 errors"},
-		{"baseline errors", func() compareRow { r := row(16, 1.0, ms2, 240); r.Baseline.Errors = 2; return r }(), 0, "not judged (2 baseline errors)"},
+		{"baseline CPU not measured", with(row(16, 1.0, ms2, 240), func(r *compareRow) { r.BaselineCPU = 0 }), 0, "NOT met: CPU not measured"},
+		{"CPU not measured in every round", with(row(16, 1.0, ms2, 240), func(r *compareRow) { r.CPUUnpaired = true }), 0, "NOT met: CPU not measured in every round"},
+		{"product errors", with(row(16, 1.0, ms2, 240), func(r *compareRow) { r.Product.Errors = 3 }), 0, "NOT met: 3 errors"},
+		{"baseline errors", with(row(16, 1.0, ms2, 240), func(r *compareRow) { r.Baseline.Errors = 2 }), 0, "not judged (2 baseline errors)"},
 		{"p99 missed", row(16, 1.0, ms3, 240), 0, "NOT met: p99 1.500 > 1.2"},
 		{"CPU and p99 missed", row(64, 1.3, ms3, 260), 0, "NOT met: CPU 1.300 > 1.25; p99 1.500 > 1.2"},
 		{"1 client below 0.9× the ceiling", row(1, 0.7, ms2, 240), 0.8, "NOT met: throughput 0.700 < 0.720 (0.9× ceiling 0.8)"},
@@ -327,9 +329,9 @@ func TestCompareTargets(t *testing.T) {
 		{"1 client without a ceiling, CPU missed", row(1, 0.3, ms2, 260), 0, "NOT met: CPU 1.300 > 1.25 — throughput not judged (no -ceiling)"},
 		{"16 clients below 0.9", row(16, 0.85, ms2, 240), 0.8, "NOT met: throughput 0.850 < 0.9"},
 		{"64 clients below 1.2", row(64, 1.1, ms2, 240), 0, "NOT met: throughput 1.100 < 1.2"},
-		{"64 clients below 0.6× pgbench", func() compareRow { r := row(64, 1.3, ms2, 240); r.PgbenchTPS = 5000; return r }(), 0, "NOT met: pgbench 0.520 < 0.6"},
+		{"64 clients below 0.6× pgbench", with(row(64, 1.3, ms2, 240), func(r *compareRow) { r.PgbenchTPS = 5000 }), 0, "NOT met: pgbench 0.520 < 0.6"},
 		{"8 clients", row(8, 0.3, ms2, 240), 0.8, "met — throughput not judged at 8 clients"},
-		{"slowed baseline", func() compareRow { r := row(64, 0.5, ms3, 300); r.BaselineSlowed = true; return r }(), 0.8, "not judged (baseline slowed)"},
+		{"slowed baseline", with(row(64, 0.5, ms3, 300), func(r *compareRow) { r.BaselineSlowed = true }), 0.8, "not judged (baseline slowed)"},
 	} {
 		var b bytes.Buffer
 		writeCompareTable(&b, []compareRow{c.row}, c.ceiling)
