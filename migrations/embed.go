@@ -6,7 +6,8 @@
 //
 // Both directories carry the same version numbers and describe the same
 // tables; they differ only where the dialects do (identity columns, BYTEA
-// versus BLOB). The persistence package applies them with goose at start-up
+// versus BLOB) and in one foreign key, events.game_id's, which SQLite keeps
+// and PostgreSQL does not (postgres/00009_plain_rule_columns.sql says why). The persistence package applies them with goose at start-up
 // and from its Migrate function; the schema is never derived from Go structs.
 //
 // Times are stored as BIGINT milliseconds since the Unix epoch, UTC, on both

@@ -64,14 +64,16 @@ func (s *Store) Create(ctx context.Context, g *app.Game, first domain.Event, st 
 		return fmt.Errorf("persistence: create: %w", err)
 	}
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		err := tx.Exec(`INSERT INTO games (`+gameColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		draw, deadline := ruleColumns(rec.Rules, rec.CreatedAt)
+		err := tx.Exec(`INSERT INTO games (`+gameColumns+`, draw, deadline_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			rec.ID, rec.Variant, string(rules), string(options), rec.Owner, rec.Ranked,
 			strconv.FormatUint(rec.Seed, 10), rec.HasSeed, nonNil(rec.Salt), rec.Commitment,
 			rec.CompetitionID, rec.DailyDate, millis(rec.CreatedAt),
 			string(rec.Status), rec.Version, rec.Moves, nullInt(rec.Score), rec.ElapsedMS,
 			nullTime(rec.FinishedAt), millis(rec.UpdatedAt), rec.Deal,
-			rec.Winnable, solutionText(rec.Winnable, rec.Solution), rec.SolutionCommitment, rec.Difficulty).Error
+			rec.Winnable, solutionText(rec.Winnable, rec.Solution), rec.SolutionCommitment, rec.Difficulty,
+			draw, deadline).Error
 		if err != nil {
 			return err
 		}
@@ -231,6 +233,22 @@ func scanGame(r scanner) (*app.Game, error) {
 // deal, as scanned: the rules and options as JSON, the seed in decimal
 // (a uint64 does not fit a signed column) and the winning line's text.
 type dealColumns struct{ rules, options, seed, solution string }
+
+// ruleColumns are the games row's draw and deadline_at columns of a game
+// with rules r created at created, written once by its INSERT (rules and
+// created_at never change after it; the migration
+// 00009_plain_rule_columns.sql says why they are not generated columns):
+// the draw count, 1 or 3, by which statistics and rankings are kept
+// (docs/rules.md R3), and, for a game with a time limit (R5.3), when it
+// runs out in ms since the epoch: created plus the limit, the clock
+// starting at creation (R5.2); nil without a limit.
+func ruleColumns(r domain.Rules, created time.Time) (draw int, deadline *int64) {
+	if r.TimeLimitS > 0 {
+		d := millis(created) + int64(r.TimeLimitS)*1000
+		deadline = &d
+	}
+	return r.Draw, deadline
+}
 
 // encodeDeal is the rules and options columns of a deal: their JSON.
 func encodeDeal(r domain.Rules, o domain.Options) (rules, options []byte, err error) {
