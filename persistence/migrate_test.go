@@ -17,9 +17,9 @@ import (
 // TestMigrationPlainRuleColumns: migration 00009 turns games.draw (R3)
 // and games.deadline_at (R5.3) from generated columns into plain ones
 // that keep every row's value, on both databases; on PostgreSQL it drops
-// the events → games foreign key, which SQLite keeps. Its Down makes the
-// columns generated again, with the values the rules give, and brings the
-// key back.
+// the events → games foreign key, which SQLite keeps, and the index on
+// events.position. Its Down makes the columns generated again, with the
+// values the rules give, and brings the key and the index back.
 func TestMigrationPlainRuleColumns(t *testing.T) {
 	for _, dialect := range []string{persistence.DialectPostgres, persistence.DialectSQLite} {
 		t.Run(dialect, func(t *testing.T) {
@@ -91,11 +91,26 @@ func TestMigrationPlainRuleColumns(t *testing.T) {
 				}
 				return n
 			}
+			positionIndex := func(want bool) {
+				t.Helper()
+				if dialect == persistence.DialectSQLite {
+					return // position is SQLite's row id: no index of its own
+				}
+				var n int
+				if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pg_indexes WHERE indexname = 'events_position'`).
+					Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				if (n == 1) != want {
+					t.Fatalf("events_position: %d, want present %v", n, want)
+				}
+			}
 			before := map[string][2]any{"timed": {int64(1), int64(301_000)}, "free": {int64(3), nil}}
 			check("at 8", before)
 			if fks() != 1 {
 				t.Fatalf("at 8: %d foreign keys on events, want 1", fks())
 			}
+			positionIndex(true)
 
 			if _, err := p.UpTo(ctx, 9); err != nil {
 				t.Fatal(err)
@@ -108,6 +123,7 @@ func TestMigrationPlainRuleColumns(t *testing.T) {
 			if n := fks(); n != wantKeys {
 				t.Fatalf("at 9: %d foreign keys on events, want %d", n, wantKeys)
 			}
+			positionIndex(false)
 			// A row written at 9 has the values its INSERT gives.
 			insert("new", `{"draw":3,"time_limit_s":60}`, 5_000, "draw, deadline_at", 3, 65_000)
 			check("at 9, inserted", map[string][2]any{"new": {int64(3), int64(65_000)}})
@@ -120,6 +136,7 @@ func TestMigrationPlainRuleColumns(t *testing.T) {
 			if fks() != 1 {
 				t.Fatalf("down to 8: %d foreign keys on events, want 1", fks())
 			}
+			positionIndex(true)
 			// The generated columns refuse a value again.
 			if _, err := db.ExecContext(ctx, `UPDATE games SET draw = 1 WHERE id = 'new'`); err == nil {
 				t.Fatal("down to 8: draw took a value; want a generated column")
