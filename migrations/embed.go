@@ -5,9 +5,11 @@
 //	sqlite/NNNNN_name.sql    the embedded SQLite default
 //
 // Both directories carry the same version numbers and describe the same
-// tables; they differ only where the dialects do (identity columns, BYTEA
-// versus BLOB) and in one foreign key, events.game_id's, which SQLite keeps
-// and PostgreSQL does not (postgres/00009_plain_rule_columns.sql says why). The persistence package applies them with goose at start-up
+// tables; they differ where the dialects do (identity columns, BYTEA versus
+// BLOB, SQLite's row id as the events' primary key where PostgreSQL keys
+// them by game and version) and in events.game_id's foreign key, which
+// SQLite keeps and PostgreSQL does not (postgres/00009_plain_rule_columns.sql
+// says why). The persistence package applies them with goose at start-up
 // and from its Migrate function; the schema is never derived from Go structs.
 //
 // Times are stored as BIGINT milliseconds since the Unix epoch, UTC, on both

@@ -14,9 +14,10 @@ var (
 
 // DueForExpiry returns the ids of up to limit games in progress whose time
 // limit ran out at or before now (RULES R5.3), earliest deadline first: the
-// games app.Games.ExpireDue expires. The deadline is the generated
-// column games.deadline_at (created_at + time_limit_s, R5.2), indexed for
-// games in progress. limit below 1 means 100.
+// games app.Games.ExpireDue expires. The deadline is the column
+// games.deadline_at, written by Create (ruleColumns: created_at +
+// time_limit_s, R5.2), indexed for games in progress. limit below 1
+// means 100.
 func (s *Store) DueForExpiry(ctx context.Context, now time.Time, limit int) ([]string, error) {
 	if limit < 1 {
 		limit = 100

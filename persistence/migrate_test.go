@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/pressly/goose/v3"
@@ -24,10 +25,11 @@ func TestMigrationPlainRuleColumns(t *testing.T) {
 	for _, dialect := range []string{persistence.DialectPostgres, persistence.DialectSQLite} {
 		t.Run(dialect, func(t *testing.T) {
 			ctx := t.Context()
-			driver, dsn, gd, ph := "pgx", pgtest.DSN(t), goose.DialectPostgres, []string{"$1", "$2", "$3", "$4", "$5"}
-			if dialect == persistence.DialectSQLite {
-				driver, dsn, gd = "sqlite3", filepath.Join(t.TempDir(), "m.db"), goose.DialectSQLite3
-				ph = []string{"?", "?", "?", "?", "?"}
+			driver, dsn, gd := "sqlite3", filepath.Join(t.TempDir(), "m.db"), goose.DialectSQLite3
+			ph := []string{"?", "?", "?", "?", "?"}
+			if dialect == persistence.DialectPostgres {
+				driver, dsn, gd = "pgx", pgtest.DSN(t), goose.DialectPostgres
+				ph = []string{"$1", "$2", "$3", "$4", "$5"}
 			}
 			db, err := sql.Open(driver, dsn)
 			if err != nil {
@@ -105,6 +107,25 @@ func TestMigrationPlainRuleColumns(t *testing.T) {
 					t.Fatalf("events_position: %d, want present %v", n, want)
 				}
 			}
+			// The indexes on the two columns, as their definitions read.
+			indexes := func() string {
+				t.Helper()
+				q := `SELECT string_agg(indexdef, '; ' ORDER BY indexname) FROM pg_indexes
+					WHERE indexname IN ('games_due', 'games_leaderboard')`
+				if dialect == persistence.DialectSQLite {
+					q = `SELECT group_concat(sql, '; ') FROM (SELECT sql FROM sqlite_master
+						WHERE name IN ('games_due', 'games_leaderboard') ORDER BY name)`
+				}
+				var defs sql.NullString
+				if err := db.QueryRowContext(ctx, q).Scan(&defs); err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(defs.String, "games_due") || !strings.Contains(defs.String, "games_leaderboard") {
+					t.Fatalf("indexes: %q, want games_due and games_leaderboard", defs.String)
+				}
+				return defs.String
+			}
+			indexesAt8 := indexes()
 			before := map[string][2]any{"timed": {int64(1), int64(301_000)}, "free": {int64(3), nil}}
 			check("at 8", before)
 			if fks() != 1 {
@@ -124,6 +145,18 @@ func TestMigrationPlainRuleColumns(t *testing.T) {
 				t.Fatalf("at 9: %d foreign keys on events, want %d", n, wantKeys)
 			}
 			positionIndex(false)
+			if got := indexes(); got != indexesAt8 {
+				t.Fatalf("at 9: indexes %q, want as at 8: %q", got, indexesAt8)
+			}
+			if dialect == persistence.DialectPostgres {
+				// An INSERT that names neither column (an older build's)
+				// is refused: draw is NOT NULL.
+				if _, err := db.ExecContext(ctx, `INSERT INTO games (id, variant, rules, options, owner, ranked,
+					has_seed, salt, commitment, created_at, status, version, moves, elapsed_ms, updated_at)
+					VALUES ('old', 'klassik', '{"draw":1}', '{}', 'p1', true, true, '', 'c', 0, 'in_progress', 1, 0, 0, 0)`); err == nil {
+					t.Fatal("at 9: a games row without draw went in")
+				}
+			}
 			// A row written at 9 has the values its INSERT gives.
 			insert("new", `{"draw":3,"time_limit_s":60}`, 5_000, "draw, deadline_at", 3, 65_000)
 			check("at 9, inserted", map[string][2]any{"new": {int64(3), int64(65_000)}})
@@ -137,9 +170,14 @@ func TestMigrationPlainRuleColumns(t *testing.T) {
 				t.Fatalf("down to 8: %d foreign keys on events, want 1", fks())
 			}
 			positionIndex(true)
+			if got := indexes(); got != indexesAt8 {
+				t.Fatalf("down to 8: indexes %q, want as at 8: %q", got, indexesAt8)
+			}
 			// The generated columns refuse a value again.
-			if _, err := db.ExecContext(ctx, `UPDATE games SET draw = 1 WHERE id = 'new'`); err == nil {
-				t.Fatal("down to 8: draw took a value; want a generated column")
+			for _, col := range []string{"draw", "deadline_at"} {
+				if _, err := db.ExecContext(ctx, `UPDATE games SET `+col+` = 1 WHERE id = 'new'`); err == nil {
+					t.Fatalf("down to 8: %s took a value; want a generated column", col)
+				}
 			}
 		})
 	}

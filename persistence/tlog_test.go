@@ -268,16 +268,16 @@ func insertEnded(t *testing.T, s *persistence.Store, n int) {
 			id := fmt.Sprintf("g%05d", i)
 			at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Second)
 			g, recs := resignedGame(t, id, uint64(i), at)
-			games = append(games, "(?, 'klondike', ?, '{}', 'p1', true, '1', true, ?, ?, '', '', ?, 'lost', ?, ?, NULL, ?, ?, ?)")
+			games = append(games, "(?, 'klondike', ?, '{}', 'p1', true, '1', true, ?, ?, '', '', ?, 'lost', ?, ?, NULL, ?, ?, ?, ?)")
 			gargs = append(gargs, id, rulesJSON(t), g.Salt, g.Commitment, at.UnixMilli(), g.Version, g.Moves, g.ElapsedMS,
-				at.UnixMilli(), at.UnixMilli())
+				at.UnixMilli(), at.UnixMilli(), g.Rules.Draw)
 			for _, r := range recs {
 				events = append(events, "(?, ?, ?, ?, ?, ?, ?)")
 				eargs = append(eargs, id, r.Version, string(r.Type), r.Payload, r.OccurredAt.UnixMilli(), r.PrevHash, r.Hash)
 			}
 		}
 		if _, err := s.DB().Exec(s.Rebind(`INSERT INTO games (id, variant, rules, options, owner, ranked, seed, has_seed,
-			salt, commitment, duel_id, daily_date, created_at, status, version, moves, score, elapsed_ms, finished_at, updated_at)
+			salt, commitment, duel_id, daily_date, created_at, status, version, moves, score, elapsed_ms, finished_at, updated_at, draw)
 			VALUES `+strings.Join(games, ", ")), gargs...); err != nil {
 			t.Fatal(err)
 		}
@@ -337,9 +337,9 @@ func insertGame(t testing.TB, exec func(q string, args ...any) error, id, duelID
 	g, recs := resignedGame(t, id, uint64(b), time.UnixMilli(at).UTC())
 	rules, _ := json.Marshal(g.Rules)
 	if err := exec(`INSERT INTO games (id, variant, rules, options, owner, ranked, seed, has_seed,
-		salt, commitment, duel_id, daily_date, created_at, status, version, moves, score, elapsed_ms, finished_at, updated_at)
-		VALUES (?, 'klondike', ?, '{}', 'p1', true, '1', true, ?, ?, ?, ?, ?, 'lost', ?, ?, NULL, ?, ?, ?)`,
-		id, string(rules), g.Salt, g.Commitment, duelID, daily, at, g.Version, g.Moves, g.ElapsedMS, at, at); err != nil {
+		salt, commitment, duel_id, daily_date, created_at, status, version, moves, score, elapsed_ms, finished_at, updated_at, draw)
+		VALUES (?, 'klondike', ?, '{}', 'p1', true, '1', true, ?, ?, ?, ?, ?, 'lost', ?, ?, NULL, ?, ?, ?, ?)`,
+		id, string(rules), g.Salt, g.Commitment, duelID, daily, at, g.Version, g.Moves, g.ElapsedMS, at, at, g.Rules.Draw); err != nil {
 		return err
 	}
 	for _, r := range recs {

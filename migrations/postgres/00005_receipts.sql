@@ -8,6 +8,7 @@
 -- includes the game, as every key of a table distributed by game must;
 -- the global position stays an identity column, unique by construction,
 -- with a plain index for readers in log order.
+-- (00009 drops that index: no query reads events by position.)
 --
 -- Placement of every table, read by migrations/citus_test.go (see
 -- migrations/README.md):

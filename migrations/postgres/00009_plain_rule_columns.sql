@@ -3,28 +3,34 @@
 --
 -- games.draw and games.deadline_at become plain columns, written once by
 -- the game's INSERT (persistence.Store.Create) with the values their
--- expressions gave: the draw count of the rules, and created_at plus the
+-- expressions give: the draw count of the rules, and created_at plus the
 -- time limit in ms (NULL without one). PostgreSQL reads a STORED generated
 -- column's expression again for every UPDATE of the row, even one that
--- leaves its inputs alone, so each move parsed both; rules and created_at
--- never change after the INSERT, so the values stay what the expressions
--- would give. DROP EXPRESSION keeps every row's value and the indexes.
+-- leaves its inputs alone: on every move. rules and created_at never
+-- change after the INSERT, so the values stay what the expressions give.
+-- DROP EXPRESSION keeps every row's value and the indexes. draw becomes
+-- NOT NULL (every rule set has a draw count), so that a server of an
+-- older build, whose INSERT names neither column, fails to create a game
+-- rather than leave one out of the boards and the expiry; stop servers of
+-- older builds before one of this build starts.
 --
--- events.game_id loses its foreign key to games. Every event is written
--- by a statement that selects its games row under the version check
+-- events.game_id has no foreign key to games. Every event is written by a
+-- statement that selects its games row under the version check
 -- (persistence/batch.go) or by the transaction that inserts that row
 -- (Create), and no games row is ever deleted, so an event cannot name a
--- game that does not exist. The key's check was a row lock and a query of
--- its own on every insert. SQLite keeps its key: there the check is one
--- B-tree lookup in the same process.
+-- game that does not exist; the key's check costs a row lock and a query
+-- of its own on every insert. SQLite keeps its key: there the check is
+-- one B-tree lookup in the same process.
 --
 -- events_position goes: no query reads events by position (every read is
--- a game's, by game_id and version, the primary key), and each insert
--- wrote an entry to it. The identity column stays unique by construction.
+-- a game's, by game_id and version, the primary key), and every insert
+-- writes an entry to it. The identity column stays unique by
+-- construction.
 
 -- +goose Up
 ALTER TABLE games ALTER COLUMN draw DROP EXPRESSION;
 ALTER TABLE games ALTER COLUMN deadline_at DROP EXPRESSION;
+ALTER TABLE games ALTER COLUMN draw SET NOT NULL;
 ALTER TABLE events DROP CONSTRAINT events_game_id_fkey;
 DROP INDEX events_position;
 

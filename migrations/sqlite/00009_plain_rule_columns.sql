@@ -1,10 +1,12 @@
 -- games.draw and games.deadline_at become plain columns, written once by
 -- the game's INSERT (persistence.Store.Create) with the values their
--- expressions gave, as on PostgreSQL (postgres/00009_plain_rule_columns.sql
+-- expressions give, as on PostgreSQL (postgres/00009_plain_rule_columns.sql
 -- says why), so that both databases take the same INSERT. SQLite cannot
 -- drop a generated column's expression: the indexes on them go, the
 -- columns are made again and filled from the same expressions, and the
--- indexes come back. events.game_id keeps its foreign key here.
+-- indexes come back. events.game_id keeps its foreign key here. draw stays
+-- nullable: SQLite cannot add a NOT NULL column without a default, and one
+-- process owns the file, so no server of an older build writes beside it.
 
 -- +goose Up
 DROP INDEX games_leaderboard;
